@@ -1,0 +1,16 @@
+/**
+ * The migrations, in order. A static import list (not a directory scan) so that
+ * `deno compile` embeds them. Shipped migrations are frozen: add a new file instead.
+ */
+import init from "./001_init.sql" with { type: "text" };
+
+/** One numbered migration: its name and its SQL. */
+export interface Migration {
+  name: string;
+  sql: string;
+}
+
+/** Every migration, in the order it is applied. */
+export const MIGRATIONS: readonly Migration[] = [
+  { name: "001_init", sql: init },
+];

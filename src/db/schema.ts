@@ -1,0 +1,96 @@
+/**
+ * The database as one typed interface of tables (kysely). Money is integer
+ * micro-USD in `*_micros` columns; timestamps (`*_at`) are integer milliseconds
+ * since the Unix epoch (UTC); booleans are 0/1 integers.
+ */
+import type { Generated, Insertable, Selectable } from "kysely";
+
+export interface AccountsTable {
+  id: Generated<number>;
+  name: string;
+  enabled: number;
+  unlimited: number;
+  balance_micros: number;
+  held_micros: Generated<number>;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  /** SHA-256 of the secret, hex; the secret itself is never stored. */
+  hash: string;
+  /** The first characters of the secret, to recognise it in listings. */
+  prefix: string;
+  account_id: number;
+  group_name: string;
+  name: string | null;
+  enabled: number;
+  revoked: number;
+  expires_at: number | null;
+  quota_tokens: number | null;
+  used_tokens: Generated<number>;
+  held_tokens: Generated<number>;
+  /** JSON array of model ids the key is restricted to, or null. */
+  models: string | null;
+  /** JSON array of CIDRs the key may be used from, or null. */
+  allow_ips: string | null;
+  created_at: number;
+}
+
+export interface InstancesTable {
+  id: string;
+  host: string;
+  pid: number;
+  started_at: number;
+  heartbeat_at: number;
+}
+
+export interface HoldsTable {
+  id: string;
+  instance_id: string;
+  account_id: number;
+  key_id: string;
+  amount_micros: number;
+  tokens: number;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface LedgerTable {
+  id: Generated<number>;
+  request_id: string;
+  created_at: number;
+  account_id: number;
+  key_id: string;
+  model: string;
+  entry_point: string;
+  channel: string | null;
+  upstream_model: string | null;
+  attempts: number;
+  stream: number;
+  /** `ok`, `failed` or `aborted` (the client went away mid-stream). */
+  status: string;
+  reason: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
+  estimated: number;
+  cost_micros: number;
+  duration_ms: number;
+}
+
+/** Every table of tollgate's database. */
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  instances: InstancesTable;
+  holds: HoldsTable;
+  ledger: LedgerTable;
+}
+
+export type Account = Selectable<AccountsTable>;
+export type ApiKey = Selectable<ApiKeysTable>;
+export type NewApiKey = Insertable<ApiKeysTable>;
+export type LedgerRow = Selectable<LedgerTable>;
+export type NewLedgerRow = Insertable<LedgerTable>;
