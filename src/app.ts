@@ -1,0 +1,85 @@
+/** Builds tollgate's HTTP app from its dependencies; nothing here is module-level state. */
+import { Hono } from "hono";
+import type { AppEnv } from "./app_env.ts";
+import { authenticate } from "./auth/authenticate.ts";
+import { cacheKeyLookup } from "./auth/key_cache.ts";
+import type { KeyLookup } from "./auth/principal.ts";
+import type { Accounting } from "./billing/accounting.ts";
+import type { EntryProtocol } from "./config/schema.ts";
+import type { ConfigSnapshot } from "./config/store.ts";
+import { asGatewayError, errorResponse, GatewayError } from "./errors.ts";
+import { describeError, type Logger } from "./log.ts";
+import { requestContext } from "./middleware/request_context.ts";
+import { countTokensRoute } from "./routes/count_tokens.ts";
+import { listModels, retrieveModel } from "./routes/models.ts";
+import { pathNotFound } from "./routes/not_found.ts";
+import { relayRoute } from "./routes/relay.ts";
+import { createRouter } from "./routing/router.ts";
+import { createSender } from "./upstream/send.ts";
+import type { MiddlewareHandler } from "hono";
+
+/** Everything the app is built from; tests pass their own. */
+export interface AppDeps {
+  config: { current(): ConfigSnapshot };
+  lookupKey: KeyLookup;
+  accounting: Accounting;
+  log: Logger;
+  now?: () => number;
+  fetch?: typeof fetch;
+  random?: () => number;
+}
+
+/** 404 for an entry point the config does not expose (checked per request: config reloads). */
+function exposed(entry: EntryProtocol): MiddlewareHandler<AppEnv> {
+  return async function exposed(c, next) {
+    const enabled = c.get("snapshot").config.server.entry_points;
+    if (!enabled.includes(entry)) {
+      throw new GatewayError(
+        404,
+        "not_found",
+        `The ${entry} entry point is not enabled on this gateway; enabled: ${
+          enabled.join(", ") || "none"
+        }.`,
+      );
+    }
+    await next();
+  };
+}
+
+/** The tollgate app: routes of design.md's HTTP surface over the given dependencies. */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const now = deps.now ?? Date.now;
+  const router = createRouter({ now, random: deps.random });
+  const relayDeps = {
+    router,
+    accounting: deps.accounting,
+    sender: createSender(deps.fetch ?? fetch, now),
+    log: deps.log,
+  };
+  const auth = authenticate({ lookup: cacheKeyLookup(deps.lookupKey, now), now });
+
+  const app = new Hono<AppEnv>();
+  app.use(requestContext({ config: deps.config, now, log: deps.log }));
+  app.onError((error, c) => {
+    const gatewayError = asGatewayError(error);
+    if (gatewayError.status === 500) {
+      deps.log.error("request failed", {
+        request_id: c.get("requestId"),
+        code: gatewayError.code,
+        error: describeError(gatewayError.cause ?? gatewayError),
+      });
+    }
+    return errorResponse(gatewayError, c.get("shape") ?? "openai", c.get("requestId") ?? "");
+  });
+  app.notFound((c) =>
+    errorResponse(pathNotFound(c.req.path, c.req.method), c.get("shape"), c.get("requestId"))
+  );
+
+  app.get("/v1/models", auth, listModels(router));
+  app.get("/v1/models/:id", auth, retrieveModel(router));
+  app.post("/v1/chat/completions", exposed("chat"), auth, relayRoute("chat", relayDeps));
+  app.post("/v1/responses", exposed("responses"), auth, relayRoute("responses", relayDeps));
+  app.post("/v1/messages", exposed("messages"), auth, relayRoute("messages", relayDeps));
+  app.post("/v1/messages/count_tokens", exposed("messages"), auth, countTokensRoute(relayDeps));
+  return app;
+}

@@ -1,0 +1,91 @@
+/** The authentication middleware: key from headers, then every state check of the catalogue. */
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../app_env.ts";
+import type { Config } from "../config/schema.ts";
+import { GatewayError } from "../errors.ts";
+import { perConfig } from "../routing/catalog.ts";
+import { anyCidrContains, type Cidr, parseCidr } from "./cidr.ts";
+import { clientIp } from "./client_ip.ts";
+import { extractApiKey } from "./extract.ts";
+import { hashKeySecret } from "./keys.ts";
+import type { KeyLookup, KeyRecord } from "./principal.ts";
+
+const parseCidrs = (texts: readonly string[]): Cidr[] =>
+  texts.map(parseCidr).filter((cidr): cidr is Cidr => cidr !== undefined);
+
+/** Verifies the caller's key and sets `principal`; throws 401/403 GatewayErrors. */
+export function authenticate(options: {
+  lookup: KeyLookup;
+  now: () => number;
+}): MiddlewareHandler<AppEnv> {
+  const trustedProxiesOf = perConfig((config: Config) => parseCidrs(config.server.trusted_proxies));
+  return async function authenticate(c, next) {
+    const secret = extractApiKey(c.req.raw.headers);
+    if (!secret) {
+      throw new GatewayError(
+        401,
+        "invalid_request",
+        "Missing API key: send it as `Authorization: Bearer <key>` or as `x-api-key: <key>`.",
+      );
+    }
+    const key = await options.lookup(await hashKeySecret(secret));
+    const { config } = c.get("snapshot");
+    checkKeyState(key, options.now());
+    if (!(key.group in config.groups)) {
+      throw new GatewayError(
+        403,
+        "access_denied",
+        `This key's group "${key.group}" is not configured on this gateway. Ask the operator to add it or move the key to another group.`,
+      );
+    }
+    if (key.allowIps) {
+      const address = clientIp(
+        c.env?.remoteAddr,
+        c.req.header("x-forwarded-for") ?? null,
+        trustedProxiesOf(config),
+      );
+      if (!address || !anyCidrContains(parseCidrs(key.allowIps), address)) {
+        throw new GatewayError(
+          403,
+          "access_denied",
+          `Requests from this IP address are not allowed for this key: its IP allowlist is ${
+            key.allowIps.join(", ")
+          }.`,
+        );
+      }
+    }
+    c.set("principal", key);
+    await next();
+  };
+}
+
+/** Rejects a missing, revoked, disabled, expired or exhausted key, or a disabled account. */
+function checkKeyState(key: KeyRecord | undefined, now: number): asserts key is KeyRecord {
+  const reject = (why: string) => new GatewayError(401, "authentication_error", why);
+  if (!key) {
+    throw reject(
+      "Invalid API key: no such key exists. Check that it was copied whole, with no spaces or line breaks.",
+    );
+  }
+  if (key.revoked) throw reject("This API key has been revoked. Create a new key.");
+  if (!key.enabled) throw reject("This API key is disabled. Ask the operator to enable it.");
+  if (key.expiresAt !== null && key.expiresAt <= now) {
+    throw reject(
+      `This API key expired at ${new Date(key.expiresAt).toISOString()}. Create a new key.`,
+    );
+  }
+  if (!key.accountEnabled) {
+    throw new GatewayError(
+      403,
+      "access_denied",
+      `The account "${key.accountName}" of this key is disabled. Ask the operator to enable it.`,
+    );
+  }
+  if (key.quotaTokens !== null && key.usedTokens >= key.quotaTokens) {
+    throw new GatewayError(
+      401,
+      "insufficient_user_quota",
+      `This key's token quota is exhausted: it has used ${key.usedTokens} of ${key.quotaTokens} tokens. Ask the operator to raise the quota.`,
+    );
+  }
+}

@@ -1,0 +1,29 @@
+/** Key lookup against the database, shaped as authentication needs it. */
+import type { Db } from "../db/database.ts";
+import { findKeyByHash } from "../db/keys.ts";
+import type { KeyLookup } from "./principal.ts";
+
+const jsonList = (text: string | null): string[] | null => (text ? JSON.parse(text) : null);
+
+/** Finds keys by hash in the database (wrap it in `cacheKeyLookup` on the request path). */
+export function databaseKeyLookup(db: Db): KeyLookup {
+  return async function lookupKey(hash) {
+    const row = await findKeyByHash(db.kysely, hash);
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      accountId: row.account_id,
+      accountName: row.account_name,
+      accountEnabled: row.account_enabled === 1,
+      unlimited: row.account_unlimited === 1,
+      group: row.group_name,
+      enabled: row.enabled === 1,
+      revoked: row.revoked === 1,
+      expiresAt: row.expires_at,
+      quotaTokens: row.quota_tokens,
+      usedTokens: row.used_tokens,
+      models: jsonList(row.models),
+      allowIps: jsonList(row.allow_ips),
+    };
+  };
+}

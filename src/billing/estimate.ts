@@ -1,0 +1,33 @@
+/**
+ * Token estimates: a cheap bound for holds (before the upstream answers) and a
+ * tokenizer count for settling when an upstream reported no usage at all.
+ */
+import type { EntryProtocol } from "../config/schema.ts";
+import { countPromptTokens, countTextTokens, promptText } from "../protocols/prompt_text.ts";
+import type { Usage } from "../protocols/usage.ts";
+
+/** Bytes per token assumed for holds: low enough that the hold errs on the high side. */
+const BYTES_PER_TOKEN_FOR_HOLD = 3;
+
+/**
+ * A quick, generous estimate of a request's prompt tokens from its body size:
+ * tokenizing every request body would cost more CPU than the rest of the relay.
+ */
+export function holdInputTokens(bodyBytes: number): number {
+  return Math.ceil(bodyBytes / BYTES_PER_TOKEN_FOR_HOLD);
+}
+
+/** Usage estimated with a tokenizer, for a request whose upstream reported none. */
+export function estimateUsage(
+  entry: EntryProtocol,
+  body: Record<string, unknown>,
+  outputText: string,
+): Usage {
+  return {
+    input_tokens: countPromptTokens(promptText(entry, body)) +
+      (body.tools === undefined ? 0 : countTextTokens(JSON.stringify(body.tools))),
+    output_tokens: countTextTokens(outputText),
+    cached_tokens: 0,
+    cache_write_tokens: 0,
+  };
+}

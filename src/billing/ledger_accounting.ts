@@ -1,0 +1,99 @@
+/**
+ * Accounting against the database: a hold of the worst-case cost before the upstream
+ * call, and one settlement batch after it (ledger row, debit, key tokens, release).
+ */
+import type { Db } from "../db/database.ts";
+import { settleHold, takeHold } from "../db/holds.ts";
+import { GatewayError } from "../errors.ts";
+import type { Accounting, Admission, Hold, Settlement } from "./accounting.ts";
+import { formatUsd } from "./money.ts";
+import { costMicros, priceOf } from "./pricing.ts";
+
+/** Output tokens assumed for a hold when neither the request nor the model caps them. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
+/** A hold outlives the request's total timeout by this much before the sweeper frees it. */
+const HOLD_GRACE_MS = 60_000;
+
+/** Builds the database-backed accounting of one serving instance. */
+export function createLedgerAccounting(options: {
+  db: Db;
+  instanceId: string;
+  now: () => number;
+}): Accounting {
+  const { db, instanceId, now } = options;
+  return {
+    async hold(admission: Admission): Promise<Hold> {
+      const { config, principal } = admission;
+      const group = config.groups[principal.group]!;
+      const model = config.models[admission.model];
+      const price = priceOf(model, group);
+      const outputTokens = admission.maxOutputTokens ?? model?.max_output_tokens ??
+        DEFAULT_MAX_OUTPUT_TOKENS;
+      const tokens = admission.inputTokens + outputTokens;
+      const amountMicros = principal.unlimited ? 0 : costMicros({
+        input_tokens: admission.inputTokens,
+        output_tokens: outputTokens,
+        cached_tokens: 0,
+        cache_write_tokens: 0,
+      }, price);
+      const holdId = `hold_${crypto.randomUUID()}`;
+      const startedAt = now();
+      const result = await takeHold(db.client, {
+        id: holdId,
+        instanceId,
+        accountId: principal.accountId,
+        keyId: principal.id,
+        amountMicros,
+        tokens,
+        createdAt: startedAt,
+        expiresAt: startedAt + config.timeouts.total + HOLD_GRACE_MS,
+      });
+      if (!result.ok && result.reason === "balance") {
+        throw new GatewayError(
+          403,
+          "insufficient_user_quota",
+          `Insufficient balance: this request may cost up to $${formatUsd(amountMicros)} ` +
+            `(${admission.inputTokens} input and ${outputTokens} output tokens at most) but the account has ` +
+            `$${
+              formatUsd(result.availableMicros)
+            } available. Top up the account or lower max_tokens.`,
+        );
+      }
+      if (!result.ok) {
+        throw new GatewayError(
+          401,
+          "insufficient_user_quota",
+          `Insufficient key quota: this request may use up to ${tokens} tokens but the key has ` +
+            `${result.availableTokens} left. Ask the operator to raise the quota or lower max_tokens.`,
+        );
+      }
+      return {
+        async settle(settlement: Settlement) {
+          const { usage } = settlement;
+          await settleHold(db.client, {
+            holdId,
+            accountId: principal.accountId,
+            keyId: principal.id,
+            requestId: admission.requestId,
+            createdAt: now(),
+            model: admission.model,
+            entryPoint: admission.entry,
+            channel: settlement.channel ?? null,
+            upstreamModel: settlement.upstreamModel ?? null,
+            attempts: settlement.attempts,
+            stream: admission.stream,
+            status: settlement.status,
+            reason: settlement.reason ?? null,
+            inputTokens: usage.input_tokens,
+            outputTokens: usage.output_tokens,
+            cachedTokens: usage.cached_tokens,
+            cacheWriteTokens: usage.cache_write_tokens,
+            estimated: settlement.estimated,
+            costMicros: costMicros(usage, price),
+            durationMs: now() - startedAt,
+          });
+        },
+      };
+    },
+  };
+}

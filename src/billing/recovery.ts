@@ -1,0 +1,45 @@
+/**
+ * Holds never outlive their request: a serving instance registers itself and beats
+ * a heartbeat; at start and then periodically, holds that expired or belong to a
+ * dead instance are released. An instance on this host is dead when its process is
+ * gone; one elsewhere when its heartbeat went stale.
+ */
+import type { Db } from "../db/database.ts";
+import { findReleasableHolds, releaseHolds } from "../db/holds.ts";
+import { listInstances, registerInstance, removeInstances } from "../db/instances.ts";
+
+/** Heartbeat period of a serving instance. */
+export const HEARTBEAT_MS = 10_000;
+/** An instance on another host is presumed dead after this much silence. */
+export const STALE_AFTER_MS = 6 * HEARTBEAT_MS;
+
+/** Who this instance is, and how to tell whether another process is alive. */
+export interface InstanceIdentity {
+  id: string;
+  host: string;
+  pid: number;
+  isProcessAlive: (pid: number) => boolean;
+}
+
+/** Registers this instance and releases every hold no live request can settle; returns how many. */
+export async function recoverHolds(db: Db, self: InstanceIdentity, now: number): Promise<number> {
+  await registerInstance(db.client, {
+    id: self.id,
+    host: self.host,
+    pid: self.pid,
+    heartbeatAt: now,
+  });
+  const dead = (await listInstances(db.client))
+    .filter((other) => other.id !== self.id)
+    .filter((other) =>
+      other.host === self.host
+        // A recycled pid (a container restarts as pid 1) is ours now, not theirs.
+        ? other.pid === self.pid || !self.isProcessAlive(other.pid)
+        : now - other.heartbeatAt > STALE_AFTER_MS
+    )
+    .map((other) => other.id);
+  const holds = await findReleasableHolds(db.client, now, dead);
+  await releaseHolds(db.client, holds);
+  await removeInstances(db.client, dead);
+  return holds.length;
+}

@@ -1,0 +1,61 @@
+/** `tollgate config check`: validate the config and summarise what it sets up. */
+import { databaseUrl } from "../config/load.ts";
+import type { Config } from "../config/schema.ts";
+import {
+  type CliContext,
+  CONFIG_OPTION,
+  expectPositionals,
+  loadCliConfig,
+  parseCommandArgs,
+} from "./context.ts";
+import { formatTable, redactUrl, usageError } from "./output.ts";
+
+/** Usage lines of the `config` command group. */
+export const CONFIG_USAGE = "tollgate config check [--config PATH]";
+
+/** Runs `config <subcommand> ...`; returns the exit status. */
+export async function runConfigCommand(args: string[], ctx: CliContext): Promise<number> {
+  const [subcommand, ...rest] = args;
+  if (subcommand !== "check") {
+    throw usageError(
+      subcommand === undefined ? "Missing subcommand" : `Unknown subcommand "config ${subcommand}"`,
+      CONFIG_USAGE,
+    );
+  }
+  const { values, positionals } = parseCommandArgs(rest, CONFIG_OPTION, CONFIG_USAGE);
+  expectPositionals(positionals, [], CONFIG_USAGE);
+  const { config, configPath } = await loadCliConfig(ctx, values.config);
+  ctx.io.stdout(summarizeConfig(config, configPath, databaseUrl(config, ctx.env)));
+  return 0;
+}
+
+/** A human summary of a valid config: where it listens, what it serves and to whom. */
+export function summarizeConfig(config: Config, configPath: string, dbUrl: string): string {
+  const groups = Object.keys(config.groups);
+  const models = Object.keys(config.models);
+  const lines = [
+    `Config "${configPath}" is valid.`,
+    `  listen:        ${config.server.listen}`,
+    `  entry points:  ${config.server.entry_points.join(", ") || "(none)"}`,
+    `  groups:        ${groups.length}${groups.length ? ` (${groups.join(", ")})` : ""}`,
+    `  models:        ${models.length}${models.length ? ` (${models.join(", ")})` : ""}`,
+    `  channels:      ${config.channels.length}`,
+  ];
+  if (config.channels.length > 0) {
+    const table = formatTable(
+      ["NAME", "PROTOCOL", "MODELS", "GROUPS", "KEYS"],
+      config.channels.map((channel) => [
+        channel.name,
+        channel.protocol,
+        channel.models.join(","),
+        channel.groups.join(","),
+        // Counted, never shown: they are upstream credentials.
+        String(channel.keys.length),
+      ]),
+      ["left", "left", "left", "left", "right"],
+    );
+    lines.push(...table.split("\n").map((line) => `    ${line}`));
+  }
+  lines.push(`  database:      ${redactUrl(dbUrl)}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,210 @@
+import assert from "node:assert/strict";
+import { hashKeySecret } from "../auth/keys.ts";
+import { openDatabase } from "../db/database.ts";
+import { findKeyByHash } from "../db/keys.ts";
+import { type CliHarness, withCli } from "./test_harness.ts";
+
+async function createKey(cli: CliHarness, ...extra: string[]) {
+  const run = await cli.run(["key", "create", "--account", "alice", "--json", ...extra]);
+  assert.equal(run.code, 0, run.stderr);
+  return JSON.parse(run.stdout) as Record<string, unknown>;
+}
+
+Deno.test("key create --json prints one object and stores only the hash", async () => {
+  await withCli(async (cli) => {
+    await cli.run(["account", "create", "alice", "--balance", "5"]);
+    const run = await cli.run([
+      "key",
+      "create",
+      "--account",
+      "alice",
+      "--name",
+      "laptop",
+      "--quota",
+      "100000",
+      "--expires",
+      "2030-01-31T12:00:00Z",
+      "--json",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stderr, "");
+    const created = JSON.parse(run.stdout);
+    assert.deepEqual(Object.keys(created), [
+      "id",
+      "key",
+      "account",
+      "group",
+      "name",
+      "quota_tokens",
+      "expires_at",
+    ]);
+    assert.match(created.id, /^key_[0-9A-Za-z]{12}$/);
+    assert.match(created.key, /^sk-[0-9A-Za-z]{48}$/);
+    assert.equal(created.account, "alice");
+    assert.equal(created.group, "default");
+    assert.equal(created.name, "laptop");
+    assert.equal(created.quota_tokens, 100000);
+    assert.equal(created.expires_at, "2030-01-31T12:00:00.000Z");
+
+    const db = await openDatabase(`file:${cli.dbPath}`);
+    try {
+      const stored = await findKeyByHash(db.kysely, await hashKeySecret(created.key));
+      assert.equal(stored?.id, created.id);
+      assert.equal(stored?.prefix, created.key.slice(0, 10));
+    } finally {
+      await db.close();
+    }
+    // The secret must not be anywhere in the database files (main file, WAL or journal),
+    // while its hash is: that shows the scan reads where the row went.
+    let stored = "";
+    for await (const entry of Deno.readDir(cli.dir)) {
+      if (!entry.name.startsWith("tollgate.db")) continue;
+      stored += new TextDecoder("latin1").decode(await Deno.readFile(`${cli.dir}/${entry.name}`));
+    }
+    assert.ok(stored.includes(await hashKeySecret(created.key)), "hash not found in the files");
+    assert.equal(stored.includes(created.key.slice(3)), false, "secret found in the database");
+  });
+});
+
+Deno.test("key create defaults: group default, nulls for what was not given", async () => {
+  await withCli(async (cli) => {
+    await cli.run(["account", "create", "alice"]);
+    const created = await createKey(cli);
+    assert.equal(created.group, "default");
+    assert.equal(created.name, null);
+    assert.equal(created.quota_tokens, null);
+    assert.equal(created.expires_at, null);
+
+    const human = await cli.run(["key", "create", "--account", "alice", "--group", "vip"]);
+    assert.equal(human.code, 0);
+    assert.match(human.stdout, /^Created key key_\w{12} for account "alice" in group "vip"\./);
+    assert.match(human.stdout, /\n {2}sk-[0-9A-Za-z]{48}$/);
+  });
+});
+
+Deno.test("key create accepts a past --expires and list shows it expired", async () => {
+  await withCli(async (cli) => {
+    await cli.run(["account", "create", "alice"]);
+    const created = await createKey(cli, "--expires", "2001-02-03");
+    assert.equal(created.expires_at, "2001-02-03T00:00:00.000Z");
+    const list = await cli.run(["key", "list"]);
+    assert.match(list.stdout, /\bexpired\b/);
+  });
+});
+
+Deno.test("key list --json fields, models and allow_ips as arrays", async () => {
+  await withCli(async (cli) => {
+    await cli.run(["account", "create", "alice"]);
+    await cli.run(["account", "create", "bob"]);
+    const a = await createKey(
+      cli,
+      "--models",
+      "echo, gpt-4o-mini",
+      "--allow-ip",
+      "10.0.0.0/8,192.168.1.7,2001:db8::/32",
+    );
+    const b = await cli.run(["key", "create", "--account", "bob", "--json"]);
+    const bId = JSON.parse(b.stdout).id;
+
+    const all = await cli.run(["key", "list", "--json"]);
+    assert.equal(all.code, 0);
+    const keys = JSON.parse(all.stdout);
+    assert.equal(keys.length, 2);
+    const first = keys.find((key: { id: string }) => key.id === a.id);
+    assert.deepEqual(first, {
+      id: a.id,
+      account: "alice",
+      group: "default",
+      name: null,
+      prefix: (a.key as string).slice(0, 10),
+      enabled: true,
+      revoked: false,
+      expires_at: null,
+      quota_tokens: null,
+      used_tokens: 0,
+      models: ["echo", "gpt-4o-mini"],
+      allow_ips: ["10.0.0.0/8", "192.168.1.7/32", "2001:db8::/32"],
+    });
+    assert.equal(keys.find((key: { id: string }) => key.id === bId).models, null);
+
+    const bobs = JSON.parse((await cli.run(["key", "list", "--account", "bob", "--json"])).stdout);
+    assert.deepEqual(bobs.map((key: { id: string }) => key.id), [bId]);
+    assert.equal(JSON.stringify(keys).includes(a.key as string), false, "list never shows secrets");
+  });
+});
+
+Deno.test("a revoked key cannot be enabled (exit 1)", async () => {
+  await withCli(async (cli) => {
+    await cli.run(["account", "create", "alice"]);
+    const { id } = await createKey(cli) as { id: string };
+    assert.equal((await cli.run(["key", "disable", id])).code, 0);
+    assert.equal((await cli.run(["key", "enable", id])).code, 0);
+    const revoke = await cli.run(["key", "revoke", id]);
+    assert.equal(revoke.code, 0);
+    assert.equal(revoke.stdout, `Revoked key ${id}.`);
+
+    const enable = await cli.run(["key", "enable", id]);
+    assert.equal(enable.code, 1);
+    assert.equal(enable.stdout, "");
+    assert.equal(
+      enable.stderr,
+      `tollgate: Enabling key "${id}" failed: the key is revoked, which is final; create a new key instead.`,
+    );
+    const [listed] = JSON.parse((await cli.run(["key", "list", "--json"])).stdout);
+    assert.equal(listed.revoked, true);
+    assert.equal(listed.enabled, false);
+  });
+});
+
+Deno.test("key user errors exit 1", async () => {
+  await withCli(async (cli) => {
+    await cli.run(["account", "create", "alice"]);
+    for (
+      const args of [
+        ["key", "create", "--account", "nobody"],
+        ["key", "create", "--account", "alice", "--group", "gold"],
+        ["key", "list", "--account", "nobody"],
+        ["key", "disable", "key_nope"],
+        ["key", "enable", "key_nope"],
+        ["key", "revoke", "key_nope"],
+      ]
+    ) {
+      const run = await cli.run(args);
+      assert.equal(run.code, 1, args.join(" "));
+      assert.equal(run.stderr.split("\n").length, 1, run.stderr);
+    }
+    const gold = await cli.run(["key", "create", "--account", "alice", "--group", "gold"]);
+    assert.match(
+      gold.stderr,
+      /group "gold" is not defined in ".*config\.toml"; use one of "default", "vip"/,
+    );
+  });
+});
+
+Deno.test("key bad usage exits 2", async () => {
+  await withCli(async (cli) => {
+    await cli.run(["account", "create", "alice"]);
+    for (
+      const args of [
+        ["key"],
+        ["key", "create"],
+        ["key", "create", "--account"],
+        ["key", "create", "--account", "alice", "--quota", "-1"],
+        ["key", "create", "--account", "alice", "--quota", "1.5"],
+        ["key", "create", "--account", "alice", "--expires", "tomorrow"],
+        ["key", "create", "--account", "alice", "--expires", "2030-13-45"],
+        ["key", "create", "--account", "alice", "--allow-ip", "10.0.0.0/33"],
+        ["key", "create", "--account", "alice", "--allow-ip", "300.1.1.1"],
+        ["key", "create", "--account", "alice", "--models", "a,,b"],
+        ["key", "create", "--account", "alice", "--bogus"],
+        ["key", "revoke"],
+        ["key", "revoke", "a", "b"],
+      ]
+    ) {
+      const run = await cli.run(args);
+      assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
+      assert.match(run.stderr, /\nUsage:\n/);
+    }
+    assert.equal(JSON.parse((await cli.run(["key", "list", "--json"])).stdout).length, 0);
+  });
+});

@@ -1,0 +1,170 @@
+/** Loads the config file: TOML, `${VAR}` expansion from the environment, then the schema. */
+import { parse, TomlError } from "smol-toml";
+import { type Config, ConfigSchema } from "./schema.ts";
+
+/** Looks up an environment variable; `Deno.env.get` unless a test passes its own. */
+export type EnvLookup = (name: string) => string | undefined;
+
+/** A config that cannot be used; `problems` holds one `path.to.field: message` line each. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  readonly source: string;
+
+  constructor(source: string, problems: readonly string[], options?: ErrorOptions) {
+    const noun = problems.length === 1 ? "problem" : "problems";
+    super(
+      `Loading config "${source}" failed with ${problems.length} ${noun}; fix and try again:\n` +
+        problems.map((problem) => `  ${problem}`).join("\n"),
+      options,
+    );
+    this.name = "ConfigError";
+    this.problems = problems;
+    this.source = source;
+  }
+}
+
+type PathSegment = string | number;
+
+const VARIABLE = /\$\{([^}]*)\}/g;
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const BARE_KEY = /^[A-Za-z0-9_-]+$/;
+
+/** Reads, expands and validates the config file at `path`; throws ConfigError listing every problem. */
+export async function loadConfig(path: string, env: EnvLookup = defaultEnv): Promise<Config> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    const reason = error instanceof Deno.errors.NotFound
+      ? "the file does not exist; pass --config PATH or set $TOLLGATE_CONFIG"
+      : `the file cannot be read (${error instanceof Error ? error.message : String(error)})`;
+    throw new ConfigError(path, [`(file): ${reason}`], { cause: error });
+  }
+  return parseConfigText(text, env, path);
+}
+
+/** Parses config text as `loadConfig` does, without the file; `source` names it in errors. */
+export function parseConfigText(
+  text: string,
+  env: EnvLookup = defaultEnv,
+  source = "(text)",
+): Config {
+  let raw: unknown;
+  try {
+    raw = parse(text);
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const reason = error.message.split("\n")[0]?.replace(/^Invalid TOML document: /, "");
+      throw new ConfigError(
+        source,
+        [`line ${error.line}, column ${error.column}: TOML syntax error: ${reason}`],
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+
+  const problems: string[] = [];
+  const unexpanded: string[] = [];
+  const expanded = expandVariables(raw, [], env, (path, message) => {
+    unexpanded.push(formatPath(path));
+    problems.push(`${formatPath(path)}: ${message}`);
+  });
+
+  const result = ConfigSchema.safeParse(expanded);
+  if (result.success && problems.length === 0) return result.data;
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const path = formatPath(issue.path.filter(isPathSegment));
+      // A value left as "${VAR}" is already reported; its schema error would only repeat it.
+      if (unexpanded.some((prefix) => isWithin(path, prefix))) continue;
+      problems.push(`${path}: ${issue.message}`);
+    }
+  }
+  throw new ConfigError(source, problems);
+}
+
+/** Picks the config file: the flag, else $TOLLGATE_CONFIG, else ./config.toml if present, else ./config.example.toml. */
+export function resolveConfigPath(flag?: string, env: EnvLookup = defaultEnv): string {
+  if (flag) return flag;
+  const fromEnv = env("TOLLGATE_CONFIG");
+  if (fromEnv) return fromEnv;
+  try {
+    if (Deno.statSync("config.toml").isFile) return "config.toml";
+  } catch {
+    // No config.toml: fall through to the example, which runs with no set-up.
+  }
+  return "config.example.toml";
+}
+
+/** The database URL to open: $TOLLGATE_DATABASE_URL when set, else the config's. */
+export function databaseUrl(config: Config, env: EnvLookup = defaultEnv): string {
+  return env("TOLLGATE_DATABASE_URL") || config.database.url;
+}
+
+/** Expands `${VAR}` in every string value (not keys), reporting each missing variable. */
+function expandVariables(
+  value: unknown,
+  path: PathSegment[],
+  env: EnvLookup,
+  report: (path: PathSegment[], message: string) => void,
+): unknown {
+  if (typeof value === "string") {
+    const missing: string[] = [];
+    const result = value.replace(VARIABLE, (whole, name: string) => {
+      if (!VARIABLE_NAME.test(name)) {
+        report(path, `"${whole}" is not a valid variable reference; use \${NAME} with A-Z, 0-9, _`);
+        return whole;
+      }
+      const found = env(name);
+      if (found === undefined) {
+        missing.push(name);
+        return whole;
+      }
+      return found;
+    });
+    for (const name of missing) {
+      report(path, `environment variable "${name}" is not set; set it or change this value`);
+    }
+    return result;
+  }
+  if (Array.isArray(value)) {
+    return value.map((item, index) => expandVariables(item, [...path, index], env, report));
+  }
+  // TOML dates are objects too, but hold no string to expand.
+  if (value !== null && typeof value === "object" && !(value instanceof Date)) {
+    return Object.fromEntries(
+      Object.entries(value).map((
+        [key, item],
+      ) => [key, expandVariables(item, [...path, key], env, report)]),
+    );
+  }
+  return value;
+}
+
+/** Writes a path the way TOML would: dotted bare keys, quoted odd keys, `[i]` for array items. */
+function formatPath(path: readonly PathSegment[]): string {
+  if (path.length === 0) return "(top level)";
+  let out = "";
+  for (const segment of path) {
+    if (typeof segment === "number") out += `[${segment}]`;
+    else {
+      const key = BARE_KEY.test(segment) ? segment : JSON.stringify(segment);
+      out += out === "" ? key : `.${key}`;
+    }
+  }
+  return out;
+}
+
+/** Whether a formatted path is `prefix` itself or lies under it. */
+function isWithin(path: string, prefix: string): boolean {
+  return path === prefix || (path.startsWith(prefix) && /^[.[]/.test(path.slice(prefix.length)));
+}
+
+function isPathSegment(segment: PropertyKey): segment is PathSegment {
+  return typeof segment !== "symbol";
+}
+
+function defaultEnv(name: string): string | undefined {
+  return Deno.env.get(name);
+}

@@ -1,0 +1,147 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  ConfigError,
+  databaseUrl,
+  type EnvLookup,
+  loadConfig,
+  parseConfigText,
+  resolveConfigPath,
+} from "./load.ts";
+
+const noEnv: EnvLookup = () => undefined;
+const envOf = (vars: Record<string, string>): EnvLookup => (name) => vars[name];
+
+function problemsOf(fn: () => unknown): readonly string[] {
+  try {
+    fn();
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected ConfigError, got ${error}`);
+    return error.problems;
+  }
+  assert.fail("expected a ConfigError");
+}
+
+const OPENAI_CHANNEL = `
+[groups.default]
+[[channels]]
+name = "openai"
+protocol = "chat"
+base_url = "\${BASE}/v1"
+keys = ["\${OPENAI_API_KEY}", "literal"]
+models = ["gpt-4o-mini"]
+headers = { "x-team" = "\${TEAM}-a" }
+`;
+
+Deno.test("config.example.toml loads with no environment variables", async () => {
+  const config = await loadConfig(
+    fileURLToPath(new URL("../../config.example.toml", import.meta.url)),
+    noEnv,
+  );
+  assert.equal(config.server.listen, "127.0.0.1:8080");
+  assert.equal(config.database.url, "file:tollgate.db");
+  assert.deepEqual(config.groups.default?.models, ["*"]);
+  assert.deepEqual(config.models.echo, { context_window: 32768, max_output_tokens: 4096 });
+  assert.equal(config.channels.length, 1);
+  assert.equal(config.channels[0]?.protocol, "echo");
+  assert.deepEqual(config.channels[0]?.models, ["echo"]);
+});
+
+Deno.test("parseConfigText expands ${VAR} in nested string values", () => {
+  const config = parseConfigText(
+    OPENAI_CHANNEL,
+    envOf({ BASE: "https://api.example.com", OPENAI_API_KEY: "sk-up", TEAM: "blue" }),
+  );
+  const channel = config.channels[0];
+  assert.equal(channel?.base_url, "https://api.example.com/v1");
+  assert.deepEqual(channel?.keys, ["sk-up", "literal"]);
+  assert.deepEqual(channel?.headers, { "x-team": "blue-a" });
+});
+
+Deno.test("parseConfigText does not expand keys", () => {
+  const config = parseConfigText(`[models."\${X}"]\ncontext_window = 1`, envOf({ X: "y" }));
+  assert.deepEqual(Object.keys(config.models), ["${X}"]);
+});
+
+Deno.test("a missing variable is an error naming it and where it is used", () => {
+  const problems = problemsOf(() =>
+    parseConfigText(OPENAI_CHANNEL, envOf({ BASE: "https://api.example.com", TEAM: "t" }))
+  );
+  assert.deepEqual(problems, [
+    'channels[0].keys[0]: environment variable "OPENAI_API_KEY" is not set; set it or change this value',
+  ]);
+});
+
+Deno.test("an unset variable in a URL is reported once, not again as a bad URL", () => {
+  const problems = problemsOf(() =>
+    parseConfigText(OPENAI_CHANNEL, envOf({ OPENAI_API_KEY: "k", TEAM: "t" }))
+  );
+  assert.equal(problems.length, 1);
+  assert.match(problems[0] ?? "", /^channels\[0\]\.base_url: environment variable "BASE"/);
+});
+
+Deno.test("schema problems are collected with their paths", () => {
+  const text = `
+[server]
+listen = 8080
+bogus = true
+[groups.default]
+rpm = -1
+[models."gpt-4.1"]
+input_price = "free"
+[[channels]]
+name = "x"
+protocol = "chat"
+models = []
+`;
+  const problems = problemsOf(() => parseConfigText(text, noEnv));
+  assert.ok(problems.some((p) => p.startsWith("server.listen: ")), problems.join("\n"));
+  assert.ok(problems.some((p) => p.startsWith("server: ") && p.includes("bogus")));
+  assert.ok(problems.some((p) => p.startsWith("groups.default.rpm: ")));
+  assert.ok(problems.some((p) => p.startsWith('models."gpt-4.1".input_price: ')));
+  assert.ok(problems.some((p) => p.startsWith("channels[0].models: ")));
+});
+
+Deno.test("cross-field checks name the channel", () => {
+  const problems = problemsOf(() =>
+    parseConfigText(`[[channels]]\nname = "a"\nprotocol = "echo"\nmodels = ["echo"]`, noEnv)
+  );
+  assert.deepEqual(problems, [
+    'channels[0].groups: channel "a" names group "default", which is not defined under [groups]',
+  ]);
+});
+
+Deno.test("TOML syntax errors carry line and column", () => {
+  const problems = problemsOf(() => parseConfigText('a = 1\nb = "x\n', noEnv, "bad.toml"));
+  assert.equal(problems.length, 1);
+  assert.match(problems[0] ?? "", /^line 2, column \d+: TOML syntax error: /);
+  assert.throws(
+    () => parseConfigText("[x", noEnv, "bad.toml"),
+    /^ConfigError: Loading config "bad\.toml" failed with 1 problem; fix and try again:\n {2}line 1/,
+  );
+});
+
+Deno.test("loadConfig reports a missing file with what to do", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const error = await loadConfig(join(dir, "nope.toml"), noEnv).catch((e) => e);
+    assert.ok(error instanceof ConfigError);
+    assert.match(error.message, /does not exist; pass --config PATH/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("resolveConfigPath prefers the flag, then $TOLLGATE_CONFIG", () => {
+  assert.equal(resolveConfigPath("a.toml", envOf({ TOLLGATE_CONFIG: "b.toml" })), "a.toml");
+  assert.equal(resolveConfigPath(undefined, envOf({ TOLLGATE_CONFIG: "b.toml" })), "b.toml");
+  const fallback = resolveConfigPath(undefined, noEnv);
+  assert.ok(fallback === "config.toml" || fallback === "config.example.toml");
+});
+
+Deno.test("databaseUrl honours $TOLLGATE_DATABASE_URL", () => {
+  const config = parseConfigText(`[database]\nurl = "file:a.db"`, noEnv);
+  assert.equal(databaseUrl(config, noEnv), "file:a.db");
+  assert.equal(databaseUrl(config, envOf({ TOLLGATE_DATABASE_URL: "file:b.db" })), "file:b.db");
+});

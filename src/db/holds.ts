@@ -1,0 +1,201 @@
+/**
+ * Holds and settlement as atomic batches. Each function is one batch, which the
+ * embedded SQLite runs in one transaction without yielding and a libSQL server
+ * runs as one transaction: concurrent requests can never both spend the same money.
+ */
+import type { Client, InStatement } from "@libsql/client";
+
+/** A hold to take: the worst-case cost and tokens of one request. */
+export interface NewHold {
+  id: string;
+  instanceId: string;
+  accountId: number;
+  keyId: string;
+  amountMicros: number;
+  tokens: number;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** The outcome of taking a hold, with the figures an error message needs. */
+export type HoldResult =
+  | { ok: true }
+  | { ok: false; reason: "balance"; availableMicros: number }
+  | { ok: false; reason: "key_quota"; availableTokens: number };
+
+/** Takes a hold if the account's available balance and the key's quota both cover it. */
+export async function takeHold(client: Client, hold: NewHold): Promise<HoldResult> {
+  const accountCovers =
+    "SELECT 1 FROM accounts WHERE id = ? AND (unlimited = 1 OR balance_micros - held_micros >= ?)";
+  const keyCovers =
+    "SELECT 1 FROM api_keys WHERE id = ? AND (quota_tokens IS NULL OR quota_tokens - used_tokens - held_tokens >= ?)";
+  const held = "EXISTS (SELECT 1 FROM holds WHERE id = ?)";
+  const results = await client.batch([
+    {
+      sql:
+        `INSERT INTO holds (id, instance_id, account_id, key_id, amount_micros, tokens, created_at, expires_at)
+            SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (${accountCovers}) AND EXISTS (${keyCovers})`,
+      args: [
+        hold.id,
+        hold.instanceId,
+        hold.accountId,
+        hold.keyId,
+        hold.amountMicros,
+        hold.tokens,
+        hold.createdAt,
+        hold.expiresAt,
+        hold.accountId,
+        hold.amountMicros,
+        hold.keyId,
+        hold.tokens,
+      ],
+    },
+    {
+      sql: `UPDATE accounts SET held_micros = held_micros + ? WHERE id = ? AND ${held}`,
+      args: [hold.amountMicros, hold.accountId, hold.id],
+    },
+    {
+      sql: `UPDATE api_keys SET held_tokens = held_tokens + ? WHERE id = ? AND ${held}`,
+      args: [hold.tokens, hold.keyId, hold.id],
+    },
+    {
+      sql: `SELECT a.balance_micros - a.held_micros AS available_micros, a.unlimited,
+              k.quota_tokens - k.used_tokens - k.held_tokens AS available_tokens
+            FROM accounts a, api_keys k WHERE a.id = ? AND k.id = ?`,
+      args: [hold.accountId, hold.keyId],
+    },
+  ], "write");
+  if (results[0]?.rowsAffected === 1) return { ok: true };
+  const row = results[3]?.rows[0];
+  const availableMicros = Number(row?.available_micros ?? 0);
+  if (Number(row?.unlimited ?? 0) !== 1 && availableMicros < hold.amountMicros) {
+    return { ok: false, reason: "balance", availableMicros: Math.max(0, availableMicros) };
+  }
+  return {
+    ok: false,
+    reason: "key_quota",
+    availableTokens: Math.max(0, Number(row?.available_tokens ?? 0)),
+  };
+}
+
+/** One request's ledger row and charges, settled against its hold. */
+export interface Settle {
+  holdId: string;
+  accountId: number;
+  keyId: string;
+  requestId: string;
+  createdAt: number;
+  model: string;
+  entryPoint: string;
+  channel: string | null;
+  upstreamModel: string | null;
+  attempts: number;
+  stream: boolean;
+  status: string;
+  reason: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  estimated: boolean;
+  costMicros: number;
+  durationMs: number;
+}
+
+/**
+ * Writes the ledger row, debits the balance, adds the key's tokens and releases the
+ * hold, in one batch. The debit never takes a balance below what other holds need
+ * (nor below zero): the row records what was actually debited.
+ */
+export async function settleHold(client: Client, s: Settle): Promise<void> {
+  const holdAmount = "COALESCE((SELECT amount_micros FROM holds WHERE id = ?), 0)";
+  const holdTokens = "COALESCE((SELECT tokens FROM holds WHERE id = ?), 0)";
+  const statements: InStatement[] = [
+    {
+      sql:
+        `INSERT INTO ledger (request_id, created_at, account_id, key_id, model, entry_point, channel,
+              upstream_model, attempts, stream, status, reason, input_tokens, output_tokens, cached_tokens,
+              cache_write_tokens, estimated, cost_micros, duration_ms)
+            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+              CASE WHEN unlimited = 1 THEN ?
+                   ELSE MAX(0, MIN(?, balance_micros - held_micros + ${holdAmount})) END,
+              ?
+            FROM accounts WHERE id = ?`,
+      args: [
+        s.requestId,
+        s.createdAt,
+        s.accountId,
+        s.keyId,
+        s.model,
+        s.entryPoint,
+        s.channel,
+        s.upstreamModel,
+        s.attempts,
+        s.stream ? 1 : 0,
+        s.status,
+        s.reason,
+        s.inputTokens,
+        s.outputTokens,
+        s.cachedTokens,
+        s.cacheWriteTokens,
+        s.estimated ? 1 : 0,
+        s.costMicros,
+        s.costMicros,
+        s.holdId,
+        s.durationMs,
+        s.accountId,
+      ],
+    },
+    {
+      sql: `UPDATE accounts SET
+              balance_micros = balance_micros -
+                CASE WHEN unlimited = 1 THEN 0 ELSE (SELECT cost_micros FROM ledger WHERE id = last_insert_rowid()) END,
+              held_micros = held_micros - ${holdAmount}
+            WHERE id = ?`,
+      args: [s.holdId, s.accountId],
+    },
+    {
+      sql:
+        `UPDATE api_keys SET used_tokens = used_tokens + ?, held_tokens = held_tokens - ${holdTokens}
+            WHERE id = ?`,
+      args: [s.inputTokens + s.outputTokens, s.holdId, s.keyId],
+    },
+    { sql: "DELETE FROM holds WHERE id = ?", args: [s.holdId] },
+  ];
+  await client.batch(statements, "write");
+}
+
+/** Releases holds without charging them (expired, or left by a crashed server). */
+export async function releaseHolds(client: Client, holdIds: readonly string[]): Promise<void> {
+  if (holdIds.length === 0) return;
+  const statements: InStatement[] = holdIds.flatMap((id) => [
+    {
+      sql: `UPDATE accounts SET held_micros = held_micros - h.amount_micros
+            FROM (SELECT account_id, amount_micros FROM holds WHERE id = ?) AS h WHERE accounts.id = h.account_id`,
+      args: [id],
+    },
+    {
+      sql: `UPDATE api_keys SET held_tokens = held_tokens - h.tokens
+            FROM (SELECT key_id, tokens FROM holds WHERE id = ?) AS h WHERE api_keys.id = h.key_id`,
+      args: [id],
+    },
+    { sql: "DELETE FROM holds WHERE id = ?", args: [id] },
+  ]);
+  await client.batch(statements, "write");
+}
+
+/** Ids of holds past their expiry, or belonging to the given (dead) instances. */
+export async function findReleasableHolds(
+  client: Client,
+  now: number,
+  deadInstances: readonly string[],
+): Promise<string[]> {
+  const placeholders = deadInstances.map(() => "?").join(", ");
+  const result = await client.execute({
+    sql: `SELECT id FROM holds WHERE expires_at <= ?${
+      deadInstances.length ? ` OR instance_id IN (${placeholders})` : ""
+    }`,
+    args: [now, ...deadInstances],
+  });
+  return result.rows.map((row) => String(row.id));
+}

@@ -1,0 +1,120 @@
+/**
+ * Parsing an entry-point request body: validate only what the gateway needs, keep the
+ * client's object as it came so unknown fields reach the upstream untouched.
+ */
+import type { z } from "zod";
+import type { EntryProtocol } from "../config/schema.ts";
+import { GatewayError } from "../errors.ts";
+import { ChatRequestSchema } from "./chat/schema.ts";
+import { CountTokensBodySchema, MessagesRequestSchema } from "./messages/schema.ts";
+import { ResponsesRequestSchema } from "./responses/schema.ts";
+
+/** What the gateway reads from an entry-point request, beside the body it relays. */
+export interface EntryRequest {
+  protocol: EntryProtocol;
+  model: string;
+  stream: boolean;
+  /** The client's cap on output tokens, when it sets one. */
+  maxOutputTokens?: number;
+  /** The client's body exactly as parsed from JSON (not a validated copy). */
+  body: Record<string, unknown>;
+}
+
+/** A `POST /v1/messages/count_tokens` request. */
+export interface CountTokensRequest {
+  model: string;
+  body: Record<string, unknown>;
+}
+
+/** Validates an entry-point body; throws a 400 `invalid_request` naming the field at fault. */
+export function parseEntryRequest(protocol: EntryProtocol, body: unknown): EntryRequest {
+  const object = requireObject(body);
+  switch (protocol) {
+    case "chat": {
+      const parsed = validate(ChatRequestSchema, object);
+      const maxOutputTokens = parsed.max_completion_tokens ?? parsed.max_tokens ?? undefined;
+      return entry(protocol, parsed.model, parsed.stream, maxOutputTokens, object);
+    }
+    case "responses": {
+      const parsed = validate(ResponsesRequestSchema, object);
+      const maxOutputTokens = parsed.max_output_tokens ?? undefined;
+      return entry(protocol, parsed.model, parsed.stream, maxOutputTokens, object);
+    }
+    case "messages": {
+      const parsed = validate(MessagesRequestSchema, object);
+      return entry(protocol, parsed.model, parsed.stream, parsed.max_tokens, object);
+    }
+  }
+}
+
+/** Validates a count_tokens body; throws like `parseEntryRequest`. */
+export function parseCountTokensRequest(body: unknown): CountTokensRequest {
+  const object = requireObject(body);
+  return { model: validate(CountTokensBodySchema, object).model, body: object };
+}
+
+function entry(
+  protocol: EntryProtocol,
+  model: string,
+  stream: boolean | null | undefined,
+  maxOutputTokens: number | undefined,
+  body: Record<string, unknown>,
+): EntryRequest {
+  const request: EntryRequest = { protocol, model, stream: stream === true, body };
+  if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
+  return request;
+}
+
+function requireObject(body: unknown): Record<string, unknown> {
+  if (typeof body === "object" && body !== null && !Array.isArray(body)) {
+    return body as Record<string, unknown>;
+  }
+  throw new GatewayError(
+    400,
+    "invalid_request",
+    `Invalid request: the body must be a JSON object, got ${describeValue(body)}.`,
+  );
+}
+
+function validate<T extends z.ZodType>(schema: T, body: Record<string, unknown>): z.output<T> {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  // The first issue is enough: the client fixes one field at a time, as with the real APIs.
+  const issue = result.error.issues[0];
+  const path = issue?.path ?? [];
+  const param = formatPath(path);
+  const value = valueAt(body, path);
+  const expected = issue?.message ?? "valid";
+  const message = value === undefined
+    ? `Invalid request: \`${param}\` is required and must be ${expected}.`
+    : `Invalid request: \`${param}\` must be ${expected}, got ${describeValue(value)}.`;
+  throw new GatewayError(400, "invalid_request", message, { param });
+}
+
+/** Renders a zod issue path the way API errors name fields: `messages[0].role`. */
+function formatPath(path: readonly PropertyKey[]): string {
+  let text = "";
+  for (const key of path) {
+    if (typeof key === "number") text += `[${key}]`;
+    else text += text === "" ? String(key) : `.${String(key)}`;
+  }
+  return text || "body";
+}
+
+function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
+  let value = body;
+  for (const key of path) {
+    if (typeof value !== "object" || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+// Strings are described, never quoted: they can be long or hold what a log should not.
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return value.length === 0 ? "an empty array" : "an array";
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (typeof value === "object") return "an object";
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,55 @@
+/** Reads a client's JSON body under the size limit. */
+import { GatewayError } from "../errors.ts";
+
+/** A client body: the parsed JSON and its size in bytes. */
+export interface JsonBody {
+  value: unknown;
+  bytes: number;
+}
+
+/** The parsed JSON body; 413 past `maxBytes`, 400 `bad_request_body` if it is not JSON. */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<JsonBody> {
+  const tooLarge = () =>
+    new GatewayError(
+      413,
+      "request_too_large",
+      `Request body is too large: the limit is ${maxBytes} bytes. Shorten the conversation or ask the operator to raise server.max_body_bytes.`,
+    );
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (declared > maxBytes) throw tooLarge();
+  if (!request.body) throw badBody("the body is empty");
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  const text = new TextDecoder().decode(bytes);
+  if (text.trim() === "") throw badBody("the body is empty");
+  try {
+    return { value: JSON.parse(text), bytes: size };
+  } catch (error) {
+    throw badBody(error instanceof SyntaxError ? error.message : "it does not parse");
+  }
+}
+
+function badBody(why: string): GatewayError {
+  return new GatewayError(
+    400,
+    "bad_request_body",
+    `Request body is not valid JSON: ${why}. Send a JSON object with Content-Type: application/json.`,
+  );
+}

@@ -1,0 +1,199 @@
+/**
+ * Sends a request through the attempts of a route plan until one upstream
+ * answers, failing over on anything that went wrong before a byte reached the
+ * client. "Answered" means a whole JSON body, or a stream's first event, so a
+ * stream that dies at once still fails over.
+ */
+import type { EntryProtocol, Timeouts } from "../config/schema.ts";
+import { GatewayError } from "../errors.ts";
+import type { SseEvent } from "../protocols/sse.ts";
+import type { Attempt, AttemptFailure, RoutePlan } from "../routing/router.ts";
+import {
+  callUpstream,
+  type Send,
+  type UpstreamExchange,
+  UpstreamFailure,
+} from "../upstream/call.ts";
+import { readSse } from "../upstream/sse.ts";
+
+/** An upstream that answered: its exchange and what was read of it. */
+export interface Served {
+  attempt: Attempt;
+  attempts: number;
+  exchange: UpstreamExchange;
+  /** Non-stream: the whole body. */
+  body?: { text: string; json: unknown };
+  /** Stream: the event iterator and its first event. */
+  stream?: { events: AsyncIterator<SseEvent>; first: SseEvent };
+}
+
+/** The result of failover: served, or the error for the client with what was tried. */
+export type FailoverResult =
+  | { ok: true; served: Served }
+  | { ok: false; error: GatewayError; attempts: number; lastAttempt?: Attempt };
+
+/** Statuses that are the client's fault: relayed as they are, never retried elsewhere. */
+const CLIENT_FAULT = new Set([400, 404, 413, 422]);
+
+/** Walks the plan's attempts until one is served or none is left. */
+export async function sendWithFailover(options: {
+  plan: RoutePlan;
+  entry: EntryProtocol;
+  stream: boolean;
+  send: (attempt: Attempt) => Send;
+  timeoutsOf: (attempt: Attempt) => Timeouts;
+  clientSignal: AbortSignal;
+  onAttemptFailed?: (attempt: Attempt, failure: UpstreamFailure) => void;
+}): Promise<FailoverResult> {
+  let attempts = 0;
+  let last: { attempt: Attempt; failure: UpstreamFailure } | undefined;
+  for (let attempt = options.plan.next(); attempt; attempt = options.plan.next()) {
+    attempts++;
+    const timeouts = options.timeoutsOf(attempt);
+    try {
+      const exchange = await callUpstream(options.send(attempt), timeouts, options.clientSignal);
+      try {
+        const served = await readAnswer(exchange, options.stream, timeouts);
+        options.plan.succeed(attempt);
+        return { ok: true, served: { attempt, attempts, exchange, ...served } };
+      } catch (error) {
+        exchange.finish();
+        throw error;
+      }
+    } catch (error) {
+      const failure = error instanceof UpstreamFailure
+        ? error
+        : new UpstreamFailure("network", "The upstream answer could not be read.", {
+          cause: error,
+        });
+      options.onAttemptFailed?.(attempt, failure);
+      last = { attempt, failure };
+      const decision = classify(failure);
+      if (decision === "stop") break;
+      options.plan.fail(attempt, decision);
+    }
+  }
+  return {
+    ok: false,
+    error: finalError(last?.failure, options.entry),
+    attempts,
+    lastAttempt: last?.attempt,
+  };
+}
+
+async function readAnswer(
+  exchange: UpstreamExchange,
+  stream: boolean,
+  timeouts: Timeouts,
+): Promise<Pick<Served, "body" | "stream">> {
+  const { response } = exchange;
+  if (!stream) {
+    const text = await exchange.within(response.text(), timeouts.idle, "response body");
+    try {
+      return { body: { text, json: JSON.parse(text) } };
+    } catch (cause) {
+      throw new UpstreamFailure("network", "The upstream answered with a body that is not JSON.", {
+        cause,
+      });
+    }
+  }
+  if (!response.body || !response.headers.get("content-type")?.includes("text/event-stream")) {
+    throw new UpstreamFailure("network", "The upstream did not answer with an event stream.");
+  }
+  const events = readSse(response.body)[Symbol.asyncIterator]();
+  const first = await exchange.within(events.next(), timeouts.first_byte, "stream event");
+  if (first.done) {
+    throw new UpstreamFailure("network", "The upstream stream ended before any event.");
+  }
+  if (first.value.event === "error") {
+    throw new UpstreamFailure("status", "The upstream stream began with an error event.", {
+      status: 502,
+    });
+  }
+  return { stream: { events, first: first.value } };
+}
+
+function classify(failure: UpstreamFailure): AttemptFailure | "stop" {
+  if (failure.kind === "client_gone") return "stop";
+  if (failure.kind !== "status") return "channel_failed";
+  const status = failure.status ?? 502;
+  if (CLIENT_FAULT.has(status)) return "stop";
+  if (status === 401 || status === 403) return "key_rejected";
+  if (status === 429) return "key_limited";
+  return "channel_failed";
+}
+
+/** The client's error after the last failure (or when there was nothing to try). */
+function finalError(failure: UpstreamFailure | undefined, entry: EntryProtocol): GatewayError {
+  if (!failure) {
+    return new GatewayError(
+      503,
+      "channel:no_available_key",
+      "No usable channel key is left for this model. Retry later or ask the operator to check the channels.",
+    );
+  }
+  if (failure.kind === "client_gone") {
+    return new GatewayError(499, "client_closed_request", failure.message);
+  }
+  if (failure.kind === "timeout") {
+    return new GatewayError(
+      504,
+      "upstream_timeout",
+      `The upstream timed out: ${failure.message} Retry, perhaps with a smaller request.`,
+      { cause: failure },
+    );
+  }
+  if (failure.kind === "network") {
+    return new GatewayError(
+      502,
+      "upstream_error",
+      `The upstream failed: ${failure.message} Retry shortly.`,
+      { cause: failure },
+    );
+  }
+  const status = failure.status ?? 502;
+  if (CLIENT_FAULT.has(status)) {
+    return new GatewayError(
+      status,
+      CLIENT_FAULT_CODES[status] ?? "invalid_request",
+      failure.upstreamMessage ?? `The upstream rejected the request with HTTP ${status}.`,
+      {
+        param: failure.upstreamParam,
+        messagesType: status === 422 ? "invalid_request_error" : undefined,
+        cause: failure,
+      },
+    );
+  }
+  if (status === 401 || status === 403) {
+    return new GatewayError(
+      503,
+      "channel:no_available_key",
+      "Every channel key for this model was rejected by its upstream. Ask the operator to fix the channel keys.",
+      { cause: failure },
+    );
+  }
+  if (status === 529 && entry === "messages") {
+    return new GatewayError(
+      529,
+      "overloaded_error",
+      "The upstream is overloaded. Retry after a short back-off.",
+      { cause: failure },
+    );
+  }
+  return new GatewayError(
+    502,
+    "bad_response_status_code",
+    `The upstream answered HTTP ${status} on every attempt. Retry shortly.`,
+    {
+      headers: failure.retryAfter ? { "retry-after": failure.retryAfter } : undefined,
+      cause: failure,
+    },
+  );
+}
+
+const CLIENT_FAULT_CODES: Record<number, string> = {
+  400: "invalid_request",
+  404: "not_found",
+  413: "request_too_large",
+  422: "invalid_request",
+};

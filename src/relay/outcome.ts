@@ -1,0 +1,13 @@
+/** How a relayed request ended, as settlement and the access log need it. */
+import type { Usage } from "../protocols/usage.ts";
+
+/** The end of one relayed request. */
+export interface RelayOutcome {
+  /** `ok`, `failed` (upstream error or broken stream) or `aborted` (the client went away). */
+  status: "ok" | "failed" | "aborted";
+  reason?: string;
+  /** The upstream's own usage report, if it sent one. */
+  usage?: Usage;
+  /** Text the upstream produced, for estimating usage when it reported none. */
+  outputText: string;
+}

@@ -1,0 +1,99 @@
+/**
+ * Relays an upstream SSE stream to the client: each upstream event is read under
+ * the idle timeout, tapped for usage, translated and forwarded at once. After the
+ * first byte went out an upstream failure ends the stream with the protocol's
+ * error event; a client that goes away aborts the upstream request.
+ */
+import type { EntryProtocol } from "../config/schema.ts";
+import { GatewayError } from "../errors.ts";
+import { encodeSse, type SseEvent } from "../protocols/sse.ts";
+import { streamErrorEvents } from "../protocols/stream_error.ts";
+import type { StreamTranslator } from "../translate/translation.ts";
+import { type UpstreamExchange, UpstreamFailure } from "../upstream/call.ts";
+import type { RelayOutcome } from "./outcome.ts";
+import type { UsageTap } from "../protocols/usage.ts";
+
+const ENCODER = new TextEncoder();
+
+/** Everything one stream relay needs; `first` is the event already read during failover. */
+export interface StreamRelay {
+  entry: EntryProtocol;
+  requestId: string;
+  exchange: UpstreamExchange;
+  events: AsyncIterator<SseEvent>;
+  first: SseEvent;
+  idleMs: number;
+  translator: StreamTranslator;
+  tap: UsageTap;
+  /** Collects produced text for estimation when no usage is reported. */
+  collectText: (event: SseEvent) => void;
+  outputText: () => string;
+  onEnd: (outcome: RelayOutcome) => void;
+}
+
+/** The client's response body for a stream relay. */
+export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
+  let ended = false;
+  const end = (status: RelayOutcome["status"], reason?: string) => {
+    if (ended) return;
+    ended = true;
+    relay.exchange.finish();
+    relay.onEnd({ status, reason, usage: relay.tap.usage(), outputText: relay.outputText() });
+  };
+  const encode = (event: SseEvent): string => {
+    relay.tap.observe(event);
+    relay.collectText(event);
+    return relay.translator.event(event).map(encodeSse).join("");
+  };
+
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const text = encode(relay.first);
+      if (text) controller.enqueue(ENCODER.encode(text));
+    },
+    async pull(controller) {
+      try {
+        // Loop until something is sent: a pull that enqueues nothing is never called again.
+        for (;;) {
+          const step = await relay.exchange.within(
+            relay.events.next(),
+            relay.idleMs,
+            "stream event",
+          );
+          if (step.done) {
+            controller.close();
+            end("ok");
+            return;
+          }
+          const text = encode(step.value);
+          if (text) return controller.enqueue(ENCODER.encode(text));
+        }
+      } catch (error) {
+        if (ended) return;
+        const failure = error instanceof UpstreamFailure ? error : undefined;
+        if (failure?.kind === "client_gone") return end("aborted", failure.message);
+        const gatewayError = failure?.kind === "timeout"
+          ? new GatewayError(
+            504,
+            "upstream_timeout",
+            `The upstream stream stalled: ${failure.message}`,
+          )
+          : new GatewayError(
+            502,
+            "upstream_error",
+            "The upstream stream broke off before it finished.",
+          );
+        const events = streamErrorEvents(relay.entry, gatewayError, relay.requestId);
+        controller.enqueue(ENCODER.encode(events.map(encodeSse).join("")));
+        controller.close();
+        relay.exchange.abort(new UpstreamFailure("network", gatewayError.message));
+        end("failed", gatewayError.message);
+      }
+    },
+    cancel() {
+      relay.exchange.abort(new UpstreamFailure("client_gone", "The client disconnected."));
+      void relay.events.return?.();
+      end("aborted", "The client disconnected mid-stream.");
+    },
+  });
+}

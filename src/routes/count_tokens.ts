@@ -1,0 +1,61 @@
+/**
+ * POST /v1/messages/count_tokens (Claude Code calls it before requests): relayed to
+ * a messages channel of the model when there is one, else estimated locally. It is
+ * free: no hold, no ledger row.
+ */
+import type { Handler } from "hono";
+import type { AppEnv } from "../app_env.ts";
+import { estimateUsage } from "../billing/estimate.ts";
+import { parseCountTokensRequest } from "../protocols/request.ts";
+import { sendWithFailover } from "../relay/failover.ts";
+import { readJsonBody } from "../relay/body.ts";
+import type { RoutePlan } from "../routing/router.ts";
+import type { RelayDeps } from "./relay.ts";
+
+/** A plan that hands out only the attempts whose channel speaks messages upstream. */
+function messagesChannelsOf(plan: RoutePlan): RoutePlan {
+  return {
+    next() {
+      for (let attempt = plan.next(); attempt; attempt = plan.next()) {
+        if (attempt.channel.protocol === "messages") return attempt;
+      }
+      return undefined;
+    },
+    fail: plan.fail,
+    succeed: plan.succeed,
+  };
+}
+
+/** The count_tokens handler. */
+export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<AppEnv> {
+  return async function countTokens(c) {
+    const { config } = c.get("snapshot");
+    const body = await readJsonBody(c.req.raw, config.server.max_body_bytes);
+    const request = parseCountTokensRequest(body.value);
+    const plan = deps.router.plan(config, c.get("principal"), request.model, "messages");
+    const result = await sendWithFailover({
+      plan: messagesChannelsOf(plan),
+      entry: "messages",
+      stream: false,
+      clientSignal: c.req.raw.signal,
+      timeoutsOf: (attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts }),
+      send: (attempt) =>
+        deps.sender({
+          attempt,
+          operation: "count_tokens",
+          entry: "messages",
+          body: { ...request.body, model: attempt.upstreamModel },
+          clientHeaders: c.req.raw.headers,
+          search: new URL(c.req.url).search,
+          stream: false,
+        }),
+    });
+    if (result.ok) {
+      result.served.exchange.finish();
+      return c.body(result.served.body!.text, 200, { "content-type": "application/json" });
+    }
+    if (result.attempts > 0) throw result.error;
+    const { input_tokens } = estimateUsage("messages", request.body, "");
+    return c.json({ input_tokens });
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * Routing: checks that a key may use a model, orders the channels that serve it
+ * (priority, then weight) and hands out upstream attempts with key rotation and
+ * failover.
+ */
+import type { ChannelConfig, ChannelProtocol, Config, EntryProtocol } from "../config/schema.ts";
+import { GatewayError } from "../errors.ts";
+import type { Principal } from "../auth/principal.ts";
+import { buildCatalog, perConfig } from "./catalog.ts";
+import { createHealth, type Health } from "./health.ts";
+
+/** At most this many upstream requests are made for one client request. */
+export const MAX_ATTEMPTS = 4;
+
+/** One upstream try: a channel, one of its keys, and the model id it knows. */
+export interface Attempt {
+  channel: ChannelConfig;
+  /** Index into `channel.keys`, or -1 for a channel without keys. */
+  keyIndex: number;
+  key: string | undefined;
+  upstreamModel: string;
+}
+
+/** Why an attempt failed, which decides what the plan tries next. */
+export type AttemptFailure = "key_rejected" | "key_limited" | "channel_failed";
+
+/** The attempts for one request, handed out one at a time. */
+export interface RoutePlan {
+  /** The next attempt, or undefined when none is left. */
+  next(): Attempt | undefined;
+  /** Reports a failed attempt, so the plan and the health state move on. */
+  fail(attempt: Attempt, failure: AttemptFailure): void;
+  /** Reports a served attempt, ending a channel's cool-down. */
+  succeed(attempt: Attempt): void;
+}
+
+/** Resolves models and plans attempts against the current config. */
+export interface Router {
+  /** Models a key may use, for the model list. */
+  modelsFor(config: Config, principal: Principal): string[];
+  /** Checks the key may use `model` and plans its attempts; throws 403/503 GatewayErrors. */
+  plan(config: Config, principal: Principal, model: string, entry: EntryProtocol): RoutePlan;
+}
+
+/** Whether a channel can serve an entry point; translation widens this later. */
+export type ProtocolSupport = (entry: EntryProtocol, upstream: ChannelProtocol) => boolean;
+
+/** Same protocol, or the echo channel that speaks all of them. */
+export const sameProtocol: ProtocolSupport = (entry, upstream) =>
+  upstream === "echo" || upstream === entry;
+
+/** Builds a router; health state lives per config object, so a reload starts it afresh. */
+export function createRouter(options: {
+  now: () => number;
+  random?: () => number;
+  supports?: ProtocolSupport;
+}): Router {
+  const random = options.random ?? Math.random;
+  const supports = options.supports ?? sameProtocol;
+  const catalogOf = perConfig(buildCatalog);
+  const healthOf = perConfig(() => createHealth(options.now));
+
+  return {
+    modelsFor(config, principal) {
+      const models = catalogOf(config).modelsOf(principal.group);
+      return principal.models ? models.filter((m) => principal.models!.includes(m)) : [...models];
+    },
+
+    plan(config, principal, model, entry) {
+      if (principal.models && !principal.models.includes(model)) {
+        throw new GatewayError(
+          403,
+          "access_denied",
+          `This key may not use model "${model}"; it is restricted to: ${
+            principal.models.join(", ")
+          }.`,
+          { param: "model" },
+        );
+      }
+      const channels = catalogOf(config).channelsFor(principal.group, model);
+      if (channels.length === 0) {
+        throw new GatewayError(
+          503,
+          "model_not_found",
+          `Model "${model}" is not available to this key's group "${principal.group}". ` +
+            "Call GET /v1/models to list the models this key may use.",
+          { param: "model" },
+        );
+      }
+      const health = healthOf(config);
+      const usable = channels.filter((channel) =>
+        supports(entry, channel.protocol) && hasUsableKey(channel, health)
+      );
+      if (usable.length === 0) {
+        throw noChannel(model, entry, channels.some((c) => supports(entry, c.protocol)));
+      }
+      return createPlan(orderChannels(usable, health, random), health, model);
+    },
+  };
+}
+
+function noChannel(model: string, entry: EntryProtocol, protocolServed: boolean): GatewayError {
+  const message = protocolServed
+    ? `No usable channel for model "${model}": every channel key was rejected by its upstream. ` +
+      "Retry later or ask the operator to fix the channel keys."
+    : `No channel serves model "${model}" on the ${entry} entry point. ` +
+      "Try another entry point for this model.";
+  return new GatewayError(503, "channel:no_available_key", message);
+}
+
+function hasUsableKey(channel: ChannelConfig, health: Health): boolean {
+  return channel.keys.length === 0 ||
+    channel.keys.some((_, index) => !health.isKeyRejected(channel.name, index));
+}
+
+/** Higher priority first; equal priority in a weighted random order; cooling channels last. */
+function orderChannels(
+  channels: readonly ChannelConfig[],
+  health: Health,
+  random: () => number,
+): ChannelConfig[] {
+  const byPriority = new Map<number, ChannelConfig[]>();
+  for (const channel of channels) {
+    byPriority.set(channel.priority, [...(byPriority.get(channel.priority) ?? []), channel]);
+  }
+  const ordered = [...byPriority.keys()].sort((a, b) => b - a).flatMap((priority) =>
+    weightedShuffle(byPriority.get(priority)!, random)
+  );
+  return [
+    ...ordered.filter((c) => !health.isCooling(c.name)),
+    ...ordered.filter((c) => health.isCooling(c.name)),
+  ];
+}
+
+function weightedShuffle(channels: ChannelConfig[], random: () => number): ChannelConfig[] {
+  const pool = [...channels];
+  const result: ChannelConfig[] = [];
+  while (pool.length > 0) {
+    const total = pool.reduce((sum, c) => sum + c.weight, 0);
+    let pick = random() * total;
+    let index = pool.findIndex((c) => (pick -= c.weight) < 0);
+    if (index < 0) index = pool.length - 1;
+    result.push(...pool.splice(index, 1));
+  }
+  return result;
+}
+
+function createPlan(channels: ChannelConfig[], health: Health, model: string): RoutePlan {
+  let attempts = 0;
+  let channelIndex = 0;
+  let keyOrder: number[] | undefined;
+
+  const keyOrderOf = (channel: ChannelConfig): number[] => {
+    if (channel.keys.length === 0) return [-1];
+    const start = health.nextRotation(channel.name);
+    return channel.keys.map((_, i) => (start + i) % channel.keys.length);
+  };
+
+  return {
+    next() {
+      while (attempts < MAX_ATTEMPTS && channelIndex < channels.length) {
+        const channel = channels[channelIndex]!;
+        keyOrder ??= keyOrderOf(channel);
+        const keyIndex = keyOrder.shift();
+        if (keyIndex === undefined) {
+          channelIndex++;
+          keyOrder = undefined;
+          continue;
+        }
+        if (keyIndex >= 0 && health.isKeyRejected(channel.name, keyIndex)) continue;
+        attempts++;
+        return {
+          channel,
+          keyIndex,
+          key: keyIndex >= 0 ? channel.keys[keyIndex] : undefined,
+          upstreamModel: channel.model_map[model] ?? model,
+        };
+      }
+      return undefined;
+    },
+    fail(attempt, failure) {
+      if (failure === "key_rejected" && attempt.keyIndex >= 0) {
+        health.rejectKey(attempt.channel.name, attempt.keyIndex);
+      }
+      if (failure === "channel_failed") {
+        health.recordFailure(attempt.channel.name);
+        // The channel itself failed: its other keys would fail alike, so move on.
+        if (channels[channelIndex] === attempt.channel) {
+          channelIndex++;
+          keyOrder = undefined;
+        }
+      }
+    },
+    succeed(attempt) {
+      health.recordSuccess(attempt.channel.name);
+    },
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * The serving process: opens the database, recovers holds, builds the app, listens,
+ * reloads the config on change and SIGHUP, and drains in-flight requests on shutdown.
+ */
+import process from "node:process";
+import { createApp } from "./app.ts";
+import { databaseKeyLookup } from "./auth/database_lookup.ts";
+import { issueKey } from "./auth/issue_key.ts";
+import { createLedgerAccounting } from "./billing/ledger_accounting.ts";
+import { HEARTBEAT_MS, recoverHolds } from "./billing/recovery.ts";
+import { databaseUrl, loadConfig } from "./config/load.ts";
+import { createConfigStore, watchConfigFile } from "./config/store.ts";
+import { createAccount, findAccountByName } from "./db/accounts.ts";
+import { type Db, openDatabase } from "./db/database.ts";
+import { removeInstances } from "./db/instances.ts";
+import { countKeys } from "./db/keys.ts";
+import { migrate } from "./db/migrate.ts";
+import { describeError, type Logger } from "./log.ts";
+
+/** A running gateway. */
+export interface RunningServer {
+  /** The address it listens on, e.g. `http://127.0.0.1:8080`. */
+  url: string;
+  /** The secret of the first key, when this start created it (first run only). */
+  firstKey?: string;
+  /** Resolves when the server has stopped. */
+  finished: Promise<void>;
+  /** Stops accepting, drains in-flight requests, and closes everything. */
+  shutdown(): Promise<void>;
+}
+
+/** Splits `host:port` (IPv6 hosts in brackets). */
+export function parseListen(listen: string): { hostname: string; port: number } {
+  const match = /^\[?([^\]]*?)\]?:(\d+)$/.exec(listen.trim());
+  if (!match) throw new Error(`Invalid server.listen "${listen}": write it as "host:port".`);
+  return { hostname: match[1] || "0.0.0.0", port: Number(match[2]) };
+}
+
+/** Creates the `admin` account and its first key when the database has no keys at all. */
+async function bootstrapFirstKey(db: Db, now: number): Promise<string | undefined> {
+  if ((await countKeys(db.kysely)) > 0) return undefined;
+  const account = await createAccount(db.kysely, {
+    name: "admin",
+    balanceMicros: 0,
+    unlimited: true,
+    createdAt: now,
+  }) ?? await findAccountByName(db.kysely, "admin");
+  const { secret } = await issueKey(db.kysely, {
+    accountId: account!.id,
+    group: "default",
+    name: "first key",
+    createdAt: now,
+  });
+  return secret;
+}
+
+/** Starts the gateway from a config file; `port` overrides the configured port (0 for tests). */
+export async function startServer(options: {
+  configPath: string;
+  log: Logger;
+  port?: number;
+  now?: () => number;
+}): Promise<RunningServer> {
+  const now = options.now ?? Date.now;
+  const { log } = options;
+  const config = await loadConfig(options.configPath);
+  const db = await openDatabase(databaseUrl(config));
+  const migration = await migrate(db.client);
+  if (migration.error) {
+    db.close();
+    throw new Error(
+      `Migrating the database failed at ${migration.error.name}: ${migration.error.message}`,
+    );
+  }
+  const firstKey = await bootstrapFirstKey(db, now());
+  const identity = {
+    id: `inst_${crypto.randomUUID()}`,
+    host: Deno.hostname(),
+    pid: Deno.pid,
+    isProcessAlive: isProcessAlive,
+  };
+  const released = await recoverHolds(db, identity, now());
+  if (released > 0) log.warn("released holds left by a stopped server", { holds: released });
+  const keeper = setInterval(() => {
+    recoverHolds(db, identity, now()).catch((error) =>
+      log.error("hold recovery failed", { error: describeError(error) })
+    );
+  }, HEARTBEAT_MS);
+
+  const store = createConfigStore(config, { now });
+  const watcher = watchConfigFile(store, options.configPath, {
+    onReload: (snapshot) => {
+      log.info("config reloaded", { version: snapshot.version });
+      if (snapshot.config.server.listen !== config.server.listen) {
+        log.warn("server.listen changed: restart tollgate to listen on the new address");
+      }
+    },
+    onError: (error) =>
+      log.error("config reload rejected, keeping the previous config", {
+        error: describeError(error),
+      }),
+  });
+  const app = createApp({
+    config: store,
+    lookupKey: databaseKeyLookup(db),
+    accounting: createLedgerAccounting({ db, instanceId: identity.id, now }),
+    log,
+    now,
+  });
+
+  const listen = parseListen(config.server.listen);
+  const controller = new AbortController();
+  const { promise: listening, resolve: onListening } = Promise.withResolvers<Deno.NetAddr>();
+  const server = Deno.serve({
+    hostname: listen.hostname,
+    port: options.port ?? listen.port,
+    signal: controller.signal,
+    onListen: onListening,
+  }, (request, info) => app.fetch(request, { remoteAddr: info.remoteAddr.hostname }));
+  const address = await listening;
+  const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = () =>
+    stopping ??= (async () => {
+      watcher.close();
+      clearInterval(keeper);
+      await server.shutdown();
+      await removeInstances(db.client, [identity.id]).catch(() => {});
+      await db.close();
+    })();
+  return { url: `http://${host}:${address.port}`, firstKey, finished: server.finished, shutdown };
+}
+
+/** Whether a process of this host is running (signal 0 probes without signalling). */
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM";
+  }
+}

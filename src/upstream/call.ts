@@ -1,0 +1,149 @@
+/**
+ * One upstream exchange under tollgate's timeouts: `first_byte` until headers
+ * (and, streaming, until the first event), `idle` between stream chunks, `total`
+ * over everything. Failures come out as UpstreamFailure values the relay
+ * classifies for failover.
+ */
+import type { Timeouts } from "../config/schema.ts";
+
+/** How an upstream attempt failed. */
+export type UpstreamFailureKind = "network" | "timeout" | "status" | "client_gone";
+
+/** A failed upstream attempt; `message` is safe to show, `detail` is for the log. */
+export class UpstreamFailure extends Error {
+  readonly kind: UpstreamFailureKind;
+  readonly status?: number;
+  readonly retryAfter?: string;
+  /** The upstream's own error message and param, for relaying client-fault errors. */
+  readonly upstreamMessage?: string;
+  readonly upstreamParam?: string;
+
+  constructor(
+    kind: UpstreamFailureKind,
+    message: string,
+    extra: {
+      status?: number;
+      retryAfter?: string;
+      upstreamMessage?: string;
+      upstreamParam?: string;
+      cause?: unknown;
+    } = {},
+  ) {
+    super(message, { cause: extra.cause });
+    this.name = "UpstreamFailure";
+    this.kind = kind;
+    this.status = extra.status;
+    this.retryAfter = extra.retryAfter;
+    this.upstreamMessage = extra.upstreamMessage;
+    this.upstreamParam = extra.upstreamParam;
+  }
+}
+
+/** Sends the request with the given signal: a fetch, or the built-in echo channel. */
+export type Send = (signal: AbortSignal) => Promise<Response>;
+
+/** An upstream that answered 2xx: its response, and the deadlines still running. */
+export interface UpstreamExchange {
+  response: Response;
+  /** Awaits `promise` but fails with a timeout after `ms` of waiting. */
+  within<T>(promise: Promise<T>, ms: number, what: string): Promise<T>;
+  /** Aborts the upstream request (client gone, or output finished with an error). */
+  abort(failure: UpstreamFailure): void;
+  /** Stops the timers; call once the exchange is over. */
+  finish(): void;
+}
+
+/** Sends one attempt; resolves once a 2xx response's headers arrived, else throws UpstreamFailure. */
+export async function callUpstream(
+  send: Send,
+  timeouts: Timeouts,
+  clientSignal: AbortSignal,
+): Promise<UpstreamExchange> {
+  const controller = new AbortController();
+  const abort = (failure: UpstreamFailure) => {
+    if (!controller.signal.aborted) controller.abort(failure);
+  };
+  const onClientGone = () => abort(new UpstreamFailure("client_gone", "The client disconnected."));
+  clientSignal.addEventListener("abort", onClientGone, { once: true });
+  const totalTimer = setTimeout(
+    () =>
+      abort(
+        new UpstreamFailure("timeout", `The upstream did not finish within ${timeouts.total} ms.`),
+      ),
+    timeouts.total,
+  );
+  const finish = () => {
+    clearTimeout(totalTimer);
+    clientSignal.removeEventListener("abort", onClientGone);
+  };
+  if (clientSignal.aborted) onClientGone();
+
+  const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const failure = new UpstreamFailure(
+          "timeout",
+          `The upstream sent no ${what} within ${ms} ms.`,
+        );
+        abort(failure);
+        reject(failure);
+      }, ms);
+    });
+    const aborted = new Promise<never>((_, reject) => {
+      if (controller.signal.aborted) reject(controller.signal.reason);
+      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), {
+        once: true,
+      });
+    });
+    return Promise.race([promise, timeout, aborted]).finally(() => clearTimeout(timer));
+  };
+
+  try {
+    const response = await within(send(controller.signal), timeouts.first_byte, "response headers")
+      .catch((error) => {
+        throw asFailure(error, controller.signal);
+      });
+    if (!response.ok) {
+      const text = await within(response.text(), timeouts.idle, "error body").catch(() => "");
+      throw statusFailure(response, text);
+    }
+    return { response, within, abort, finish };
+  } catch (error) {
+    finish();
+    throw asFailure(error, controller.signal);
+  }
+}
+
+function asFailure(error: unknown, signal: AbortSignal): UpstreamFailure {
+  if (error instanceof UpstreamFailure) return error;
+  if (signal.aborted && signal.reason instanceof UpstreamFailure) return signal.reason;
+  return new UpstreamFailure("network", "The upstream could not be reached.", { cause: error });
+}
+
+function statusFailure(response: Response, text: string): UpstreamFailure {
+  const { message, param } = upstreamErrorMessage(text);
+  return new UpstreamFailure("status", `The upstream answered HTTP ${response.status}.`, {
+    status: response.status,
+    retryAfter: response.headers.get("retry-after") ?? undefined,
+    upstreamMessage: message,
+    upstreamParam: param,
+  });
+}
+
+/** The message of an OpenAI- or Anthropic-shaped error body, if it has one. */
+export function upstreamErrorMessage(text: string): { message?: string; param?: string } {
+  try {
+    const body = JSON.parse(text);
+    const error = body?.error;
+    const message = typeof error?.message === "string"
+      ? error.message
+      : typeof body?.message === "string"
+      ? body.message
+      : undefined;
+    const param = typeof error?.param === "string" ? error.param : undefined;
+    return { message: message?.slice(0, 2000), param };
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The built-in `echo` channel: no upstream, it answers in the client's own protocol with
+ * the text of the last user message, streamed word by word when asked, with honest token
+ * counts (o200k_base via gpt-tokenizer).
+ */
+import type { EntryProtocol } from "../config/schema.ts";
+import { countPromptTokens, countTextTokens, promptText } from "../protocols/prompt_text.ts";
+import { buildReplyBody, buildReplyEvents, replyId, type TextReply } from "../protocols/reply.ts";
+import { parseEntryRequest } from "../protocols/request.ts";
+import { encodeSseBytes, type SseEvent } from "../protocols/sse.ts";
+
+/** What the echo channel needs from its caller. */
+export interface EchoOptions {
+  /** Aborting errors a streaming body with the signal's reason, as `fetch` would. */
+  signal?: AbortSignal;
+  /** Clock in milliseconds, for the `created` timestamps. */
+  now: () => number;
+}
+
+/** Options of `echoReply`. */
+export interface EchoReplyOptions {
+  now: () => number;
+  /** Text put before the echoed message, such as a fake upstream's name tag. */
+  prefix?: string;
+}
+
+/** Answers a validated entry-point body as an upstream would, in the same protocol. */
+export function echoResponse(
+  protocol: EntryProtocol,
+  body: Record<string, unknown>,
+  options: EchoOptions,
+): Response {
+  const reply = echoReply(protocol, body, options);
+  if (body.stream !== true) {
+    return new Response(JSON.stringify(buildReplyBody(protocol, reply, body)), {
+      headers: { "content-type": "application/json" },
+    });
+  }
+  const events = buildReplyEvents(protocol, reply, body);
+  return new Response(eventStream(events, options.signal), {
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
+  });
+}
+
+/**
+ * The reply the echo channel gives: the last user text (after `prefix`), cut at a word
+ * boundary to the request's output token cap, with its token usage.
+ */
+export function echoReply(
+  protocol: EntryProtocol,
+  body: Record<string, unknown>,
+  options: EchoReplyOptions,
+): TextReply {
+  const request = parseEntryRequest(protocol, body);
+  const prompt = promptText(protocol, body);
+  const words = splitWords((options.prefix ?? "") + prompt.lastUserText);
+  const deltas = fitTokens(words, request.maxOutputTokens ?? Number.POSITIVE_INFINITY);
+  return {
+    id: replyId(protocol),
+    model: request.model,
+    created: Math.floor(options.now() / 1000),
+    deltas,
+    finish: deltas.length < words.length ? "length" : "stop",
+    usage: {
+      input_tokens: countPromptTokens(prompt),
+      output_tokens: countTextTokens(deltas.join("")),
+      cached_tokens: 0,
+      cache_write_tokens: 0,
+    },
+  };
+}
+
+/** Splits text into stream pieces, each a word with the whitespace before it. */
+function splitWords(text: string): string[] {
+  const words: string[] = text.match(/\s*\S+/g) ?? [];
+  const rest = text.slice(words.join("").length);
+  if (rest !== "") words.push(rest);
+  return words;
+}
+
+/** The longest run of leading words whose text fits in `limit` tokens. */
+function fitTokens(words: string[], limit: number): string[] {
+  if (limit === Number.POSITIVE_INFINITY) return words;
+  const kept: string[] = [];
+  let total = 0;
+  for (const word of words) {
+    total += countTextTokens(word);
+    if (total > limit) break;
+    kept.push(word);
+  }
+  // Counting words apart can differ from counting the joined text; the joined count is
+  // what gets reported, so it is the one that must fit.
+  while (kept.length > 0 && countTextTokens(kept.join("")) > limit) kept.pop();
+  return kept;
+}
+
+/** A byte stream of SSE events, one per pull, that stops when cancelled or aborted. */
+function eventStream(events: SseEvent[], signal?: AbortSignal): ReadableStream<Uint8Array> {
+  let next = 0;
+  let onAbort = () => {};
+  const detach = () => signal?.removeEventListener("abort", onAbort);
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (!signal) return;
+      onAbort = () => controller.error(signal.reason);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+    },
+    pull(controller) {
+      const event = events[next++];
+      if (event === undefined) {
+        detach();
+        controller.close();
+      } else {
+        controller.enqueue(encodeSseBytes(event));
+      }
+    },
+    cancel: detach,
+  });
+}

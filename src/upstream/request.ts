@@ -1,0 +1,61 @@
+/** Builds the HTTP request for one upstream attempt: URL, headers and body. */
+import type { ChannelConfig, EntryProtocol } from "../config/schema.ts";
+
+/** The upstream operations tollgate performs; count_tokens is a messages-only side door. */
+export type UpstreamOperation = EntryProtocol | "count_tokens";
+
+const PATHS: Record<UpstreamOperation, string> = {
+  chat: "/chat/completions",
+  responses: "/responses",
+  messages: "/messages",
+  count_tokens: "/messages/count_tokens",
+};
+
+/** Client headers forwarded upstream: protocol versions and opt-ins, never credentials. */
+const FORWARDED_HEADERS = ["anthropic-version", "anthropic-beta", "openai-beta"];
+const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
+
+/** A ready upstream request (the body already serialized). */
+export interface UpstreamRequest {
+  url: string;
+  headers: Headers;
+  body: string;
+}
+
+/** The URL, headers and body of an attempt on `channel` with `key`. */
+export function buildUpstreamRequest(options: {
+  channel: ChannelConfig;
+  operation: UpstreamOperation;
+  key: string | undefined;
+  body: Record<string, unknown>;
+  clientHeaders: Headers;
+  /** The client's query string (with `?`), kept for the messages protocol's `?beta=true`. */
+  search: string;
+  stream: boolean;
+}): UpstreamRequest {
+  const { channel, operation, key, clientHeaders } = options;
+  const base = (channel.base_url ?? "").replace(/\/+$/, "");
+  const search = channel.protocol === "messages" ? options.search : "";
+  const headers = new Headers({
+    "content-type": "application/json",
+    accept: options.stream ? "text/event-stream" : "application/json",
+  });
+  for (const name of FORWARDED_HEADERS) {
+    const value = clientHeaders.get(name);
+    if (value) headers.set(name, value);
+  }
+  if (channel.protocol === "messages") {
+    if (!headers.has("anthropic-version")) {
+      headers.set("anthropic-version", DEFAULT_ANTHROPIC_VERSION);
+    }
+    if (key) headers.set("x-api-key", key);
+  } else if (key) {
+    headers.set("authorization", `Bearer ${key}`);
+  }
+  for (const [name, value] of Object.entries(channel.headers)) headers.set(name, value);
+  return {
+    url: `${base}${PATHS[operation]}${search}`,
+    headers,
+    body: JSON.stringify(options.body),
+  };
+}

@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import type { SseEvent } from "../protocols/sse.ts";
+import { readSse } from "./sse.ts";
+
+function bodyOf(chunks: string[]): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return ReadableStream.from(chunks.map((chunk) => encoder.encode(chunk)));
+}
+
+async function collect(body: ReadableStream<Uint8Array>): Promise<SseEvent[]> {
+  const events: SseEvent[] = [];
+  for await (const event of readSse(body)) events.push(event);
+  return events;
+}
+
+const TRANSCRIPT = 'event: message_start\ndata: {"type":"message_start","a":[1, 2]}\n\n' +
+  ": keep-alive comment\n\n" +
+  "id: 42\ndata: line one\ndata: line two\n\n" +
+  "data: [DONE]\n\n";
+
+const EXPECTED: SseEvent[] = [
+  { event: "message_start", data: '{"type":"message_start","a":[1, 2]}' },
+  { id: "42", data: "line one\nline two" },
+  { data: "[DONE]" },
+];
+
+const CASES: { name: string; chunks: string[] }[] = [
+  { name: "one chunk", chunks: [TRANSCRIPT] },
+  { name: "split every 7 characters", chunks: TRANSCRIPT.match(/[\s\S]{1,7}/g) ?? [] },
+  { name: "one character at a time", chunks: [...TRANSCRIPT] },
+  { name: "CRLF line endings", chunks: [TRANSCRIPT.replaceAll("\n", "\r\n")] },
+  {
+    name: "CRLF split between CR and LF",
+    chunks: TRANSCRIPT.replaceAll("\n", "\r\n").split(/(?<=\r)/),
+  },
+];
+
+for (const { name, chunks } of CASES) {
+  Deno.test(`readSse parses a transcript: ${name}`, async () => {
+    assert.deepEqual(await collect(bodyOf(chunks)), EXPECTED);
+  });
+}
+
+Deno.test("readSse decodes a UTF-8 character split across chunks", async () => {
+  const bytes = new TextEncoder().encode('data: {"t":"héllo ✓"}\n\n');
+  const body = ReadableStream.from([bytes.slice(0, 14), bytes.slice(14, 23), bytes.slice(23)]);
+  assert.deepEqual(await collect(body), [{ data: '{"t":"héllo ✓"}' }]);
+});
+
+Deno.test("readSse drops an event the stream ends before finishing", async () => {
+  assert.deepEqual(await collect(bodyOf(["data: a\n\ndata: partial"])), [{ data: "a" }]);
+});
+
+Deno.test("readSse cancels the body when the consumer stops early", async () => {
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      controller.enqueue(new TextEncoder().encode("data: x\n\n"));
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  for await (const event of readSse(body)) {
+    assert.equal(event.data, "x");
+    break;
+  }
+  // Cancellation travels back through the decoding pipes asynchronously.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal(cancelled, true);
+});
+
+Deno.test("readSse throws the abort reason and cancels a silent body", async () => {
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode("data: first\n\n"));
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  const controller = new AbortController();
+  const seen: string[] = [];
+  await assert.rejects(async () => {
+    for await (const event of readSse(body, controller.signal)) {
+      seen.push(event.data);
+      controller.abort(new Error("client went away"));
+    }
+  }, /client went away/);
+  assert.deepEqual(seen, ["first"]);
+  assert.equal(cancelled, true);
+});
+
+Deno.test("readSse propagates a broken body as an error", async () => {
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode("data: a\n\n"));
+      controller.error(new Error("connection reset"));
+    },
+  });
+  await assert.rejects(() => collect(body), /connection reset/);
+});
