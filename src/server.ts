@@ -25,6 +25,8 @@ export interface RunningServer {
   firstKey?: string;
   /** Resolves when the server has stopped. */
   finished: Promise<void>;
+  /** Re-reads the config file now, as a file change or SIGHUP would. */
+  reload(): Promise<void>;
   /** Stops accepting, drains in-flight requests, and closes everything. */
   shutdown(): Promise<void>;
 }
@@ -129,7 +131,13 @@ export async function startServer(options: {
       await removeInstances(db.client, [identity.id]).catch(() => {});
       await db.close();
     })();
-  return { url: `http://${host}:${address.port}`, firstKey, finished: server.finished, shutdown };
+  return {
+    url: `http://${host}:${address.port}`,
+    firstKey,
+    finished: server.finished,
+    reload: watcher.reload,
+    shutdown,
+  };
 }
 
 /** Whether a process of this host is running (signal 0 probes without signalling). */

@@ -28,17 +28,18 @@ export interface StreamRelay {
   /** Collects produced text for estimation when no usage is reported. */
   collectText: (event: SseEvent) => void;
   outputText: () => string;
-  onEnd: (outcome: RelayOutcome) => void;
+  /** Settles the request; the stream closes only after it, so a finished stream is billed. */
+  onEnd: (outcome: RelayOutcome) => Promise<void>;
 }
 
 /** The client's response body for a stream relay. */
 export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
   let ended = false;
-  const end = (status: RelayOutcome["status"], reason?: string) => {
+  const end = async (status: RelayOutcome["status"], reason?: string) => {
     if (ended) return;
     ended = true;
     relay.exchange.finish();
-    relay.onEnd({ status, reason, usage: relay.tap.usage(), outputText: relay.outputText() });
+    await relay.onEnd({ status, reason, usage: relay.tap.usage(), outputText: relay.outputText() });
   };
   const encode = (event: SseEvent): string => {
     relay.tap.observe(event);
@@ -61,8 +62,8 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
             "stream event",
           );
           if (step.done) {
+            await end("ok");
             controller.close();
-            end("ok");
             return;
           }
           const text = encode(step.value);
@@ -71,7 +72,7 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
       } catch (error) {
         if (ended) return;
         const failure = error instanceof UpstreamFailure ? error : undefined;
-        if (failure?.kind === "client_gone") return end("aborted", failure.message);
+        if (failure?.kind === "client_gone") return await end("aborted", failure.message);
         const gatewayError = failure?.kind === "timeout"
           ? new GatewayError(
             504,
@@ -85,15 +86,15 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
           );
         const events = streamErrorEvents(relay.entry, gatewayError, relay.requestId);
         controller.enqueue(ENCODER.encode(events.map(encodeSse).join("")));
-        controller.close();
         relay.exchange.abort(new UpstreamFailure("network", gatewayError.message));
-        end("failed", gatewayError.message);
+        await end("failed", gatewayError.message);
+        controller.close();
       }
     },
-    cancel() {
+    async cancel() {
       relay.exchange.abort(new UpstreamFailure("client_gone", "The client disconnected."));
       void relay.events.return?.();
-      end("aborted", "The client disconnected mid-stream.");
+      await end("aborted", "The client disconnected mid-stream.");
     },
   });
 }

@@ -135,7 +135,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       collectText: collector.observe,
       outputText: collector.text,
       onEnd: (outcome) =>
-        void settle(outcome, served.attempts, channelName, served.attempt.upstreamModel),
+        settle(outcome, served.attempts, channelName, served.attempt.upstreamModel),
     });
     return new Response(stream, {
       status: 200,
