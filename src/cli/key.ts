@@ -1,13 +1,7 @@
 /** `tollgate key ...`: create (showing the secret once), list, disable, enable and revoke keys. */
-import { generateKeyId, generateKeySecret, hashKeySecret, keyPrefix } from "../auth/keys.ts";
+import { issueKey } from "../auth/issue_key.ts";
 import { findAccountByName } from "../db/accounts.ts";
-import {
-  createKey,
-  type KeyWithAccountName,
-  listKeys,
-  revokeKey,
-  setKeyEnabled,
-} from "../db/keys.ts";
+import { type KeyWithAccountName, listKeys, revokeKey, setKeyEnabled } from "../db/keys.ts";
 import {
   type CliContext,
   CONFIG_OPTION,
@@ -77,38 +71,36 @@ async function createCommand(args: string[], ctx: CliContext): Promise<number> {
     ? null
     : parseCidrListArg(values["allow-ip"], "--allow-ip", KEY_USAGE);
 
-  const secret = generateKeySecret();
-  const key = await withDatabase(ctx, values.config, async ({ db, config, configPath }) => {
-    if (!(group in config.groups)) {
-      const known = Object.keys(config.groups).map((name) => `"${name}"`).join(", ");
-      throw userError(
-        `Creating key failed: group "${group}" is not defined in "${configPath}"; ` +
-          (known ? `use one of ${known} or add [groups.${group}].` : `add [groups.${group}].`),
-      );
-    }
-    const account = await findAccountByName(db.kysely, accountName);
-    if (account === undefined) {
-      throw userError(
-        `Creating key failed: account "${accountName}" does not exist; ` +
-          `create it with "tollgate account create ${accountName}".`,
-      );
-    }
-    return await createKey(db.kysely, {
-      id: generateKeyId(),
-      hash: await hashKeySecret(secret),
-      prefix: keyPrefix(secret),
-      account_id: account.id,
-      group_name: group,
-      name: values.name ?? null,
-      enabled: 1,
-      revoked: 0,
-      expires_at: expiresAt,
-      quota_tokens: quota,
-      models: models === null ? null : JSON.stringify(models),
-      allow_ips: allowIps === null ? null : JSON.stringify(allowIps),
-      created_at: ctx.now(),
-    });
-  });
+  const { key, secret } = await withDatabase(
+    ctx,
+    values.config,
+    async ({ db, config, configPath }) => {
+      if (!(group in config.groups)) {
+        const known = Object.keys(config.groups).map((name) => `"${name}"`).join(", ");
+        throw userError(
+          `Creating key failed: group "${group}" is not defined in "${configPath}"; ` +
+            (known ? `use one of ${known} or add [groups.${group}].` : `add [groups.${group}].`),
+        );
+      }
+      const account = await findAccountByName(db.kysely, accountName);
+      if (account === undefined) {
+        throw userError(
+          `Creating key failed: account "${accountName}" does not exist; ` +
+            `create it with "tollgate account create ${accountName}".`,
+        );
+      }
+      return await issueKey(db.kysely, {
+        accountId: account.id,
+        group,
+        name: values.name ?? null,
+        quotaTokens: quota,
+        expiresAt,
+        models,
+        allowIps,
+        createdAt: ctx.now(),
+      });
+    },
+  );
 
   if (values.json) {
     printJson(ctx.io, {
@@ -168,7 +160,8 @@ async function listCommand(args: string[], ctx: CliContext): Promise<number> {
       "PREFIX",
       "STATUS",
       "EXPIRES",
-      "TOKENS",
+      "USED_TOKENS",
+      "LEFT_TOKENS",
       "MODELS",
       "ALLOW_IPS",
     ],
@@ -180,7 +173,10 @@ async function listCommand(args: string[], ctx: CliContext): Promise<number> {
       `${key.prefix}...`,
       keyStatus(key, now),
       isoOrNull(key.expires_at) ?? "never",
-      key.quota_tokens === null ? `${key.used_tokens}` : `${key.used_tokens}/${key.quota_tokens}`,
+      String(key.used_tokens),
+      key.quota_tokens === null
+        ? "no quota"
+        : String(Math.max(0, key.quota_tokens - key.used_tokens)),
       parseJsonList(key.models)?.join(",") ?? "all",
       parseJsonList(key.allow_ips)?.join(",") ?? "any",
     ]),

@@ -10,6 +10,7 @@ import {
   parseCommandArgs,
 } from "./context.ts";
 import { KEY_USAGE, runKeyCommand } from "./key.ts";
+import { runUsageCommand, USAGE_USAGE } from "./usage.ts";
 import { CliError, type CliIo, consoleIo, usageError } from "./output.ts";
 
 export type { CliDeps, ServeCommand } from "./context.ts";
@@ -23,12 +24,12 @@ interface Command {
 
 const SERVE_USAGE = "tollgate serve [--config PATH]              (the default command)";
 
-// `usage` is added here by whoever implements it, with its usage lines.
 const COMMANDS: Readonly<Record<string, Command>> = {
   serve: { usage: SERVE_USAGE, run: runServeCommand },
   config: { usage: CONFIG_USAGE, run: runConfigCommand },
   account: { usage: ACCOUNT_USAGE, run: runAccountCommand },
   key: { usage: KEY_USAGE, run: runKeyCommand },
+  usage: { usage: USAGE_USAGE, run: runUsageCommand },
 };
 
 /** The usage lines of every command. */
