@@ -93,7 +93,7 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
     },
     async cancel() {
       relay.exchange.abort(new UpstreamFailure("client_gone", "The client disconnected."));
-      void relay.events.return?.();
+      void relay.events.return?.(undefined);
       await end("aborted", "The client disconnected mid-stream.");
     },
   });
