@@ -1,0 +1,129 @@
+/**
+ * Crash: a real `tollgate serve` process killed with SIGKILL during streams. After a
+ * restart no hold remains, no settled row is lost, and balances equal the ledger.
+ */
+import assert from "node:assert/strict";
+import { issueKey } from "../src/auth/issue_key.ts";
+import { createAccount } from "../src/db/accounts.ts";
+import { openDatabase } from "../src/db/database.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { readSse } from "../src/upstream/sse.ts";
+import { chatBody, PRICED_MODEL, waitUntil } from "./accounting_support.ts";
+import { startFakeUpstream } from "./fakes/upstream.ts";
+import { channel, configWith, databaseSection } from "./harness.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+/** Starts `tollgate serve` as a child process and reads its address from stdout. */
+async function spawnServer(configPath: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-no-legacy-abort", MAIN, "serve", "--config", configPath],
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let output = "";
+  for (;;) {
+    const { done, value } = await lines.read();
+    if (done) throw new Error(`server exited before listening: ${output}`);
+    output += value;
+    const match = /listening on (http:\/\/\S+)/.exec(output);
+    if (match) {
+      // Keep draining stdout so the child never blocks on a full pipe.
+      void (async () => {
+        while (!(await lines.read()).done);
+      })().catch(() => {});
+      return { child, url: match[1]! };
+    }
+  }
+}
+
+Deno.test("invariant: a crash loses no settled row and leaves no hold behind after restart", async () => {
+  const fake = await startFakeUpstream({ name: "up" });
+  const dir = await Deno.makeTempDir({ prefix: "tollgate_crash_" });
+  const configPath = `${dir}/config.toml`;
+  await Deno.writeTextFile(
+    configPath,
+    `[server]\nlisten = "127.0.0.1:0"\n${databaseSection(dir)}\n` +
+      configWith(
+        channel({ name: "up", protocol: "chat", baseUrl: fake.url, models: ["priced"] }),
+        PRICED_MODEL,
+      ),
+  );
+  const db = await openDatabase(`file:${dir}/tollgate.db`);
+  const streams: ReadableStream<Uint8Array>[] = [];
+  let server: Awaited<ReturnType<typeof spawnServer>> | undefined;
+  try {
+    await migrate(db.client);
+    const account = (await createAccount(db.kysely, {
+      name: "crash",
+      balanceMicros: 1_000_000,
+      unlimited: false,
+      createdAt: Date.now(),
+    }))!;
+    const { secret } = await issueKey(db.kysely, {
+      accountId: account.id,
+      group: "default",
+      createdAt: 0,
+    });
+    const post = (url: string, body: unknown) =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+
+    server = await spawnServer(configPath);
+    const settled = await post(server.url, chatBody("settled before the crash"));
+    assert.equal(settled.status, 200);
+    await settled.text();
+
+    // Three streams get their first chunks, then the upstream stalls: holds are in place.
+    const gate = Promise.withResolvers<void>();
+    fake.setBehaviour({ gate: gate.promise, gateAfter: 2 });
+    for (let i = 0; i < 3; i++) {
+      const response = await post(server.url, chatBody(`stream ${i} words`, { stream: true }));
+      const events = readSse(response.body!)[Symbol.asyncIterator]();
+      assert.equal((await events.next()).done, false);
+      streams.push(response.body!);
+    }
+    const holdsBefore = await db.client.execute("SELECT COUNT(*) AS n FROM holds");
+    assert.equal(Number(holdsBefore.rows[0]!.n), 3);
+
+    server.child.kill("SIGKILL");
+    await server.child.status;
+    gate.resolve();
+
+    server = await spawnServer(configPath);
+    const holds = await db.client.execute("SELECT COUNT(*) AS n FROM holds");
+    assert.equal(Number(holds.rows[0]!.n), 0);
+    const rows = await db.kysely.selectFrom("ledger").selectAll().execute();
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]!.status, "ok");
+    const after = await db.kysely.selectFrom("accounts").selectAll().where("id", "=", account.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(after.held_micros, 0);
+    assert.equal(after.balance_micros, 1_000_000 - rows[0]!.cost_micros);
+    const key = await db.kysely.selectFrom("api_keys").select("held_tokens")
+      .executeTakeFirstOrThrow();
+    assert.equal(key.held_tokens, 0);
+
+    // The restarted server serves and settles as before.
+    const again = await post(server.url, chatBody("after the restart"));
+    assert.equal(again.status, 200);
+    await again.text();
+    await waitUntil(
+      async () => (await db.kysely.selectFrom("ledger").selectAll().execute()).length === 2,
+      "a second row",
+    );
+  } finally {
+    for (const stream of streams) await stream.cancel().catch(() => {});
+    if (server) {
+      server.child.kill("SIGTERM");
+      await server.child.status;
+    }
+    await db.close();
+    await fake.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
