@@ -78,26 +78,34 @@ export async function callUpstream(
   };
   if (clientSignal.aborted) onClientGone();
 
-  const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const failure = new UpstreamFailure(
-          "timeout",
-          `The upstream sent no ${what} within ${ms} ms.`,
-        );
-        abort(failure);
-        reject(failure);
-      }, ms);
-    });
-    const aborted = new Promise<never>((_, reject) => {
-      if (controller.signal.aborted) reject(controller.signal.reason);
-      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), {
-        once: true,
+  // One timer and one abort listener per wait, both removed when the wait ends:
+  // a long stream waits once per event and must not pile them up.
+  const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const signal = controller.signal;
+      if (signal.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        cleanup();
+        reject(signal.reason);
+      };
+      const timer = setTimeout(
+        () =>
+          abort(new UpstreamFailure("timeout", `The upstream sent no ${what} within ${ms} ms.`)),
+        ms,
+      );
+      const cleanup = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      promise.then((value) => {
+        cleanup();
+        resolve(value);
+      }, (error) => {
+        cleanup();
+        reject(error);
       });
     });
-    return Promise.race([promise, timeout, aborted]).finally(() => clearTimeout(timer));
-  };
 
   try {
     const response = await within(send(controller.signal), timeouts.first_byte, "response headers")
