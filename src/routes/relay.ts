@@ -15,7 +15,7 @@ import { type Usage, usageFor } from "../protocols/usage.ts";
 import { sendWithFailover } from "../relay/failover.ts";
 import type { RelayOutcome } from "../relay/outcome.ts";
 import { relayStream } from "../relay/stream.ts";
-import type { Router } from "../routing/router.ts";
+import type { Attempt, Router } from "../routing/router.ts";
 import { passthrough, passthroughRequest } from "../translate/passthrough.ts";
 import type { SendOptions } from "../upstream/send.ts";
 import type { Send } from "../upstream/call.ts";
@@ -49,6 +49,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       maxOutputTokens: request.maxOutputTokens,
     });
 
+    const timeoutsOf = (attempt: Attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts });
     const clientWantsUsage =
       (request.body.stream_options as { include_usage?: unknown } | undefined)
         ?.include_usage === true;
@@ -57,7 +58,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       entry,
       stream: request.stream,
       clientSignal: c.req.raw.signal,
-      timeoutsOf: (attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts }),
+      timeoutsOf,
       send: (attempt) =>
         deps.sender({
           attempt,
@@ -129,7 +130,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       exchange: served.exchange,
       events: served.stream!.events,
       first: served.stream!.first,
-      idleMs: { ...config.timeouts, ...served.attempt.channel.timeouts }.idle,
+      idleMs: timeoutsOf(served.attempt).idle,
       translator: translation.stream(),
       tap: usageFor(upstreamProtocol).createUsageTap(),
       collectText: collector.observe,
