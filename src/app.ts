@@ -14,6 +14,7 @@ import { countTokensRoute } from "./routes/count_tokens.ts";
 import { listModels, retrieveModel } from "./routes/models.ts";
 import { pathNotFound } from "./routes/not_found.ts";
 import { relayRoute } from "./routes/relay.ts";
+import { bodyTooLarge, declaredBodySize } from "./relay/body.ts";
 import { createRouter } from "./routing/router.ts";
 import { createSender } from "./upstream/send.ts";
 import type { MiddlewareHandler } from "hono";
@@ -42,6 +43,15 @@ function exposed(entry: EntryProtocol): MiddlewareHandler<AppEnv> {
         }.`,
       );
     }
+    await next();
+  };
+}
+
+/** 413 before authentication for a body whose declared size is over the limit (design.md's flow). */
+function bodyLimit(): MiddlewareHandler<AppEnv> {
+  return async function bodyLimit(c, next) {
+    const limit = c.get("snapshot").config.server.max_body_bytes;
+    if (declaredBodySize(c.req.raw) > limit) throw bodyTooLarge(limit);
     await next();
   };
 }
@@ -77,6 +87,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.get("/v1/models", auth, listModels(router));
   app.get("/v1/models/:id", auth, retrieveModel(router));
+  app.use("/v1/*", bodyLimit());
   app.post("/v1/chat/completions", exposed("chat"), auth, relayRoute("chat", relayDeps));
   app.post("/v1/responses", exposed("responses"), auth, relayRoute("responses", relayDeps));
   app.post("/v1/messages", exposed("messages"), auth, relayRoute("messages", relayDeps));

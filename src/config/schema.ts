@@ -62,7 +62,13 @@ export const ChannelSchema = z.strictObject({
   weight: z.number().int().positive().default(1),
   model_map: z.record(z.string(), z.string()).default({}),
   headers: z.record(z.string(), z.string()).default({}),
-  timeouts: TimeoutsSchema.partial().default({}),
+  // No defaults here: a channel overrides only the timeouts it names.
+  timeouts: z.strictObject({
+    connect: positiveInt.optional(),
+    first_byte: positiveInt.optional(),
+    idle: positiveInt.optional(),
+    total: positiveInt.optional(),
+  }).default({}),
 });
 /** One upstream channel: where requests for its models may be sent. */
 export type ChannelConfig = z.infer<typeof ChannelSchema>;

@@ -119,6 +119,12 @@ export function watchConfigFile(
     }
     // Saving without changes, or an editor's extra events, should not bump the version.
     if (text === appliedText || closed) return;
+    // An editor that truncates before writing shows an empty file for a moment;
+    // serving "no channels" from it would fail every request.
+    if (text.trim() === "") {
+      report(new ConfigError(path, ["(file): the file is empty; the previous config stays"]));
+      return;
+    }
     let config: Config;
     try {
       config = parseConfigText(text, env, path);

@@ -9,14 +9,8 @@ export interface JsonBody {
 
 /** The parsed JSON body; 413 past `maxBytes`, 400 `bad_request_body` if it is not JSON. */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<JsonBody> {
-  const tooLarge = () =>
-    new GatewayError(
-      413,
-      "request_too_large",
-      `Request body is too large: the limit is ${maxBytes} bytes. Shorten the conversation or ask the operator to raise server.max_body_bytes.`,
-    );
-  const declared = Number(request.headers.get("content-length") ?? NaN);
-  if (declared > maxBytes) throw tooLarge();
+  const tooLarge = () => bodyTooLarge(maxBytes);
+  if (declaredBodySize(request) > maxBytes) throw tooLarge();
   if (!request.body) throw badBody("the body is empty");
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -44,6 +38,20 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   } catch (error) {
     throw badBody(error instanceof SyntaxError ? error.message : "it does not parse");
   }
+}
+
+/** The 413 for a body over the limit. */
+export function bodyTooLarge(maxBytes: number): GatewayError {
+  return new GatewayError(
+    413,
+    "request_too_large",
+    `Request body is too large: the limit is ${maxBytes} bytes. Shorten the conversation or ask the operator to raise server.max_body_bytes.`,
+  );
+}
+
+/** The size a request declares in Content-Length, or NaN. */
+export function declaredBodySize(request: Request): number {
+  return Number(request.headers.get("content-length") ?? NaN);
 }
 
 function badBody(why: string): GatewayError {

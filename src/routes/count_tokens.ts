@@ -6,6 +6,7 @@
 import type { Handler } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import { estimateUsage } from "../billing/estimate.ts";
+import { GatewayError } from "../errors.ts";
 import { parseCountTokensRequest } from "../protocols/request.ts";
 import { sendWithFailover } from "../relay/failover.ts";
 import { readJsonBody } from "../relay/body.ts";
@@ -26,13 +27,33 @@ function messagesChannelsOf(plan: RoutePlan): RoutePlan {
   };
 }
 
+/** The local estimate, in the shape the messages API answers count_tokens with. */
+function estimate(body: Record<string, unknown>): { input_tokens: number } {
+  return { input_tokens: estimateUsage("messages", body, "").input_tokens };
+}
+
+/** The plan, or undefined when the model is served but by no messages channel: then estimate. */
+function planOrEstimate(plan: () => RoutePlan): RoutePlan | undefined {
+  try {
+    return plan();
+  } catch (error) {
+    if (error instanceof GatewayError && error.code === "channel:no_available_key") {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
 /** The count_tokens handler. */
 export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<AppEnv> {
   return async function countTokens(c) {
     const { config } = c.get("snapshot");
     const body = await readJsonBody(c.req.raw, config.server.max_body_bytes);
     const request = parseCountTokensRequest(body.value);
-    const plan = deps.router.plan(config, c.get("principal"), request.model, "messages");
+    const plan = planOrEstimate(
+      () => deps.router.plan(config, c.get("principal"), request.model, "messages"),
+    );
+    if (!plan) return c.json(estimate(request.body));
     const result = await sendWithFailover({
       plan: messagesChannelsOf(plan),
       entry: "messages",
@@ -55,7 +76,6 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<A
       return c.body(result.served.body!.text, 200, { "content-type": "application/json" });
     }
     if (result.attempts > 0) throw result.error;
-    const { input_tokens } = estimateUsage("messages", request.body, "");
-    return c.json({ input_tokens });
+    return c.json(estimate(request.body));
   };
 }

@@ -19,7 +19,7 @@ export function diagnosePath(path: string, method: string): string {
     return `${unknown} It repeats "/v1": the client adds "/v1" to a base URL that already ends in "/v1". Messages-protocol clients (Claude Code, the Anthropic SDK) take the base URL without "/v1".`;
   }
   for (const endpoint of ENDPOINTS) {
-    if (path.includes(`${endpoint}${endpoint}`)) {
+    if (path.split(endpoint).length > 2) {
       return `${unknown} It repeats "${endpoint}": the base URL already contains the endpoint path. Set the base URL to the gateway root plus "/v1" and let the client add "${endpoint}".`;
     }
   }
