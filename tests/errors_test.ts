@@ -453,6 +453,16 @@ Deno.test("errors: a body over max_body_bytes is 413 request_too_large", () =>
     assert.equal(small.status, 200, await small.text());
   }));
 
+Deno.test("errors: an oversized body is 413 before the key is even checked", () =>
+  withScope(async (s) => {
+    const gateway = await echoGateway(s, "", "[server]\nmax_body_bytes = 1000\n");
+    await assertOpenAiError(
+      await postNoKey(gateway, CHAT, chatBody("echo", "x".repeat(2000))),
+      413,
+      "request_too_large",
+    );
+  }));
+
 // --- upstream failures -------------------------------------------------------------------
 
 Deno.test("errors: an upstream 400 is relayed with its status and message", () =>

@@ -120,3 +120,14 @@ Deno.test("reload: the file watcher picks up a rewritten config by itself", () =
     }
     assert.deepEqual(ids, ["echo", "watched"], `after ${tries} tries`);
   }));
+
+Deno.test("reload: an emptied config file is rejected and the previous config stays", () =>
+  withScope(async (s) => {
+    const a = await s.fake({ name: "a" });
+    const gateway = await s.gateway(routeTo("a", a.url));
+    const { secret } = await gateway.createKey();
+    await Deno.writeTextFile(gateway.configPath, "");
+    await gateway.server.reload();
+    assert.deepEqual(await modelIds(gateway, secret), ["m"]);
+    assert.equal(await askText(gateway, secret, CHAT, chatBody("m")), fakeSays("a"));
+  }));

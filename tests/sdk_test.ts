@@ -293,6 +293,19 @@ Deno.test("sdk: anthropic countTokens is estimated when the model has only an ec
     assert.equal(fake.requests.length, 0, "no upstream is asked to count for an echo model");
   }));
 
+Deno.test("sdk: anthropic countTokens is estimated when the model has no messages channel", () =>
+  withScope(async (s) => {
+    const fake = await s.fake({ name: "delta" });
+    const gateway = await s.gateway(configWith(
+      channel({ name: "delta", protocol: "chat", baseUrl: fake.url, models: ["gpt"] }),
+    ));
+    const { secret } = await gateway.createKey();
+    const { client } = anthropicClient(gateway, secret, "x-api-key");
+    const count = await client.messages.countTokens({ model: "gpt", messages });
+    assert.equal(count.input_tokens, countPromptTokens(promptText("messages", { messages })));
+    assert.equal(fake.requests.length, 0, "a chat upstream cannot count messages tokens");
+  }));
+
 Deno.test("sdk: a stream broken mid-way raises an error in both SDKs", () =>
   withScope(async (s) => {
     const fake = await s.fake({ name: "broken", behaviour: { breakAfter: 3 } });
