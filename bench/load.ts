@@ -41,7 +41,8 @@ const DECODER = new TextDecoder();
 export function percentiles(values: number[]): Percentiles {
   if (values.length === 0) return { p50: 0, p99: 0, mean: 0 };
   const sorted = Float64Array.from(values).sort();
-  const rank = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+  const rank = (p: number) =>
+    sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
   const mean = sorted.reduce((sum, v) => sum + v, 0) / sorted.length;
   return { p50: rank(0.5), p99: rank(0.99), mean };
 }

@@ -1,0 +1,109 @@
+/**
+ * Starting the bench's servers as child processes (so they do not share the load
+ * generator's event loop) and reading their CPU time from /proc.
+ */
+
+/** A running child server. */
+export interface ChildServer {
+  name: string;
+  pid: number;
+  /** Its ready line: at least `url`. */
+  ready: { url: string } & Record<string, unknown>;
+  stop(): Promise<void>;
+}
+
+const ROOT = new URL("..", import.meta.url);
+
+/** Spawns `deno run -A [flags] bench/<script> args` and waits for its ready line. */
+export async function startChild(
+  name: string,
+  script: string,
+  args: string[],
+  flags: string[] = [],
+): Promise<ChildServer> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ...flags, new URL(`bench/${script}`, ROOT).pathname, ...args],
+    cwd: ROOT.pathname,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  const firstLine = (async () => {
+    while (!buffered.includes("\n")) {
+      const { done, value } = await lines.read();
+      if (done) throw new Error(`The ${name} process exited before it was ready.`);
+      buffered += value;
+    }
+    return buffered.slice(0, buffered.indexOf("\n"));
+  })();
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`The ${name} process was not ready in 60 s.`)), 60_000)
+  );
+  let ready: ChildServer["ready"];
+  try {
+    ready = JSON.parse(await Promise.race([firstLine, timeout]));
+  } catch (error) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+    throw error;
+  }
+  // Keep draining stdout so a chatty child never blocks on a full pipe.
+  (async () => {
+    while (!(await lines.read()).done) { /* discard */ }
+  })().catch(() => {});
+  return {
+    name,
+    pid: child.pid,
+    ready,
+    async stop() {
+      await child.stdin.close().catch(() => {});
+      const exited = await Promise.race([
+        child.status.then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000)),
+      ]);
+      if (!exited) {
+        child.kill("SIGKILL");
+        await child.status;
+      }
+    },
+  };
+}
+
+let ticksPerSecond: number | undefined;
+
+/** CPU time (user + system, all threads) a process has used, in ms; undefined without /proc. */
+export async function cpuMillis(pid: number): Promise<number | undefined> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15)
+    ticksPerSecond ??= await clockTicks();
+    return (ticks * 1000) / ticksPerSecond;
+  } catch {
+    return undefined;
+  }
+}
+
+async function clockTicks(): Promise<number> {
+  try {
+    const { stdout } = await new Deno.Command("getconf", { args: ["CLK_TCK"] }).output();
+    return Number(new TextDecoder().decode(stdout).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+/** A short description of the machine: CPU model and core count. */
+export async function machine(): Promise<{ cpu: string; cores: number; os: string }> {
+  let cpu = "unknown CPU";
+  try {
+    const info = await Deno.readTextFile("/proc/cpuinfo");
+    cpu = /model name\s*:\s*(.+)/.exec(info)?.[1]?.trim() ?? cpu;
+  } catch { /* not Linux */ }
+  return { cpu, cores: navigator.hardwareConcurrency, os: `${Deno.build.os} ${Deno.build.arch}` };
+}

@@ -1,0 +1,182 @@
+/** The bench's arithmetic and its printed tables: derived figures, target ratios, layout. */
+import type { LoadResult } from "./load.ts";
+
+/** The phases every target runs; `cN` is the loaded concurrency of the settings. */
+export type PhaseKey = "chat_c1" | "chat_cN" | "stream_c1" | "stream_cN";
+
+/** One phase's measurements plus the serving process's CPU time during it. */
+export type PhaseResult = LoadResult & {
+  concurrency: number;
+  stream: boolean;
+  /** CPU time (ms) the serving process used during the phase; undefined without /proc. */
+  cpuMs?: number;
+  /** `cpuMs` per completed request, in µs. */
+  cpuMicrosPerRequest?: number;
+};
+
+/** Every phase of one target. */
+export interface TargetResults {
+  target: string;
+  phases: Partial<Record<PhaseKey, PhaseResult>>;
+}
+
+/** A figure the performance targets are stated in. */
+export interface Ratio {
+  name: string;
+  value: number;
+  target: string;
+  met: boolean;
+}
+
+/** What the report prints (the `--json` object has the same fields). */
+export interface Report {
+  date: string;
+  machine: { cpu: string; cores: number; os: string };
+  deno: string;
+  settings: {
+    duration: number;
+    warmup: number;
+    concurrency: number;
+    streamConcurrency: number;
+    chunks: number;
+  };
+  results: TargetResults[];
+  ratios: Ratio[];
+}
+
+function phase(results: TargetResults[], target: string, key: PhaseKey): PhaseResult {
+  const found = results.find((r) => r.target === target)?.phases[key];
+  if (!found) throw new Error(`No ${key} result for ${target}.`);
+  return found;
+}
+
+/** The ratios of the targets: throughput vs the bare proxy, added latency, accounting cost. */
+export function ratios(results: TargetResults[]): Ratio[] {
+  const rps = (target: string, key: PhaseKey) => phase(results, target, key).requestsPerSecond;
+  const p50 = (target: string) => phase(results, target, "chat_c1").latency.p50;
+  const added = (target: string) => p50(target) - p50("direct");
+  const out: Ratio[] = [];
+  for (const kind of ["unpriced", "priced"]) {
+    const tollgate = `tollgate ${kind}`;
+    for (const key of ["chat_cN", "stream_cN"] as const) {
+      const value = rps(tollgate, key) / rps("bare proxy", key);
+      out.push({
+        name: `throughput ${tollgate} / bare proxy (${key === "chat_cN" ? "chat" : "streams"})`,
+        value,
+        target: ">= 0.8",
+        met: value >= 0.8,
+      });
+    }
+    const value = added(tollgate) / added("bare proxy");
+    out.push({
+      name: `added p50 ${tollgate} / bare proxy (chat, concurrency 1)`,
+      value,
+      target: "<= 1.5",
+      met: value <= 1.5,
+    });
+  }
+  for (const key of ["chat_cN", "stream_cN"] as const) {
+    const value = 1 - rps("tollgate priced", key) / rps("tollgate unpriced", key);
+    out.push({
+      name: `accounting cost 1 - priced / unpriced (${key === "chat_cN" ? "chat" : "streams"})`,
+      value,
+      target: "< 0.15",
+      met: value < 0.15,
+    });
+  }
+  return out;
+}
+
+/** CPU microseconds of the serving process per request of a phase (per chunk with `chunks`). */
+export function cpuMicrosPer(result: PhaseResult, chunks = 1): number | undefined {
+  if (result.cpuMs === undefined || result.requests === 0) return undefined;
+  return (result.cpuMs * 1000) / (result.requests * chunks);
+}
+
+const ms = (value: number) => value.toFixed(2);
+const opt = (value: number | undefined, digits = 0) =>
+  value === undefined ? "n/a" : value.toFixed(digits);
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .join("  ");
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+}
+
+/** Prints the report as readable tables on stdout. */
+export function printReport(report: Report): void {
+  const { settings, results } = report;
+  const direct = (key: PhaseKey) => phase(results, "direct", key);
+  const errors = (r: PhaseResult) => (r.errors > 0 ? ` (${r.errors} errors)` : "");
+  const out: string[] = [];
+  out.push(
+    `tollgate bench, ${report.date}`,
+    `${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.os}, deno ${report.deno}`,
+    `${settings.duration} s per phase, ${settings.warmup} s warm-up per target, ` +
+      `${settings.chunks}-chunk streams`,
+    "",
+  );
+  for (
+    const [key, title] of [["chat_c1", "concurrency 1"], [
+      "chat_cN",
+      "concurrency " + settings.concurrency,
+    ]] as const
+  ) {
+    out.push(`Non-stream chat, ${title}`);
+    out.push(table(
+      ["target", "req/s", "p50 ms", "p99 ms", "added p50", "added p99", "server CPU µs/req"],
+      results.map((r) => {
+        const result = r.phases[key]!;
+        const base = direct(key);
+        return [
+          r.target,
+          result.requestsPerSecond.toFixed(0) + errors(result),
+          ms(result.latency.p50),
+          ms(result.latency.p99),
+          r.target === "direct" ? "-" : ms(result.latency.p50 - base.latency.p50),
+          r.target === "direct" ? "-" : ms(result.latency.p99 - base.latency.p99),
+          opt(cpuMicrosPer(result)),
+        ];
+      }),
+    ));
+    out.push("");
+  }
+  out.push(`Streams of ${settings.chunks} chunks`);
+  out.push(table(
+    [
+      "target",
+      "TTFB p50 c1",
+      "TTFB p99 c1",
+      "stream p50 c1",
+      `req/s c${settings.streamConcurrency}`,
+      `TTFB p50 c${settings.streamConcurrency}`,
+      "server CPU µs/chunk",
+    ],
+    results.map((r) => {
+      const one = r.phases.stream_c1!;
+      const loaded = r.phases.stream_cN!;
+      return [
+        r.target,
+        ms(one.ttfb!.p50),
+        ms(one.ttfb!.p99),
+        ms(one.latency.p50),
+        loaded.requestsPerSecond.toFixed(0) + errors(loaded) + errors(one),
+        ms(loaded.ttfb!.p50),
+        opt(cpuMicrosPer(loaded, settings.chunks), 1),
+      ];
+    }),
+  ));
+  out.push(
+    "(times in ms; 'direct' server CPU is the fake upstream's own; CPU per chunk is taken " +
+      `at concurrency ${settings.streamConcurrency})`,
+    "",
+    "Targets",
+  );
+  out.push(table(
+    ["figure", "value", "target", "status"],
+    report.ratios.map((r) => [r.name, r.value.toFixed(2), r.target, r.met ? "met" : "MISSED"]),
+  ));
+  console.log(out.join("\n"));
+}
