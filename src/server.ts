@@ -15,6 +15,7 @@ import { type Db, openDatabase } from "./db/database.ts";
 import { removeInstances } from "./db/instances.ts";
 import { countKeys } from "./db/keys.ts";
 import { migrate } from "./db/migrate.ts";
+import { createWriteQueue } from "./db/write_queue.ts";
 import { describeError, type Logger } from "./log.ts";
 
 /** A running gateway. */
@@ -105,7 +106,11 @@ export async function startServer(options: {
   const app = createApp({
     config: store,
     lookupKey: databaseKeyLookup(db),
-    accounting: createLedgerAccounting({ db, instanceId: identity.id, now }),
+    accounting: createLedgerAccounting({
+      write: createWriteQueue(db.client),
+      instanceId: identity.id,
+      now,
+    }),
     log,
     now,
   });

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
 import { readSse } from "../src/upstream/sse.ts";
 import { takeHold } from "../src/db/holds.ts";
+import { directWrite } from "../src/db/write_queue.ts";
 import { recoverHolds } from "../src/billing/recovery.ts";
 import { chatBody, startPricedGateway, waitUntil } from "./accounting_support.ts";
 import { channel, configWith, startGateway } from "./harness.ts";
@@ -331,7 +332,7 @@ Deno.test("accounting: an expired hold is released by recovery, a live one stays
     const accountId = (await gateway.account(account)).id;
     const now = 1_000_000;
     const hold = (holdId: string, expiresAt: number) =>
-      takeHold(gateway.db.client, {
+      takeHold(directWrite(gateway.db.client), {
         id: holdId,
         instanceId: "inst_test",
         accountId,

@@ -28,7 +28,7 @@ export function authenticate(options: {
         "Missing API key: send it as `Authorization: Bearer <key>` or as `x-api-key: <key>`.",
       );
     }
-    const key = await options.lookup(await hashKeySecret(secret));
+    const key = await options.lookup(hashKeySecret(secret));
     const { config } = c.get("snapshot");
     checkKeyState(key, options.now());
     if (!(key.group in config.groups)) {

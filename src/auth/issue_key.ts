@@ -24,7 +24,7 @@ export async function issueKey(
   const secret = generateKeySecret();
   const key = await createKey(db, {
     id: generateKeyId(),
-    hash: await hashKeySecret(secret),
+    hash: hashKeySecret(secret),
     prefix: keyPrefix(secret),
     account_id: grant.accountId,
     group_name: grant.group,

@@ -33,9 +33,9 @@ Deno.test("randomBase62 uses the whole alphabet roughly evenly", () => {
   for (const [char, count] of counts) assert.ok(count > 800 && count < 1200, `${char}: ${count}`);
 });
 
-Deno.test("hashKeySecret is SHA-256 hex", async () => {
+Deno.test("hashKeySecret is SHA-256 hex", () => {
   assert.equal(
-    await hashKeySecret("abc"),
+    hashKeySecret("abc"),
     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
   );
 });

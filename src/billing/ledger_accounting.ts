@@ -2,8 +2,8 @@
  * Accounting against the database: a hold of the worst-case cost before the upstream
  * call, and one settlement batch after it (ledger row, debit, key tokens, release).
  */
-import type { Db } from "../db/database.ts";
 import { settleHold, takeHold } from "../db/holds.ts";
+import type { Write } from "../db/write_queue.ts";
 import { GatewayError } from "../errors.ts";
 import type { Accounting, Admission, Hold, Settlement } from "./accounting.ts";
 import { formatUsd } from "./money.ts";
@@ -16,11 +16,11 @@ const HOLD_GRACE_MS = 60_000;
 
 /** Builds the database-backed accounting of one serving instance. */
 export function createLedgerAccounting(options: {
-  db: Db;
+  write: Write;
   instanceId: string;
   now: () => number;
 }): Accounting {
-  const { db, instanceId, now } = options;
+  const { write, instanceId, now } = options;
   return {
     async hold(admission: Admission): Promise<Hold> {
       const { config, principal } = admission;
@@ -36,9 +36,12 @@ export function createLedgerAccounting(options: {
         cached_tokens: 0,
         cache_write_tokens: 0,
       }, price);
-      const holdId = `hold_${crypto.randomUUID()}`;
       const startedAt = now();
-      const result = await takeHold(db.client, {
+      // Nothing to hold (free for this account, no key quota): skip the write.
+      const holdId = amountMicros === 0 && principal.quotaTokens === null
+        ? null
+        : `hold_${crypto.randomUUID()}`;
+      const result = holdId === null ? { ok: true as const } : await takeHold(write, {
         id: holdId,
         instanceId,
         accountId: principal.accountId,
@@ -70,7 +73,7 @@ export function createLedgerAccounting(options: {
       return {
         async settle(settlement: Settlement) {
           const { usage } = settlement;
-          await settleHold(db.client, {
+          await settleHold(write, {
             holdId,
             accountId: principal.accountId,
             keyId: principal.id,

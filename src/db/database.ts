@@ -13,7 +13,13 @@ export interface Db {
 
 /** Opens `file:` (embedded SQLite) or `libsql://`/`http(s)://` (libSQL server) URLs. */
 export async function openDatabase(url: string, authToken?: string): Promise<Db> {
-  const client = createClient({ url, authToken });
+  // One connection for a file: the pragmas below are per connection, and SQLite
+  // takes one writer at a time anyway.
+  const client = createClient({
+    url,
+    authToken,
+    concurrency: url.startsWith("file:") ? 1 : undefined,
+  });
   if (url.startsWith("file:")) {
     // WAL lets the CLI write while the server reads; NORMAL sync is durable
     // across a process crash (kill -9), which is what settlement must survive.

@@ -1,9 +1,11 @@
 /**
- * Holds and settlement as atomic batches. Each function is one batch, which the
- * embedded SQLite runs in one transaction without yielding and a libSQL server
- * runs as one transaction: concurrent requests can never both spend the same money.
+ * Holds and settlement as atomic batches. Each is one job of statements that runs in
+ * one transaction (possibly beside other jobs, see write_queue.ts), and each checks
+ * its conditions in SQL inside that transaction: concurrent requests can never both
+ * spend the same money.
  */
 import type { Client, InStatement } from "@libsql/client";
+import type { Write } from "./write_queue.ts";
 
 /** A hold to take: the worst-case cost and tokens of one request. */
 export interface NewHold {
@@ -24,13 +26,13 @@ export type HoldResult =
   | { ok: false; reason: "key_quota"; availableTokens: number };
 
 /** Takes a hold if the account's available balance and the key's quota both cover it. */
-export async function takeHold(client: Client, hold: NewHold): Promise<HoldResult> {
+export async function takeHold(write: Write, hold: NewHold): Promise<HoldResult> {
   const accountCovers =
     "SELECT 1 FROM accounts WHERE id = ? AND (unlimited = 1 OR balance_micros - held_micros >= ?)";
   const keyCovers =
     "SELECT 1 FROM api_keys WHERE id = ? AND (quota_tokens IS NULL OR quota_tokens - used_tokens - held_tokens >= ?)";
   const held = "EXISTS (SELECT 1 FROM holds WHERE id = ?)";
-  const results = await client.batch([
+  const results = await write([
     {
       sql:
         `INSERT INTO holds (id, instance_id, account_id, key_id, amount_micros, tokens, created_at, expires_at)
@@ -64,7 +66,7 @@ export async function takeHold(client: Client, hold: NewHold): Promise<HoldResul
             FROM accounts a, api_keys k WHERE a.id = ? AND k.id = ?`,
       args: [hold.accountId, hold.keyId],
     },
-  ], "write");
+  ]);
   if (results[0]?.rowsAffected === 1) return { ok: true };
   const row = results[3]?.rows[0];
   const availableMicros = Number(row?.available_micros ?? 0);
@@ -80,7 +82,8 @@ export async function takeHold(client: Client, hold: NewHold): Promise<HoldResul
 
 /** One request's ledger row and charges, settled against its hold. */
 export interface Settle {
-  holdId: string;
+  /** The request's hold, or null when it needed none (nothing to hold). */
+  holdId: string | null;
   accountId: number;
   keyId: string;
   requestId: string;
@@ -107,7 +110,7 @@ export interface Settle {
  * hold, in one batch. The debit never takes a balance below what other holds need
  * (nor below zero): the row records what was actually debited.
  */
-export async function settleHold(client: Client, s: Settle): Promise<void> {
+export async function settleHold(write: Write, s: Settle): Promise<void> {
   const holdAmount = "COALESCE((SELECT amount_micros FROM holds WHERE id = ?), 0)";
   const holdTokens = "COALESCE((SELECT tokens FROM holds WHERE id = ?), 0)";
   const statements: InStatement[] = [
@@ -146,23 +149,28 @@ export async function settleHold(client: Client, s: Settle): Promise<void> {
         s.accountId,
       ],
     },
-    {
+  ];
+  // Without a hold and a cost, the balance is untouched: skip the statement.
+  if (s.holdId !== null || s.costMicros > 0) {
+    statements.push({
       sql: `UPDATE accounts SET
               balance_micros = balance_micros -
                 CASE WHEN unlimited = 1 THEN 0 ELSE (SELECT cost_micros FROM ledger WHERE id = last_insert_rowid()) END,
               held_micros = held_micros - ${holdAmount}
             WHERE id = ?`,
       args: [s.holdId, s.accountId],
-    },
-    {
-      sql:
-        `UPDATE api_keys SET used_tokens = used_tokens + ?, held_tokens = held_tokens - ${holdTokens}
-            WHERE id = ?`,
-      args: [s.inputTokens + s.outputTokens, s.holdId, s.keyId],
-    },
-    { sql: "DELETE FROM holds WHERE id = ?", args: [s.holdId] },
-  ];
-  await client.batch(statements, "write");
+    });
+  }
+  statements.push({
+    sql:
+      `UPDATE api_keys SET used_tokens = used_tokens + ?, held_tokens = held_tokens - ${holdTokens}
+          WHERE id = ?`,
+    args: [s.inputTokens + s.outputTokens, s.holdId, s.keyId],
+  });
+  if (s.holdId !== null) {
+    statements.push({ sql: "DELETE FROM holds WHERE id = ?", args: [s.holdId] });
+  }
+  await write(statements);
 }
 
 /** Releases holds without charging them (expired, or left by a crashed server). */

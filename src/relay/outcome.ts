@@ -8,6 +8,6 @@ export interface RelayOutcome {
   reason?: string;
   /** The upstream's own usage report, if it sent one. */
   usage?: Usage;
-  /** Text the upstream produced, for estimating usage when it reported none. */
-  outputText: string;
+  /** Text the upstream produced, for estimating usage when it reported none (built on demand). */
+  outputText: () => string;
 }

@@ -39,7 +39,7 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
     if (ended) return;
     ended = true;
     relay.exchange.finish();
-    await relay.onEnd({ status, reason, usage: relay.tap.usage(), outputText: relay.outputText() });
+    await relay.onEnd({ status, reason, usage: relay.tap.usage(), outputText: relay.outputText });
   };
   const encode = (event: SseEvent): string => {
     relay.tap.observe(event);

@@ -90,12 +90,12 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
         attempts,
         channel,
         upstreamModel,
-        estimate: () => estimateUsage(entry, request.body, outcome.outputText),
+        estimate: () => estimateUsage(entry, request.body, outcome.outputText()),
       });
 
     if (!result.ok) {
       await settle(
-        { status: "failed", reason: result.error.message, outputText: "" },
+        { status: "failed", reason: result.error.message, outputText: () => "" },
         result.attempts,
         result.lastAttempt?.channel.name,
         result.lastAttempt?.upstreamModel,
@@ -112,7 +112,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       const usage = usageFor(upstreamProtocol).usageFromResponse(served.body.json);
       const collector = outputTextCollector(upstreamProtocol);
       await settle(
-        { status: "ok", usage, outputText: usage ? "" : collector.fromResponse(served.body.json) },
+        { status: "ok", usage, outputText: () => collector.fromResponse(served.body!.json) },
         served.attempts,
         channelName,
         served.attempt.upstreamModel,
@@ -188,7 +188,7 @@ export function billedUsage(
   const reported = outcome.usage;
   if (outcome.status === "ok" && reported) return { usage: reported, estimated: false };
   if (!reported) {
-    if (outcome.status === "failed" && outcome.outputText === "") {
+    if (outcome.status === "failed" && outcome.outputText() === "") {
       return { usage: ZERO_USAGE, estimated: false };
     }
     return { usage: estimate(), estimated: true };
