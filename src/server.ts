@@ -15,7 +15,6 @@ import { type Db, openDatabase } from "./db/database.ts";
 import { removeInstances } from "./db/instances.ts";
 import { countKeys } from "./db/keys.ts";
 import { migrate } from "./db/migrate.ts";
-import { createWriteQueue } from "./db/write_queue.ts";
 import { describeError, type Logger } from "./log.ts";
 
 /** A running gateway. */
@@ -107,7 +106,7 @@ export async function startServer(options: {
     config: store,
     lookupKey: databaseKeyLookup(db),
     accounting: createLedgerAccounting({
-      write: createWriteQueue(db.client),
+      write: db.write,
       instanceId: identity.id,
       now,
     }),

@@ -3,12 +3,21 @@ import { type Client, createClient } from "@libsql/client";
 import { Kysely } from "kysely";
 import { LibsqlDialect } from "@libsql/kysely-libsql";
 import type { Database } from "./schema.ts";
+import { openLocalTransactions } from "./local_transaction.ts";
+import { clientTransaction, createWriteQueue, type Write } from "./write_queue.ts";
 
-/** An open database: the typed query builder and the raw client it runs on. */
+/** An open database: the typed query builder, the raw client, and the request path's writes. */
 export interface Db {
   kysely: Kysely<Database>;
   client: Client;
+  /** Group-committed writes for holds and settlement (prepared statements on a file). */
+  write: Write;
   close(): Promise<void>;
+}
+
+/** The file path of a `file:` URL (`file:rel.db`, `file:///abs.db`), without query options. */
+export function filePath(url: string): string {
+  return url.replace(/^file:(\/\/(?=\/))?/, "").replace(/\?.*$/, "");
 }
 
 /** Opens `file:` (embedded SQLite) or `libsql://`/`http(s)://` (libSQL server) URLs. */
@@ -30,10 +39,13 @@ export async function openDatabase(url: string, authToken?: string): Promise<Db>
   }
   // deno-lint-ignore no-explicit-any
   const kysely = new Kysely<Database>({ dialect: new LibsqlDialect({ client: client as any }) });
+  const local = url.startsWith("file:") ? openLocalTransactions(filePath(url)) : undefined;
   return {
     kysely,
     client,
+    write: createWriteQueue(local?.run ?? clientTransaction(client)),
     async close() {
+      local?.close();
       await kysely.destroy();
       client.close();
     },

@@ -111,66 +111,82 @@ export interface Settle {
  * (nor below zero): the row records what was actually debited.
  */
 export async function settleHold(write: Write, s: Settle): Promise<void> {
-  const holdAmount = "COALESCE((SELECT amount_micros FROM holds WHERE id = ?), 0)";
-  const holdTokens = "COALESCE((SELECT tokens FROM holds WHERE id = ?), 0)";
-  const statements: InStatement[] = [
+  await write(s.holdId === null ? settleWithoutHold(s) : settleWithHold(s, s.holdId));
+}
+
+const LEDGER_COLUMNS = `request_id, created_at, account_id, key_id, model, entry_point, channel,
+  upstream_model, attempts, stream, status, reason, input_tokens, output_tokens, cached_tokens,
+  cache_write_tokens, estimated, duration_ms, cost_micros`;
+
+function ledgerValues(s: Settle): (string | number | null)[] {
+  return [
+    s.requestId,
+    s.createdAt,
+    s.accountId,
+    s.keyId,
+    s.model,
+    s.entryPoint,
+    s.channel,
+    s.upstreamModel,
+    s.attempts,
+    s.stream ? 1 : 0,
+    s.status,
+    s.reason,
+    s.inputTokens,
+    s.outputTokens,
+    s.cachedTokens,
+    s.cacheWriteTokens,
+    s.estimated ? 1 : 0,
+    s.durationMs,
+  ];
+}
+
+/**
+ * A request without a hold cost nothing for its account or belongs to an unlimited
+ * one (see ledger_accounting.ts): no debit, so two short statements. SQLite parses
+ * each statement anew, so the common path keeps them simple.
+ */
+function settleWithoutHold(s: Settle): InStatement[] {
+  return [
     {
-      sql:
-        `INSERT INTO ledger (request_id, created_at, account_id, key_id, model, entry_point, channel,
-              upstream_model, attempts, stream, status, reason, input_tokens, output_tokens, cached_tokens,
-              cache_write_tokens, estimated, cost_micros, duration_ms)
-            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-              CASE WHEN unlimited = 1 THEN ?
-                   ELSE MAX(0, MIN(?, balance_micros - held_micros + ${holdAmount})) END,
-              ?
-            FROM accounts WHERE id = ?`,
-      args: [
-        s.requestId,
-        s.createdAt,
-        s.accountId,
-        s.keyId,
-        s.model,
-        s.entryPoint,
-        s.channel,
-        s.upstreamModel,
-        s.attempts,
-        s.stream ? 1 : 0,
-        s.status,
-        s.reason,
-        s.inputTokens,
-        s.outputTokens,
-        s.cachedTokens,
-        s.cacheWriteTokens,
-        s.estimated ? 1 : 0,
-        s.costMicros,
-        s.costMicros,
-        s.holdId,
-        s.durationMs,
-        s.accountId,
-      ],
+      sql: `INSERT INTO ledger (${LEDGER_COLUMNS}) VALUES (${"?, ".repeat(18)}?)`,
+      args: [...ledgerValues(s), s.costMicros],
+    },
+    {
+      sql: "UPDATE api_keys SET used_tokens = used_tokens + ? WHERE id = ?",
+      args: [s.inputTokens + s.outputTokens, s.keyId],
     },
   ];
-  // Without a hold and a cost, the balance is untouched: skip the statement.
-  if (s.holdId !== null || s.costMicros > 0) {
-    statements.push({
+}
+
+function settleWithHold(s: Settle, holdId: string): InStatement[] {
+  const holdAmount = "COALESCE((SELECT amount_micros FROM holds WHERE id = ?), 0)";
+  const holdTokens = "COALESCE((SELECT tokens FROM holds WHERE id = ?), 0)";
+  return [
+    {
+      sql: `INSERT INTO ledger (${LEDGER_COLUMNS})
+            SELECT ${"?, ".repeat(18)}
+              CASE WHEN unlimited = 1 THEN ?
+                   ELSE MAX(0, MIN(?, balance_micros - held_micros + ${holdAmount})) END
+            FROM accounts WHERE id = ?`,
+      args: [...ledgerValues(s), s.costMicros, s.costMicros, holdId, s.accountId],
+    },
+    {
       sql: `UPDATE accounts SET
               balance_micros = balance_micros -
                 CASE WHEN unlimited = 1 THEN 0 ELSE (SELECT cost_micros FROM ledger WHERE id = last_insert_rowid()) END,
               held_micros = held_micros - ${holdAmount}
             WHERE id = ?`,
-      args: [s.holdId, s.accountId],
-    });
-  }
-  statements.push({
-    sql:
-      `UPDATE api_keys SET used_tokens = used_tokens + ?, held_tokens = held_tokens - ${holdTokens}
-          WHERE id = ?`,
-    args: [s.inputTokens + s.outputTokens, s.holdId, s.keyId],
-  });
-  if (s.holdId !== null) {
-    statements.push({ sql: "DELETE FROM holds WHERE id = ?", args: [s.holdId] });
-  }
-  await write(statements);
+      args: [holdId, s.accountId],
+    },
+    {
+      sql:
+        `UPDATE api_keys SET used_tokens = used_tokens + ?, held_tokens = held_tokens - ${holdTokens}
+            WHERE id = ?`,
+      args: [s.inputTokens + s.outputTokens, holdId, s.keyId],
+    },
+    { sql: "DELETE FROM holds WHERE id = ?", args: [holdId] },
+  ];
 }
 
 /** Releases holds without charging them (expired, or left by a crashed server). */

@@ -4,25 +4,35 @@
  * gets its own results, and its promise resolves only once its transaction has
  * committed, so a request is never answered before its row is durable.
  */
-import type { Client, InStatement, ResultSet } from "@libsql/client";
+import { setImmediate } from "node:timers";
+import type { Client, InStatement } from "@libsql/client";
 
-/** Runs a job's statements atomically (with others) and returns their results. */
-export type Write = (statements: InStatement[]) => Promise<ResultSet[]>;
+/** What a write statement reports: rows changed, and rows for a SELECT. */
+export interface WriteResult {
+  rowsAffected: number;
+  rows: Record<string, unknown>[];
+}
+
+/** Runs a job's statements atomically (possibly with other jobs) and returns their results. */
+export type Write = (statements: InStatement[]) => Promise<WriteResult[]>;
+
+/** Runs statements in one transaction: all commit, or none and it throws. */
+export type RunTransaction = (statements: InStatement[]) => WriteResult[] | Promise<WriteResult[]>;
 
 interface Job {
   statements: InStatement[];
-  resolve: (results: ResultSet[]) => void;
+  resolve: (results: WriteResult[]) => void;
   reject: (error: unknown) => void;
 }
 
 /** A Write that batches jobs per event-loop turn; a failing batch is retried job by job. */
-export function createWriteQueue(client: Client): Write {
+export function createWriteQueue(run: RunTransaction): Write {
   let pending: Job[] = [];
   let flushing = false;
 
   const runAlone = async (job: Job) => {
     try {
-      job.resolve(await client.batch(job.statements, "write"));
+      job.resolve(await run(job.statements));
     } catch (error) {
       job.reject(error);
     }
@@ -34,7 +44,7 @@ export function createWriteQueue(client: Client): Write {
       const jobs = pending;
       pending = [];
       try {
-        const results = await client.batch(jobs.flatMap((job) => job.statements), "write");
+        const results = await run(jobs.flatMap((job) => job.statements));
         let offset = 0;
         for (const job of jobs) {
           job.resolve(results.slice(offset, offset + job.statements.length));
@@ -49,13 +59,24 @@ export function createWriteQueue(client: Client): Write {
   };
 
   return (statements) =>
-    new Promise<ResultSet[]>((resolve, reject) => {
+    new Promise<WriteResult[]>((resolve, reject) => {
       pending.push({ statements, resolve, reject });
-      if (!flushing && pending.length === 1) setTimeout(flush, 0);
+      // After the I/O callbacks of this turn, so requests finishing together share a commit.
+      if (!flushing && pending.length === 1) setImmediate(flush);
     });
 }
 
-/** A Write that commits each job on its own (no batching). */
+/** Runs transactions through the libSQL client (any URL: file or server). */
+export function clientTransaction(client: Client): RunTransaction {
+  return async (statements) =>
+    (await client.batch(statements, "write")).map((result) => ({
+      rowsAffected: result.rowsAffected,
+      rows: result.rows as unknown as Record<string, unknown>[],
+    }));
+}
+
+/** A Write that commits each job on its own through the client (no batching). */
 export function directWrite(client: Client): Write {
-  return (statements) => client.batch(statements, "write");
+  const run = clientTransaction(client);
+  return (statements) => Promise.resolve(run(statements));
 }
