@@ -14,7 +14,7 @@ import {
   type UpstreamExchange,
   UpstreamFailure,
 } from "../upstream/call.ts";
-import { readSse } from "../upstream/sse.ts";
+import { readSseBatches } from "../upstream/sse.ts";
 
 /** An upstream that answered: its exchange and what was read of it. */
 export interface Served {
@@ -23,8 +23,8 @@ export interface Served {
   exchange: UpstreamExchange;
   /** Non-stream: the whole body. */
   body?: { text: string; json: unknown };
-  /** Stream: the event iterator and its first event. */
-  stream?: { events: AsyncIterator<SseEvent>; first: SseEvent };
+  /** Stream: the iterator of event batches and its first batch (never empty). */
+  stream?: { events: AsyncIterator<SseEvent[]>; first: SseEvent[] };
 }
 
 /** The result of failover: served, or the error for the client with what was tried. */
@@ -100,12 +100,12 @@ async function readAnswer(
   if (!response.body || !response.headers.get("content-type")?.includes("text/event-stream")) {
     throw new UpstreamFailure("network", "The upstream did not answer with an event stream.");
   }
-  const events = readSse(response.body)[Symbol.asyncIterator]();
+  const events = readSseBatches(response.body)[Symbol.asyncIterator]();
   const first = await exchange.within(events.next(), timeouts.first_byte, "stream event");
   if (first.done) {
     throw new UpstreamFailure("network", "The upstream stream ended before any event.");
   }
-  if (first.value.event === "error") {
+  if (first.value[0]?.event === "error") {
     throw new UpstreamFailure("status", "The upstream stream began with an error event.", {
       status: 502,
     });

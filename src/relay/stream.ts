@@ -1,6 +1,7 @@
 /**
- * Relays an upstream SSE stream to the client: each upstream event is read under
- * the idle timeout, tapped for usage, translated and forwarded at once. After the
+ * Relays an upstream SSE stream to the client: each batch of upstream events (one
+ * network chunk) is read under the idle timeout, tapped for usage, translated and
+ * forwarded at once. After the
  * first byte went out an upstream failure ends the stream with the protocol's
  * error event; a client that goes away aborts the upstream request.
  */
@@ -20,8 +21,9 @@ export interface StreamRelay {
   entry: EntryProtocol;
   requestId: string;
   exchange: UpstreamExchange;
-  events: AsyncIterator<SseEvent>;
-  first: SseEvent;
+  /** Upstream events in batches (one per network chunk); `first` was read during failover. */
+  events: AsyncIterator<SseEvent[]>;
+  first: SseEvent[];
   idleMs: number;
   translator: StreamTranslator;
   tap: UsageTap;
@@ -41,10 +43,14 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
     relay.exchange.finish();
     await relay.onEnd({ status, reason, usage: relay.tap.usage(), outputText: relay.outputText });
   };
-  const encode = (event: SseEvent): string => {
-    relay.tap.observe(event);
-    relay.collectText(event);
-    return relay.translator.event(event).map(encodeSse).join("");
+  const encode = (batch: SseEvent[]): string => {
+    let text = "";
+    for (const event of batch) {
+      relay.tap.observe(event);
+      relay.collectText(event);
+      for (const out of relay.translator.event(event)) text += encodeSse(out);
+    }
+    return text;
   };
 
   return new ReadableStream<Uint8Array>({
