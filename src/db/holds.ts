@@ -60,15 +60,16 @@ export async function takeHold(write: Write, hold: NewHold): Promise<HoldResult>
       sql: `UPDATE api_keys SET held_tokens = held_tokens + ? WHERE id = ? AND ${held}`,
       args: [hold.tokens, hold.keyId, hold.id],
     },
-    {
-      sql: `SELECT a.balance_micros - a.held_micros AS available_micros, a.unlimited,
-              k.quota_tokens - k.used_tokens - k.held_tokens AS available_tokens
-            FROM accounts a, api_keys k WHERE a.id = ? AND k.id = ?`,
-      args: [hold.accountId, hold.keyId],
-    },
   ]);
   if (results[0]?.rowsAffected === 1) return { ok: true };
-  const row = results[3]?.rows[0];
+  // Refused: read the figures for the message (the common, successful path skips this).
+  const [figures] = await write([{
+    sql: `SELECT a.balance_micros - a.held_micros AS available_micros, a.unlimited,
+            k.quota_tokens - k.used_tokens - k.held_tokens AS available_tokens
+          FROM accounts a, api_keys k WHERE a.id = ? AND k.id = ?`,
+    args: [hold.accountId, hold.keyId],
+  }]);
+  const row = figures?.rows[0];
   const availableMicros = Number(row?.available_micros ?? 0);
   if (Number(row?.unlimited ?? 0) !== 1 && availableMicros < hold.amountMicros) {
     return { ok: false, reason: "balance", availableMicros: Math.max(0, availableMicros) };
