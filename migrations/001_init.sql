@@ -77,3 +77,24 @@ CREATE TABLE ledger (
 CREATE INDEX ledger_created ON ledger(created_at);
 CREATE INDEX ledger_account ON ledger(account_id, created_at);
 CREATE INDEX ledger_key ON ledger(key_id, created_at);
+
+-- Balances and quotas follow the ledger and the holds by trigger, inside the same
+-- statement: a ledger row debits its account (unless unlimited) and adds its tokens
+-- to its key; a hold raises what is held, and deleting it (settled, expired or left
+-- by a crash) lowers it again. The request path then writes one row per step.
+CREATE TRIGGER ledger_charges AFTER INSERT ON ledger BEGIN
+  UPDATE accounts SET balance_micros = balance_micros - NEW.cost_micros
+    WHERE id = NEW.account_id AND unlimited = 0 AND NEW.cost_micros > 0;
+  UPDATE api_keys SET used_tokens = used_tokens + NEW.input_tokens + NEW.output_tokens
+    WHERE id = NEW.key_id;
+END;
+
+CREATE TRIGGER holds_take AFTER INSERT ON holds BEGIN
+  UPDATE accounts SET held_micros = held_micros + NEW.amount_micros WHERE id = NEW.account_id;
+  UPDATE api_keys SET held_tokens = held_tokens + NEW.tokens WHERE id = NEW.key_id;
+END;
+
+CREATE TRIGGER holds_release AFTER DELETE ON holds BEGIN
+  UPDATE accounts SET held_micros = held_micros - OLD.amount_micros WHERE id = OLD.account_id;
+  UPDATE api_keys SET held_tokens = held_tokens - OLD.tokens WHERE id = OLD.key_id;
+END;

@@ -25,13 +25,15 @@ export type HoldResult =
   | { ok: false; reason: "balance"; availableMicros: number }
   | { ok: false; reason: "key_quota"; availableTokens: number };
 
-/** Takes a hold if the account's available balance and the key's quota both cover it. */
+/**
+ * Takes a hold if the account's available balance and the key's quota both cover it:
+ * one conditional insert, whose trigger raises the held amounts (001_init.sql).
+ */
 export async function takeHold(write: Write, hold: NewHold): Promise<HoldResult> {
   const accountCovers =
     "SELECT 1 FROM accounts WHERE id = ? AND (unlimited = 1 OR balance_micros - held_micros >= ?)";
   const keyCovers =
     "SELECT 1 FROM api_keys WHERE id = ? AND (quota_tokens IS NULL OR quota_tokens - used_tokens - held_tokens >= ?)";
-  const held = "EXISTS (SELECT 1 FROM holds WHERE id = ?)";
   const results = await write([
     {
       sql:
@@ -51,14 +53,6 @@ export async function takeHold(write: Write, hold: NewHold): Promise<HoldResult>
         hold.keyId,
         hold.tokens,
       ],
-    },
-    {
-      sql: `UPDATE accounts SET held_micros = held_micros + ? WHERE id = ? AND ${held}`,
-      args: [hold.amountMicros, hold.accountId, hold.id],
-    },
-    {
-      sql: `UPDATE api_keys SET held_tokens = held_tokens + ? WHERE id = ? AND ${held}`,
-      args: [hold.tokens, hold.keyId, hold.id],
     },
   ]);
   if (results[0]?.rowsAffected === 1) return { ok: true };
@@ -107,9 +101,9 @@ export interface Settle {
 }
 
 /**
- * Writes the ledger row, debits the balance, adds the key's tokens and releases the
- * hold, in one batch. The debit never takes a balance below what other holds need
- * (nor below zero): the row records what was actually debited.
+ * Writes the ledger row and releases the hold, in one transaction; triggers debit the
+ * balance and add the key's tokens. The debit never takes a balance below what other
+ * holds need (nor below zero): the row records what was actually debited.
  */
 export async function settleHold(write: Write, s: Settle): Promise<void> {
   await write(s.holdId === null ? settleWithoutHold(s) : settleWithHold(s, s.holdId));
@@ -144,47 +138,31 @@ function ledgerValues(s: Settle): (string | number | null)[] {
 
 /**
  * A request without a hold cost nothing for its account or belongs to an unlimited
- * one (see ledger_accounting.ts): no debit, so two short statements. SQLite parses
- * each statement anew, so the common path keeps them simple.
+ * one (see ledger_accounting.ts), so its row needs no clamp: a plain insert. The
+ * ledger trigger charges the account and the key.
  */
 function settleWithoutHold(s: Settle): InStatement[] {
-  return [
-    {
-      sql: `INSERT INTO ledger (${LEDGER_COLUMNS}) VALUES (${"?, ".repeat(18)}?)`,
-      args: [...ledgerValues(s), s.costMicros],
-    },
-    {
-      sql: "UPDATE api_keys SET used_tokens = used_tokens + ? WHERE id = ?",
-      args: [s.inputTokens + s.outputTokens, s.keyId],
-    },
-  ];
+  return [{
+    sql: `INSERT INTO ledger (${LEDGER_COLUMNS}) VALUES (${"?, ".repeat(18)}?)`,
+    args: [...ledgerValues(s), s.costMicros],
+  }];
 }
 
+/**
+ * The row's cost is clamped to what the account can pay beside its other holds, so
+ * the debit (by the ledger trigger) never takes the balance below zero; deleting the
+ * hold then releases it (by the holds trigger).
+ */
 function settleWithHold(s: Settle, holdId: string): InStatement[] {
-  const holdAmount = "COALESCE((SELECT amount_micros FROM holds WHERE id = ?), 0)";
-  const holdTokens = "COALESCE((SELECT tokens FROM holds WHERE id = ?), 0)";
   return [
     {
       sql: `INSERT INTO ledger (${LEDGER_COLUMNS})
             SELECT ${"?, ".repeat(18)}
               CASE WHEN unlimited = 1 THEN ?
-                   ELSE MAX(0, MIN(?, balance_micros - held_micros + ${holdAmount})) END
+                   ELSE MAX(0, MIN(?, balance_micros - held_micros +
+                     COALESCE((SELECT amount_micros FROM holds WHERE id = ?), 0))) END
             FROM accounts WHERE id = ?`,
       args: [...ledgerValues(s), s.costMicros, s.costMicros, holdId, s.accountId],
-    },
-    {
-      sql: `UPDATE accounts SET
-              balance_micros = balance_micros -
-                CASE WHEN unlimited = 1 THEN 0 ELSE (SELECT cost_micros FROM ledger WHERE id = last_insert_rowid()) END,
-              held_micros = held_micros - ${holdAmount}
-            WHERE id = ?`,
-      args: [holdId, s.accountId],
-    },
-    {
-      sql:
-        `UPDATE api_keys SET used_tokens = used_tokens + ?, held_tokens = held_tokens - ${holdTokens}
-            WHERE id = ?`,
-      args: [s.inputTokens + s.outputTokens, holdId, s.keyId],
     },
     { sql: "DELETE FROM holds WHERE id = ?", args: [holdId] },
   ];
@@ -193,20 +171,11 @@ function settleWithHold(s: Settle, holdId: string): InStatement[] {
 /** Releases holds without charging them (expired, or left by a crashed server). */
 export async function releaseHolds(client: Client, holdIds: readonly string[]): Promise<void> {
   if (holdIds.length === 0) return;
-  const statements: InStatement[] = holdIds.flatMap((id) => [
-    {
-      sql: `UPDATE accounts SET held_micros = held_micros - h.amount_micros
-            FROM (SELECT account_id, amount_micros FROM holds WHERE id = ?) AS h WHERE accounts.id = h.account_id`,
-      args: [id],
-    },
-    {
-      sql: `UPDATE api_keys SET held_tokens = held_tokens - h.tokens
-            FROM (SELECT key_id, tokens FROM holds WHERE id = ?) AS h WHERE api_keys.id = h.key_id`,
-      args: [id],
-    },
-    { sql: "DELETE FROM holds WHERE id = ?", args: [id] },
-  ]);
-  await client.batch(statements, "write");
+  // The holds trigger lowers the held amounts as each row goes.
+  await client.execute({
+    sql: `DELETE FROM holds WHERE id IN (${holdIds.map(() => "?").join(", ")})`,
+    args: [...holdIds],
+  });
 }
 
 /** Ids of holds past their expiry, or belonging to the given (dead) instances. */

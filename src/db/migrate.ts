@@ -43,13 +43,25 @@ export async function migrate(
   return { applied };
 }
 
-/** Splits a migration file into statements: on `;` at line ends, after removing `--` comments. */
+/**
+ * Splits a migration file into statements: each ends with `;` at a line end, except
+ * that a `CREATE TRIGGER` runs to its `END;` line. `--` comments are removed first.
+ */
 function splitStatements(sql: string): string[] {
-  return sql
-    .split("\n")
-    .map((line) => line.replace(/--.*$/, ""))
-    .join("\n")
-    .split(/;\s*(?:\n|$)/)
-    .map((statement) => statement.trim())
-    .filter((statement) => statement.length > 0);
+  const statements: string[] = [];
+  let current: string[] = [];
+  for (const raw of sql.split("\n")) {
+    const line = raw.replace(/--.*$/, "").trimEnd();
+    if (line.trim() === "" && current.length === 0) continue;
+    current.push(line);
+    const text = current.join("\n").trim();
+    const inTrigger = /^CREATE\s+TRIGGER\b/i.test(text);
+    if (inTrigger ? /^\s*END;$/i.test(line) : line.endsWith(";")) {
+      statements.push(text.replace(/;$/, ""));
+      current = [];
+    }
+  }
+  const rest = current.join("\n").trim();
+  if (rest) statements.push(rest);
+  return statements;
 }
