@@ -9,19 +9,37 @@ export interface JsonBody {
 
 /** The parsed JSON body; 413 past `maxBytes`, 400 `bad_request_body` if it is not JSON. */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<JsonBody> {
-  const tooLarge = () => bodyTooLarge(maxBytes);
-  if (declaredBodySize(request) > maxBytes) throw tooLarge();
+  const declared = declaredBodySize(request);
+  if (declared > maxBytes) throw bodyTooLarge(maxBytes);
   if (!request.body) throw badBody("the body is empty");
+  // With a declared size within the limit the runtime collects the body in one call;
+  // without one (chunked) the limit is enforced while reading.
+  const bytes = Number.isFinite(declared)
+    ? new Uint8Array(await request.arrayBuffer())
+    : await readLimited(request.body, maxBytes);
+  const text = new TextDecoder().decode(bytes);
+  if (text.trim() === "") throw badBody("the body is empty");
+  try {
+    return { value: JSON.parse(text), bytes: bytes.byteLength };
+  } catch (error) {
+    throw badBody(error instanceof SyntaxError ? error.message : "it does not parse");
+  }
+}
+
+async function readLimited(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const reader = request.body.getReader();
+  const reader = body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel();
-      throw tooLarge();
+      throw bodyTooLarge(maxBytes);
     }
     chunks.push(value);
   }
@@ -31,13 +49,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  const text = new TextDecoder().decode(bytes);
-  if (text.trim() === "") throw badBody("the body is empty");
-  try {
-    return { value: JSON.parse(text), bytes: size };
-  } catch (error) {
-    throw badBody(error instanceof SyntaxError ? error.message : "it does not parse");
-  }
+  return bytes;
 }
 
 /** The 413 for a body over the limit. */
