@@ -5,6 +5,7 @@ import type { Account } from "../db/schema.ts";
 import {
   type CliContext,
   CONFIG_OPTION,
+  dispatch,
   expectPositionals,
   parseCommandArgs,
   withDatabase,
@@ -21,26 +22,14 @@ export const ACCOUNT_USAGE = [
 ].join("\n");
 
 /** Runs `account <subcommand> ...`; returns the exit status. */
-export async function runAccountCommand(args: string[], ctx: CliContext): Promise<number> {
-  const [subcommand, ...rest] = args;
-  switch (subcommand) {
-    case "create":
-      return await createCommand(rest, ctx);
-    case "topup":
-      return await topUpCommand(rest, ctx);
-    case "enable":
-    case "disable":
-      return await setEnabledCommand(rest, ctx, subcommand === "enable");
-    case "list":
-      return await listCommand(rest, ctx);
-    default:
-      throw usageError(
-        subcommand === undefined
-          ? "Missing subcommand"
-          : `Unknown subcommand "account ${subcommand}"`,
-        ACCOUNT_USAGE,
-      );
-  }
+export function runAccountCommand(args: string[], ctx: CliContext): Promise<number> {
+  return dispatch(args, ctx, "account", ACCOUNT_USAGE, {
+    create: createCommand,
+    topup: topUpCommand,
+    enable: (rest) => setEnabledCommand(rest, ctx, true),
+    disable: (rest) => setEnabledCommand(rest, ctx, false),
+    list: listCommand,
+  });
 }
 
 async function createCommand(args: string[], ctx: CliContext): Promise<number> {

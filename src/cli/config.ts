@@ -4,25 +4,23 @@ import type { Config } from "../config/schema.ts";
 import {
   type CliContext,
   CONFIG_OPTION,
+  dispatch,
   expectPositionals,
   loadCliConfig,
   parseCommandArgs,
 } from "./context.ts";
-import { formatTable, redactUrl, usageError } from "./output.ts";
+import { formatTable, redactUrl } from "./output.ts";
 
 /** Usage lines of the `config` command group. */
 export const CONFIG_USAGE = "tollgate config check [--config PATH]";
 
 /** Runs `config <subcommand> ...`; returns the exit status. */
-export async function runConfigCommand(args: string[], ctx: CliContext): Promise<number> {
-  const [subcommand, ...rest] = args;
-  if (subcommand !== "check") {
-    throw usageError(
-      subcommand === undefined ? "Missing subcommand" : `Unknown subcommand "config ${subcommand}"`,
-      CONFIG_USAGE,
-    );
-  }
-  const { values, positionals } = parseCommandArgs(rest, CONFIG_OPTION, CONFIG_USAGE);
+export function runConfigCommand(args: string[], ctx: CliContext): Promise<number> {
+  return dispatch(args, ctx, "config", CONFIG_USAGE, { check: checkCommand });
+}
+
+async function checkCommand(args: string[], ctx: CliContext): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, CONFIG_OPTION, CONFIG_USAGE);
   expectPositionals(positionals, [], CONFIG_USAGE);
   const { config, configPath } = await loadCliConfig(ctx, values.config);
   ctx.io.stdout(summarizeConfig(config, configPath, databaseUrl(config, ctx.env)));

@@ -41,6 +41,27 @@ export interface Session extends LoadedConfig {
 /** The `--config` option every command accepts. */
 export const CONFIG_OPTION = { config: { type: "string" } } as const;
 
+/** One subcommand of a command group: runs with the arguments after its name. */
+export type Subcommand = (args: string[], ctx: CliContext) => Promise<number>;
+
+/**
+ * Runs `<group> <subcommand> ...` with the subcommand the first argument names; a missing
+ * or unknown one is bad usage showing `usage`. Returns the exit status.
+ */
+export async function dispatch(
+  args: string[],
+  ctx: CliContext,
+  group: string,
+  usage: string,
+  subcommands: Readonly<Record<string, Subcommand>>,
+): Promise<number> {
+  const [subcommand, ...rest] = args;
+  if (subcommand === undefined) throw usageError("Missing subcommand", usage);
+  const run = Object.hasOwn(subcommands, subcommand) ? subcommands[subcommand] : undefined;
+  if (run === undefined) throw usageError(`Unknown subcommand "${group} ${subcommand}"`, usage);
+  return await run(rest, ctx);
+}
+
 /** Parses a command's arguments strictly; any parse problem is bad usage showing `usage`. */
 export function parseCommandArgs<const O extends ParseArgsOptionsConfig>(
   args: string[],

@@ -5,6 +5,7 @@ import { type KeyWithAccountName, listKeys, revokeKey, setKeyEnabled } from "../
 import {
   type CliContext,
   CONFIG_OPTION,
+  dispatch,
   expectPositionals,
   parseCommandArgs,
   withDatabase,
@@ -21,23 +22,14 @@ export const KEY_USAGE = [
 ].join("\n");
 
 /** Runs `key <subcommand> ...`; returns the exit status. */
-export async function runKeyCommand(args: string[], ctx: CliContext): Promise<number> {
-  const [subcommand, ...rest] = args;
-  switch (subcommand) {
-    case "create":
-      return await createCommand(rest, ctx);
-    case "list":
-      return await listCommand(rest, ctx);
-    case "enable":
-    case "disable":
-    case "revoke":
-      return await changeStateCommand(rest, ctx, subcommand);
-    default:
-      throw usageError(
-        subcommand === undefined ? "Missing subcommand" : `Unknown subcommand "key ${subcommand}"`,
-        KEY_USAGE,
-      );
-  }
+export function runKeyCommand(args: string[], ctx: CliContext): Promise<number> {
+  return dispatch(args, ctx, "key", KEY_USAGE, {
+    create: createCommand,
+    list: listCommand,
+    enable: (rest) => changeStateCommand(rest, ctx, "enable"),
+    disable: (rest) => changeStateCommand(rest, ctx, "disable"),
+    revoke: (rest) => changeStateCommand(rest, ctx, "revoke"),
+  });
 }
 
 async function createCommand(args: string[], ctx: CliContext): Promise<number> {

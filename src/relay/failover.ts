@@ -100,7 +100,7 @@ async function readAnswer(
   if (!response.body || !response.headers.get("content-type")?.includes("text/event-stream")) {
     throw new UpstreamFailure("network", "The upstream did not answer with an event stream.");
   }
-  const events = readSseBatches(response.body)[Symbol.asyncIterator]();
+  const events = readSseBatches(response.body, exchange.signal)[Symbol.asyncIterator]();
   const first = await exchange.within(events.next(), timeouts.first_byte, "stream event");
   if (first.done) {
     throw new UpstreamFailure("network", "The upstream stream ended before any event.");

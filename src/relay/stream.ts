@@ -62,11 +62,7 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
       try {
         // Loop until something is sent: a pull that enqueues nothing is never called again.
         for (;;) {
-          const step = await relay.exchange.within(
-            relay.events.next(),
-            relay.idleMs,
-            "stream event",
-          );
+          const step = await relay.exchange.idle(relay.events.next(), relay.idleMs);
           if (step.done) {
             await end("ok");
             controller.close();
@@ -77,7 +73,11 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
         }
       } catch (error) {
         if (ended) return;
-        const failure = error instanceof UpstreamFailure ? error : undefined;
+        const failure = error instanceof UpstreamFailure
+          ? error
+          : relay.exchange.signal.reason instanceof UpstreamFailure
+          ? relay.exchange.signal.reason
+          : undefined;
         if (failure?.kind === "client_gone") return await end("aborted", failure.message);
         const gatewayError = failure?.kind === "timeout"
           ? new GatewayError(

@@ -45,8 +45,16 @@ export type Send = (signal: AbortSignal) => Promise<Response>;
 /** An upstream that answered 2xx: its response, and the deadlines still running. */
 export interface UpstreamExchange {
   response: Response;
+  /** Aborted when the exchange fails (timeout, client gone, abort); readers should watch it. */
+  signal: AbortSignal;
   /** Awaits `promise` but fails with a timeout after `ms` of waiting. */
   within<T>(promise: Promise<T>, ms: number, what: string): Promise<T>;
+  /**
+   * Awaits one stream read under the idle timeout. One watchdog timer serves every read
+   * (re-armed lazily), so a long stream does not set and clear a timer per chunk; on
+   * timeout it aborts `signal`, which the reader turns into the failure.
+   */
+  idle<T>(read: Promise<T>, ms: number): Promise<T>;
   /** Aborts the upstream request (client gone, or output finished with an error). */
   abort(failure: UpstreamFailure): void;
   /** Stops the timers; call once the exchange is over. */
@@ -72,8 +80,31 @@ export async function callUpstream(
       ),
     timeouts.total,
   );
+  let reading = false;
+  let idleDeadline = 0;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  const watchIdle = (ms: number) => {
+    idleTimer = undefined;
+    if (!reading || controller.signal.aborted) return;
+    const left = idleDeadline - Date.now();
+    if (left > 0) idleTimer = setTimeout(() => watchIdle(ms), left);
+    else abort(new UpstreamFailure("timeout", `The upstream sent nothing for ${ms} ms.`));
+  };
+  const idle = <T>(read: Promise<T>, ms: number): Promise<T> => {
+    reading = true;
+    idleDeadline = Date.now() + ms;
+    idleTimer ??= setTimeout(() => watchIdle(ms), ms);
+    return read.then((value) => {
+      reading = false;
+      return value;
+    }, (error) => {
+      reading = false;
+      throw error;
+    });
+  };
   const finish = () => {
     clearTimeout(totalTimer);
+    clearTimeout(idleTimer);
     clientSignal.removeEventListener("abort", onClientGone);
   };
   if (clientSignal.aborted) onClientGone();
@@ -116,7 +147,7 @@ export async function callUpstream(
       const text = await within(response.text(), timeouts.idle, "error body").catch(() => "");
       throw statusFailure(response, text);
     }
-    return { response, within, abort, finish };
+    return { response, signal: controller.signal, within, idle, abort, finish };
   } catch (error) {
     finish();
     throw asFailure(error, controller.signal);

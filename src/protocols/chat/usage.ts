@@ -2,13 +2,21 @@
  * Usage in the chat-completions protocol (OpenAI `CompletionUsage`): `prompt_tokens`
  * already includes cached tokens, so it maps straight onto `input_tokens`.
  */
-import { asRecord, parseEventData, tokenCount } from "../json_read.ts";
+import { asRecord, parseEventData } from "../json_read.ts";
+import { type OpenAiUsageFields, readOpenAiUsage } from "../openai_usage.ts";
 import type { SseEvent } from "../sse.ts";
 import type { Usage, UsageTap } from "../usage.ts";
 
+/** Where a chat-completions `usage` object keeps its counts. */
+const USAGE_FIELDS: OpenAiUsageFields = {
+  input: "prompt_tokens",
+  output: "completion_tokens",
+  inputDetails: "prompt_tokens_details",
+};
+
 /** The usage of a `chat.completion` object, if it reports one. */
 export function usageFromResponse(json: unknown): Usage | undefined {
-  return readUsage(asRecord(json)?.usage);
+  return readOpenAiUsage(asRecord(json)?.usage, USAGE_FIELDS);
 }
 
 /** A tap reading the `usage` of stream chunks (the last chunk with `include_usage`). */
@@ -18,7 +26,7 @@ export function createUsageTap(): UsageTap {
     observe(event: SseEvent) {
       // Most chunks carry no usage; skip parsing them.
       if (!event.data.includes('"usage"')) return;
-      seen = readUsage(parseEventData(event.data)?.usage) ?? seen;
+      seen = readOpenAiUsage(parseEventData(event.data)?.usage, USAGE_FIELDS) ?? seen;
     },
     usage: () => seen,
   };
@@ -34,19 +42,5 @@ export function encodeUsage(usage: Usage): Record<string, unknown> {
     total_tokens: usage.input_tokens + usage.output_tokens,
     prompt_tokens_details: details,
     completion_tokens_details: { reasoning_tokens: 0 },
-  };
-}
-
-function readUsage(value: unknown): Usage | undefined {
-  const usage = asRecord(value);
-  if (!usage || (usage.prompt_tokens === undefined && usage.completion_tokens === undefined)) {
-    return undefined;
-  }
-  const details = asRecord(usage.prompt_tokens_details);
-  return {
-    input_tokens: tokenCount(usage.prompt_tokens),
-    output_tokens: tokenCount(usage.completion_tokens),
-    cached_tokens: tokenCount(details?.cached_tokens),
-    cache_write_tokens: tokenCount(details?.cache_write_tokens),
   };
 }
