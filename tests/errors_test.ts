@@ -12,6 +12,8 @@ import {
   assertOpenAiError,
   chatBody,
   closedPort,
+  type GatewayWithKey,
+  gatewayWithKey,
   messagesBody,
   responsesBody,
   type Scope,
@@ -21,11 +23,16 @@ import {
 const CHAT = "/v1/chat/completions";
 const MESSAGES = "/v1/messages";
 
+const ECHO_CHANNEL = channel({ name: "echo", protocol: "echo", models: ["echo"] });
+
 /** A gateway with an echo model `echo` and, optionally, more channels and config. */
 function echoGateway(s: Scope, more = "", extra = ""): Promise<TestGateway> {
-  return s.gateway(
-    configWith(channel({ name: "echo", protocol: "echo", models: ["echo"] }) + more, extra),
-  );
+  return s.gateway(configWith(ECHO_CHANNEL + more, extra));
+}
+
+/** `echoGateway` and a key (of a fresh unlimited account) for it. */
+function echoGatewayWithKey(s: Scope, more = "", extra = ""): Promise<GatewayWithKey> {
+  return gatewayWithKey(s, ECHO_CHANNEL + more, extra);
 }
 
 function postNoKey(gateway: TestGateway, path: string, body: unknown, headers = {}) {
@@ -90,8 +97,7 @@ Deno.test("errors: expired key is 401 authentication_error saying it expired", (
 
 Deno.test("errors: disabled key is 401 authentication_error saying it is disabled", () =>
   withScope(async (s) => {
-    const gateway = await echoGateway(s);
-    const { id, secret } = await gateway.createKey();
+    const { gateway, id, secret } = await echoGatewayWithKey(s);
     assert.equal(await setKeyEnabled(gateway.db.kysely, id, false), "updated");
     const body = await assertMessagesError(
       await gateway.post(MESSAGES, secret, messagesBody("echo")),
@@ -104,8 +110,7 @@ Deno.test("errors: disabled key is 401 authentication_error saying it is disable
 
 Deno.test("errors: revoked key is 401 authentication_error saying it is revoked", () =>
   withScope(async (s) => {
-    const gateway = await echoGateway(s);
-    const { id, secret } = await gateway.createKey();
+    const { gateway, id, secret } = await echoGatewayWithKey(s);
     assert.equal(await revokeKey(gateway.db.kysely, id), true);
     const body = await assertOpenAiError(
       await gateway.post(CHAT, secret, chatBody("echo")),
@@ -117,8 +122,7 @@ Deno.test("errors: revoked key is 401 authentication_error saying it is revoked"
 
 Deno.test("errors: disabled account is 403 access_denied", () =>
   withScope(async (s) => {
-    const gateway = await echoGateway(s);
-    const { secret, account } = await gateway.createKey();
+    const { gateway, secret, account } = await echoGatewayWithKey(s);
     assert.equal(await setAccountEnabled(gateway.db.kysely, account, false), true);
     const body = await assertMessagesError(
       await gateway.post(MESSAGES, secret, messagesBody("echo")),
@@ -257,8 +261,7 @@ Deno.test("errors: a model outside the key's restriction is 403 access_denied", 
 
 Deno.test("errors: an unknown model is 503 model_not_found", () =>
   withScope(async (s) => {
-    const gateway = await echoGateway(s);
-    const { secret } = await gateway.createKey();
+    const { gateway, secret } = await echoGatewayWithKey(s);
     const body = await assertOpenAiError(
       await gateway.post(CHAT, secret, chatBody("no-such-model")),
       503,
@@ -276,11 +279,10 @@ Deno.test("errors: an unknown model is 503 model_not_found", () =>
 Deno.test("errors: a model served only on another protocol is 503 channel:no_available_key", () =>
   withScope(async (s) => {
     const fake = await s.fake();
-    const gateway = await echoGateway(
+    const { gateway, secret } = await echoGatewayWithKey(
       s,
       channel({ name: "resp", protocol: "responses", baseUrl: fake.url, models: ["r-only"] }),
     );
-    const { secret } = await gateway.createKey();
     await assertOpenAiError(
       await gateway.post(CHAT, secret, chatBody("r-only")),
       503,
@@ -302,8 +304,11 @@ Deno.test("errors: a model served only on another protocol is 503 channel:no_ava
 
 Deno.test("errors: an entry point not exposed is 404 in its own shape", () =>
   withScope(async (s) => {
-    const gateway = await echoGateway(s, "", '[server]\nentry_points = ["chat"]\n');
-    const { secret } = await gateway.createKey();
+    const { gateway, secret } = await echoGatewayWithKey(
+      s,
+      "",
+      '[server]\nentry_points = ["chat"]\n',
+    );
     const body = await assertMessagesError(
       await gateway.post(MESSAGES, secret, messagesBody("echo")),
       404,
@@ -322,8 +327,7 @@ Deno.test("errors: an entry point not exposed is 404 in its own shape", () =>
 
 Deno.test("errors: unknown paths are 404 and diagnose the base-URL mistake", () =>
   withScope(async (s) => {
-    const gateway = await echoGateway(s);
-    const { secret } = await gateway.createKey();
+    const { gateway, secret } = await echoGatewayWithKey(s);
     const cases: { path: string; fix: RegExp }[] = [
       { path: "/v1/v1/chat/completions", fix: /repeats "\/v1".*already ends in "\/v1"/ },
       { path: "//v1/chat/completions", fix: /Remove the trailing slash/ },
@@ -358,8 +362,7 @@ Deno.test("errors: unknown paths are 404 and diagnose the base-URL mistake", () 
 // set to the endpoint (…/v1/messages) repeats it: the same repeated-endpoint mistake.
 Deno.test("errors: a messages endpoint repeated by the base URL is diagnosed", () =>
   withScope(async (s) => {
-    const gateway = await echoGateway(s);
-    const { secret } = await gateway.createKey();
+    const { gateway, secret } = await echoGatewayWithKey(s);
     const body = await assertMessagesError(
       await gateway.post("/v1/messages/v1/messages", secret, messagesBody("echo")),
       404,
@@ -374,8 +377,7 @@ Deno.test("errors: a messages endpoint repeated by the base URL is diagnosed", (
 
 Deno.test("errors: a body that is not JSON is 400 bad_request_body", () =>
   withScope(async (s) => {
-    const gateway = await echoGateway(s);
-    const { secret } = await gateway.createKey();
+    const { gateway, secret } = await echoGatewayWithKey(s);
     await assertOpenAiError(
       await gateway.post(CHAT, secret, '{"model": "echo", "messages": ['),
       400,
@@ -391,8 +393,7 @@ Deno.test("errors: a body that is not JSON is 400 bad_request_body", () =>
 
 Deno.test("errors: an invalid field is 400 invalid_request naming the field", () =>
   withScope(async (s) => {
-    const gateway = await echoGateway(s);
-    const { secret } = await gateway.createKey();
+    const { gateway, secret } = await echoGatewayWithKey(s);
     const { max_tokens: _, ...noMaxTokens } = messagesBody("echo");
     const messages = await assertMessagesError(
       await gateway.post(MESSAGES, secret, noMaxTokens),
@@ -420,8 +421,11 @@ Deno.test("errors: an invalid field is 400 invalid_request naming the field", ()
 
 Deno.test("errors: a body over max_body_bytes is 413 request_too_large", () =>
   withScope(async (s) => {
-    const gateway = await echoGateway(s, "", "[server]\nmax_body_bytes = 1000\n");
-    const { secret } = await gateway.createKey();
+    const { gateway, secret } = await echoGatewayWithKey(
+      s,
+      "",
+      "[server]\nmax_body_bytes = 1000\n",
+    );
     const big = chatBody("echo", "x".repeat(2000));
     const body = await assertOpenAiError(
       await gateway.post(CHAT, secret, big),
@@ -469,12 +473,11 @@ Deno.test("errors: an upstream 400 is relayed with its status and message", () =
   withScope(async (s) => {
     const message = "Unsupported parameter: 'frobnicate' is not supported with this model.";
     const fake = await s.fake({ behaviour: { error: { status: 400, message } } });
-    const gateway = await echoGateway(
+    const { gateway, secret } = await echoGatewayWithKey(
       s,
       channel({ name: "chat", protocol: "chat", baseUrl: fake.url, models: ["m"] }) +
         channel({ name: "msg", protocol: "messages", baseUrl: fake.url, models: ["c"] }),
     );
-    const { secret } = await gateway.createKey();
     const chat = await assertOpenAiError(
       await gateway.post(CHAT, secret, chatBody("m")),
       400,
@@ -495,12 +498,11 @@ Deno.test("errors: an upstream 404 and a 400 to a stream request are relayed as 
     const fake = await s.fake({
       behaviour: { error: { status: 404, message: "The model `vendor-x` does not exist." } },
     });
-    const gateway = await echoGateway(
+    const { gateway, secret } = await echoGatewayWithKey(
       s,
       channel({ name: "resp", protocol: "responses", baseUrl: fake.url, models: ["r"] }) +
         channel({ name: "msg", protocol: "messages", baseUrl: fake.url, models: ["c"] }),
     );
-    const { secret } = await gateway.createKey();
     const notFound = await assertOpenAiError(
       await gateway.post("/v1/responses", secret, responsesBody("r")),
       404,
@@ -526,7 +528,7 @@ Deno.test("errors: an upstream 404 and a 400 to a stream request are relayed as 
 Deno.test("errors: an upstream 500 on every attempt is 502 bad_response_status_code", () =>
   withScope(async (s) => {
     const fake = await s.fake({ behaviour: { error: { status: 500 } } });
-    const gateway = await echoGateway(
+    const { gateway, secret } = await echoGatewayWithKey(
       s,
       channel({
         name: "chat",
@@ -536,7 +538,6 @@ Deno.test("errors: an upstream 500 on every attempt is 502 bad_response_status_c
         keys: ["k1", "k2"],
       }),
     );
-    const { secret } = await gateway.createKey();
     await assertOpenAiError(
       await gateway.post(CHAT, secret, chatBody("m")),
       502,
@@ -548,12 +549,11 @@ Deno.test("errors: an upstream 500 on every attempt is 502 bad_response_status_c
 Deno.test("errors: an unreachable upstream is 502 upstream_error", () =>
   withScope(async (s) => {
     const url = `http://127.0.0.1:${closedPort()}/v1`;
-    const gateway = await echoGateway(
+    const { gateway, secret } = await echoGatewayWithKey(
       s,
       channel({ name: "chat", protocol: "chat", baseUrl: url, models: ["m"] }) +
         channel({ name: "msg", protocol: "messages", baseUrl: url, models: ["c"] }),
     );
-    const { secret } = await gateway.createKey();
     await assertOpenAiError(await gateway.post(CHAT, secret, chatBody("m")), 502, "upstream_error");
     await assertMessagesError(
       await gateway.post(MESSAGES, secret, messagesBody("c")),
@@ -566,7 +566,7 @@ Deno.test("errors: an unreachable upstream is 502 upstream_error", () =>
 Deno.test("errors: an upstream that sends no headers within first_byte is 504 upstream_timeout", () =>
   withScope(async (s) => {
     const fake = await s.fake({ behaviour: { hang: true } });
-    const gateway = await echoGateway(
+    const { gateway, secret } = await echoGatewayWithKey(
       s,
       channel({
         name: "slow",
@@ -576,7 +576,6 @@ Deno.test("errors: an upstream that sends no headers within first_byte is 504 up
         extra: "timeouts = { first_byte = 200 }",
       }),
     );
-    const { secret } = await gateway.createKey();
     await assertOpenAiError(
       await gateway.post(CHAT, secret, chatBody("m")),
       504,
@@ -591,7 +590,7 @@ Deno.test("errors: an upstream that sends no headers within first_byte is 504 up
 Deno.test("errors: a channel overriding one timeout keeps the global first_byte", () =>
   withScope(async (s) => {
     const fake = await s.fake({ behaviour: { hang: true } });
-    const gateway = await echoGateway(
+    const { gateway, secret } = await echoGatewayWithKey(
       s,
       channel({
         name: "slow",
@@ -602,7 +601,6 @@ Deno.test("errors: a channel overriding one timeout keeps the global first_byte"
       }),
       "[timeouts]\nfirst_byte = 200\n",
     );
-    const { secret } = await gateway.createKey();
     const body = await assertOpenAiError(
       await gateway.post(CHAT, secret, chatBody("m")),
       504,
@@ -614,11 +612,10 @@ Deno.test("errors: a channel overriding one timeout keeps the global first_byte"
 Deno.test("errors: an upstream 529 on messages is 529 overloaded_error", () =>
   withScope(async (s) => {
     const fake = await s.fake({ behaviour: { error: { status: 529 } } });
-    const gateway = await echoGateway(
+    const { gateway, secret } = await echoGatewayWithKey(
       s,
       channel({ name: "msg", protocol: "messages", baseUrl: fake.url, models: ["c"] }),
     );
-    const { secret } = await gateway.createKey();
     await assertMessagesError(
       await gateway.post(MESSAGES, secret, messagesBody("c")),
       529,
@@ -631,8 +628,7 @@ Deno.test("errors: an upstream 529 on messages is 529 overloaded_error", () =>
 
 Deno.test("errors: a well-formed incoming x-request-id is kept, a malformed one replaced", () =>
   withScope(async (s) => {
-    const gateway = await echoGateway(s);
-    const { secret } = await gateway.createKey();
+    const { gateway, secret } = await echoGatewayWithKey(s);
     const mine = "client-req_01.A:b-" + "z".repeat(100);
     const kept = await assertOpenAiError(
       await gateway.post(CHAT, secret, chatBody("nope"), { "x-request-id": mine }),

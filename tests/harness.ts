@@ -121,8 +121,8 @@ export function configWith(channels: string, extra = ""): string {
   return `[groups.default]\nmodels = ["*"]\n\n${extra}\n${channels}`;
 }
 
-/** A channel section for `configWith`. */
-export function channel(options: {
+/** What `channel` writes into a channel section. */
+export interface ChannelOptions {
   name: string;
   protocol: string;
   baseUrl?: string;
@@ -131,7 +131,10 @@ export function channel(options: {
   priority?: number;
   weight?: number;
   extra?: string;
-}): string {
+}
+
+/** A channel section for `configWith`. */
+export function channel(options: ChannelOptions): string {
   const lines = [
     "[[channels]]",
     `name = "${options.name}"`,

@@ -7,10 +7,12 @@ import type { Behaviour } from "./fakes/upstream.ts";
 import { channel, configWith } from "./harness.ts";
 import {
   askText,
+  channelToFake,
   chatBody,
   closedPort,
   eventJson,
   fakeSays,
+  gatewayWithKey,
   messagesBody,
   readEvents,
   replaceConfig,
@@ -36,7 +38,8 @@ async function primaryAndBackup(
   const protocol = options.protocol ?? "chat";
   const a = await s.fake({ name: "a", behaviour: options.behaviourA });
   const b = await s.fake({ name: "b" });
-  const gateway = await s.gateway(configWith(
+  const { gateway, secret } = await gatewayWithKey(
+    s,
     channel({
       name: "a",
       protocol,
@@ -45,8 +48,7 @@ async function primaryAndBackup(
       priority: 10,
       extra: options.extraA,
     }) + channel({ name: "b", protocol, baseUrl: b.url, models: ["m"], priority: 0 }),
-  ));
-  const { secret } = await gateway.createKey();
+  );
   return { a, b, gateway, secret, protocol };
 }
 
@@ -72,11 +74,11 @@ Deno.test("routing: equal priority shares by weight", () =>
   withScope(async (s) => {
     const heavy = await s.fake({ name: "heavy" });
     const light = await s.fake({ name: "light" });
-    const gateway = await s.gateway(configWith(
+    const { gateway, secret } = await gatewayWithKey(
+      s,
       channel({ name: "heavy", protocol: "chat", baseUrl: heavy.url, models: ["m"], weight: 3 }) +
         channel({ name: "light", protocol: "chat", baseUrl: light.url, models: ["m"], weight: 1 }),
-    ));
-    const { secret } = await gateway.createKey();
+    );
     const total = 400;
     for (let sent = 0; sent < total; sent += 20) {
       await Promise.all(
@@ -92,15 +94,12 @@ Deno.test("routing: equal priority shares by weight", () =>
 
 Deno.test("routing: a channel's keys rotate", () =>
   withScope(async (s) => {
-    const fake = await s.fake();
-    const gateway = await s.gateway(configWith(channel({
+    const { fake, gateway, secret } = await channelToFake(s, {
       name: "c",
       protocol: "chat",
-      baseUrl: fake.url,
       models: ["m"],
       keys: ["key-one", "key-two"],
-    })));
-    const { secret } = await gateway.createKey();
+    });
     for (let i = 0; i < 4; i++) await askText(gateway, secret, CHAT, chatBody("m"));
     const used = fake.requests.map((request) => request.headers.authorization);
     assert.equal(used.filter((key) => key === "Bearer key-one").length, 2, used.join());
@@ -138,15 +137,12 @@ Deno.test("routing: a channel key answering 401 leaves rotation until the config
 
 Deno.test("routing: every channel key rejected is 503 channel:no_available_key", () =>
   withScope(async (s) => {
-    const fake = await s.fake({ behaviour: { error: { status: 403 } } });
-    const gateway = await s.gateway(configWith(channel({
+    const { fake, gateway, secret } = await channelToFake(s, {
       name: "c",
       protocol: "chat",
-      baseUrl: fake.url,
       models: ["m"],
       keys: ["key-one", "key-two"],
-    })));
-    const { secret } = await gateway.createKey();
+    }, { behaviour: { error: { status: 403 } } });
     for (let i = 0; i < 2; i++) {
       const response = await gateway.post(CHAT, secret, chatBody("m"));
       const body = JSON.parse(await response.text());
@@ -159,15 +155,12 @@ Deno.test("routing: every channel key rejected is 503 channel:no_available_key",
 
 Deno.test("routing: model_map sends the mapped model upstream", () =>
   withScope(async (s) => {
-    const fake = await s.fake();
-    const gateway = await s.gateway(configWith(channel({
+    const { fake, gateway, secret } = await channelToFake(s, {
       name: "c",
       protocol: "messages",
-      baseUrl: fake.url,
       models: ["friendly"],
       extra: 'model_map = { friendly = "vendor-model-2025" }',
-    })));
-    const { secret } = await gateway.createKey();
+    });
     const response = await gateway.post("/v1/messages", secret, messagesBody("friendly"));
     assert.equal(response.status, 200, await response.text());
     assert.equal((fake.requests[0]?.body as { model: string }).model, "vendor-model-2025");

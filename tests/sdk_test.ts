@@ -5,22 +5,35 @@
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import { countPromptTokens, promptText } from "../src/protocols/prompt_text.ts";
-import { channel, configWith } from "./harness.ts";
-import { anthropicClient, fakeSays, openaiClient, withScope } from "./support.ts";
+import { channel, type ChannelOptions } from "./harness.ts";
+import {
+  anthropicClient,
+  channelToFake,
+  fakeSays,
+  gatewayWithKey,
+  openaiClient,
+  type Scope,
+  withScope,
+} from "./support.ts";
 
 const messages = [{ role: "user" as const, content: "hi there" }];
 
+// The single channels the tests use, each behind a fake named like it.
+const ALPHA_CHAT = { name: "alpha", protocol: "chat", models: ["m1"] };
+const BETA_RESPONSES = { name: "beta", protocol: "responses", models: ["r1"] };
+const GAMMA_MESSAGES = { name: "gamma", protocol: "messages", models: ["c1"] };
+
+/** `channelToFake` with the fake named after the channel, so it answers `fakeSays(name)`. */
+function namedChannelToFake(s: Scope, route: Omit<ChannelOptions, "baseUrl">) {
+  return channelToFake(s, route, { name: route.name });
+}
+
 Deno.test("sdk: openai chat non-stream reaches the chat channel with its own key", () =>
   withScope(async (s) => {
-    const fake = await s.fake({ name: "alpha" });
-    const gateway = await s.gateway(configWith(channel({
-      name: "alpha",
-      protocol: "chat",
-      baseUrl: fake.url,
-      models: ["m1"],
+    const { fake, gateway, secret } = await namedChannelToFake(s, {
+      ...ALPHA_CHAT,
       keys: ["sk-upstream-alpha"],
-    })));
-    const { secret } = await gateway.createKey();
+    });
     const completion = await openaiClient(gateway, secret).chat.completions.create({
       model: "m1",
       messages,
@@ -34,14 +47,7 @@ Deno.test("sdk: openai chat non-stream reaches the chat channel with its own key
 
 Deno.test("sdk: openai chat stream without include_usage gets text and no usage chunk", () =>
   withScope(async (s) => {
-    const fake = await s.fake({ name: "alpha" });
-    const gateway = await s.gateway(configWith(channel({
-      name: "alpha",
-      protocol: "chat",
-      baseUrl: fake.url,
-      models: ["m1"],
-    })));
-    const { secret } = await gateway.createKey();
+    const { fake, gateway, secret } = await namedChannelToFake(s, ALPHA_CHAT);
     const stream = await openaiClient(gateway, secret).chat.completions.create({
       model: "m1",
       messages,
@@ -64,14 +70,7 @@ Deno.test("sdk: openai chat stream without include_usage gets text and no usage 
 
 Deno.test("sdk: openai chat stream with include_usage receives the usage chunk", () =>
   withScope(async (s) => {
-    const fake = await s.fake({ name: "alpha" });
-    const gateway = await s.gateway(configWith(channel({
-      name: "alpha",
-      protocol: "chat",
-      baseUrl: fake.url,
-      models: ["m1"],
-    })));
-    const { secret } = await gateway.createKey();
+    const { gateway, secret } = await namedChannelToFake(s, ALPHA_CHAT);
     const stream = await openaiClient(gateway, secret).chat.completions.create({
       model: "m1",
       messages,
@@ -92,14 +91,7 @@ Deno.test("sdk: openai chat stream with include_usage receives the usage chunk",
 
 Deno.test("sdk: openai responses non-stream returns the upstream's output text", () =>
   withScope(async (s) => {
-    const fake = await s.fake({ name: "beta" });
-    const gateway = await s.gateway(configWith(channel({
-      name: "beta",
-      protocol: "responses",
-      baseUrl: fake.url,
-      models: ["r1"],
-    })));
-    const { secret } = await gateway.createKey();
+    const { fake, gateway, secret } = await namedChannelToFake(s, BETA_RESPONSES);
     const response = await openaiClient(gateway, secret).responses.create({
       model: "r1",
       input: "hi there",
@@ -111,14 +103,7 @@ Deno.test("sdk: openai responses non-stream returns the upstream's output text",
 
 Deno.test("sdk: openai responses stream has the same event types as the upstream direct", () =>
   withScope(async (s) => {
-    const fake = await s.fake({ name: "beta" });
-    const gateway = await s.gateway(configWith(channel({
-      name: "beta",
-      protocol: "responses",
-      baseUrl: fake.url,
-      models: ["r1"],
-    })));
-    const { secret } = await gateway.createKey();
+    const { fake, gateway, secret } = await namedChannelToFake(s, BETA_RESPONSES);
     const params = {
       model: "r1",
       input: [{
@@ -146,15 +131,10 @@ Deno.test("sdk: openai responses stream has the same event types as the upstream
 for (const auth of ["x-api-key", "bearer"] as const) {
   Deno.test(`sdk: anthropic messages non-stream and stream with ${auth}`, () =>
     withScope(async (s) => {
-      const fake = await s.fake({ name: "gamma" });
-      const gateway = await s.gateway(configWith(channel({
-        name: "gamma",
-        protocol: "messages",
-        baseUrl: fake.url,
-        models: ["c1"],
+      const { fake, gateway, secret } = await namedChannelToFake(s, {
+        ...GAMMA_MESSAGES,
         keys: ["sk-ant-upstream"],
-      })));
-      const { secret } = await gateway.createKey();
+      });
       const { client, sent } = anthropicClient(gateway, secret, auth);
 
       const message = await client.messages.create({ model: "c1", max_tokens: 100, messages });
@@ -195,14 +175,7 @@ for (const auth of ["x-api-key", "bearer"] as const) {
 
 Deno.test("sdk: anthropic beta messages reach the upstream with the query kept", () =>
   withScope(async (s) => {
-    const fake = await s.fake({ name: "gamma" });
-    const gateway = await s.gateway(configWith(channel({
-      name: "gamma",
-      protocol: "messages",
-      baseUrl: fake.url,
-      models: ["c1"],
-    })));
-    const { secret } = await gateway.createKey();
+    const { fake, gateway, secret } = await namedChannelToFake(s, GAMMA_MESSAGES);
     const { client, urls } = anthropicClient(gateway, secret, "x-api-key");
     // SDK 1.x no longer adds `?beta=true` by itself, so the request option adds it, as
     // older SDKs and Claude Code do.
@@ -221,12 +194,12 @@ Deno.test("sdk: anthropic beta messages reach the upstream with the query kept",
 Deno.test("sdk: models.list works in both SDKs and honours the key's restriction", () =>
   withScope(async (s) => {
     const fake = await s.fake();
-    const gateway = await s.gateway(configWith(
+    const { gateway, secret } = await gatewayWithKey(
+      s,
       channel({ name: "a", protocol: "chat", baseUrl: fake.url, models: ["m2", "m1"] }) +
         channel({ name: "b", protocol: "messages", baseUrl: fake.url, models: ["c1"] }) +
         channel({ name: "echo", protocol: "echo", models: ["echo"] }),
-    ));
-    const { secret } = await gateway.createKey();
+    );
     const restricted = await gateway.createKey({ models: ["m1", "c1", "not-served"] });
 
     const openaiIds: string[] = [];
@@ -256,15 +229,10 @@ Deno.test("sdk: models.list works in both SDKs and honours the key's restriction
 
 Deno.test("sdk: anthropic countTokens is relayed to a messages channel", () =>
   withScope(async (s) => {
-    const fake = await s.fake({ name: "gamma" });
-    const gateway = await s.gateway(configWith(channel({
-      name: "gamma",
-      protocol: "messages",
-      baseUrl: fake.url,
-      models: ["c1"],
+    const { fake, gateway, secret } = await namedChannelToFake(s, {
+      ...GAMMA_MESSAGES,
       extra: 'model_map = { c1 = "claude-upstream" }',
-    })));
-    const { secret } = await gateway.createKey();
+    });
     const { client } = anthropicClient(gateway, secret, "bearer");
     const params = { model: "c1", system: "Be brief.", messages };
     const count = await client.messages.countTokens(params);
@@ -277,11 +245,11 @@ Deno.test("sdk: anthropic countTokens is relayed to a messages channel", () =>
 Deno.test("sdk: anthropic countTokens is estimated when the model has only an echo channel", () =>
   withScope(async (s) => {
     const fake = await s.fake({ name: "gamma" });
-    const gateway = await s.gateway(configWith(
+    const { gateway, secret } = await gatewayWithKey(
+      s,
       channel({ name: "echo", protocol: "echo", models: ["echo"] }) +
         channel({ name: "gamma", protocol: "messages", baseUrl: fake.url, models: ["c1"] }),
-    ));
-    const { secret } = await gateway.createKey();
+    );
     const { client } = anthropicClient(gateway, secret, "x-api-key");
     const short = await client.messages.countTokens({ model: "echo", messages });
     const long = await client.messages.countTokens({
@@ -295,11 +263,11 @@ Deno.test("sdk: anthropic countTokens is estimated when the model has only an ec
 
 Deno.test("sdk: anthropic countTokens is estimated when the model has no messages channel", () =>
   withScope(async (s) => {
-    const fake = await s.fake({ name: "delta" });
-    const gateway = await s.gateway(configWith(
-      channel({ name: "delta", protocol: "chat", baseUrl: fake.url, models: ["gpt"] }),
-    ));
-    const { secret } = await gateway.createKey();
+    const { fake, gateway, secret } = await namedChannelToFake(s, {
+      name: "delta",
+      protocol: "chat",
+      models: ["gpt"],
+    });
     const { client } = anthropicClient(gateway, secret, "x-api-key");
     const count = await client.messages.countTokens({ model: "gpt", messages });
     assert.equal(count.input_tokens, countPromptTokens(promptText("messages", { messages })));
@@ -309,12 +277,12 @@ Deno.test("sdk: anthropic countTokens is estimated when the model has no message
 Deno.test("sdk: a stream broken mid-way raises an error in both SDKs", () =>
   withScope(async (s) => {
     const fake = await s.fake({ name: "broken", behaviour: { breakAfter: 3 } });
-    const gateway = await s.gateway(configWith(
+    const { gateway, secret } = await gatewayWithKey(
+      s,
       channel({ name: "chat", protocol: "chat", baseUrl: fake.url, models: ["m1"] }) +
         channel({ name: "resp", protocol: "responses", baseUrl: fake.url, models: ["r1"] }) +
         channel({ name: "msg", protocol: "messages", baseUrl: fake.url, models: ["c1"] }),
-    ));
-    const { secret } = await gateway.createKey();
+    );
     const openai = openaiClient(gateway, secret);
     const long = "one two three four five six seven eight";
 

@@ -1,7 +1,8 @@
 /**
  * Helpers shared by the cross-module tests (sdk, passthrough, errors, routing, reload):
- * a scope that stops everything a test started, SDK clients pointed at a gateway,
- * SSE collection, a recording tap in front of an upstream, and error-shape checks.
+ * a scope that stops everything a test started, a gateway (in front of a fake) with a
+ * key, SDK clients pointed at a gateway, SSE collection, a recording tap in front of an
+ * upstream, and error-shape checks.
  */
 import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
@@ -13,7 +14,14 @@ import {
   type FakeUpstreamOptions,
   startFakeUpstream,
 } from "./fakes/upstream.ts";
-import { databaseSection, startGateway, type TestGateway } from "./harness.ts";
+import {
+  channel,
+  type ChannelOptions,
+  configWith,
+  databaseSection,
+  startGateway,
+  type TestGateway,
+} from "./harness.ts";
 
 /** What a test started; `run` stops all of it, in reverse order, however the test ends. */
 export interface Scope {
@@ -66,6 +74,41 @@ export async function withScope(test: (scope: Scope) => Promise<void>): Promise<
     errors = await cleanup();
   }
   if (errors.length > 0) throw new AggregateError(errors, "Cleaning up the test failed");
+}
+
+/** A gateway and one key for it, made as `TestGateway.createKey` makes it. */
+export interface GatewayWithKey {
+  gateway: TestGateway;
+  id: string;
+  secret: string;
+  account: string;
+}
+
+/**
+ * Starts a gateway on the usual config, `configWith(channels, extra)`, and makes a key (of a
+ * fresh unlimited account) for it.
+ */
+export async function gatewayWithKey(
+  s: Scope,
+  channels: string,
+  extra?: string,
+): Promise<GatewayWithKey> {
+  const gateway = await s.gateway(configWith(channels, extra));
+  return { gateway, ...await gateway.createKey() };
+}
+
+/**
+ * Starts a fake upstream, then a gateway (the usual `configWith` config) whose one channel
+ * `route` goes to that fake, and makes a key for it.
+ */
+export async function channelToFake(
+  s: Scope,
+  route: Omit<ChannelOptions, "baseUrl">,
+  fakeOptions?: FakeUpstreamOptions,
+): Promise<GatewayWithKey & { fake: FakeUpstream }> {
+  const fake = await s.fake(fakeOptions);
+  const started = await gatewayWithKey(s, channel({ ...route, baseUrl: fake.url }));
+  return { fake, ...started };
 }
 
 /** An OpenAI SDK client for the gateway, without retries (a retry would hide a failure). */
