@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import { openDatabase } from "../db/database.ts";
+import { settleHold } from "../db/holds.ts";
+import { directWrite } from "../db/write_queue.ts";
+import { withCli } from "./test_harness.ts";
+
+/** Settles one request into the ledger, as the server does at the end of a request. */
+function settle(
+  dbPath: string,
+  row: { account: number; key: string; model: string; at: number; cost: number; cached?: number },
+) {
+  return async () => {
+    const db = await openDatabase(`file:${dbPath}`);
+    try {
+      await settleHold(directWrite(db.client), {
+        holdId: null,
+        accountId: row.account,
+        keyId: row.key,
+        requestId: "req_test",
+        createdAt: row.at,
+        model: row.model,
+        entryPoint: "chat",
+        channel: "echo",
+        upstreamModel: row.model,
+        attempts: 1,
+        stream: false,
+        status: "ok",
+        reason: null,
+        inputTokens: 100,
+        outputTokens: 10,
+        cachedTokens: row.cached ?? 0,
+        cacheWriteTokens: 0,
+        estimated: false,
+        costMicros: row.cost,
+        durationMs: 5,
+      });
+    } finally {
+      await db.close();
+    }
+  };
+}
+
+Deno.test("usage sums the ledger by account, key and model, with filters and --json", async () => {
+  await withCli(async (cli) => {
+    await cli.run(["account", "create", "alice", "--balance", "1"]);
+    await cli.run(["account", "create", "bob", "--unlimited"]);
+    const aliceKey =
+      JSON.parse((await cli.run(["key", "create", "--account", "alice", "--json"])).stdout).id;
+    const bobKey =
+      JSON.parse((await cli.run(["key", "create", "--account", "bob", "--json"])).stdout).id;
+    const day = Date.parse("2026-11-01T00:00:00Z");
+    await settle(cli.dbPath, {
+      account: 1,
+      key: aliceKey,
+      model: "echo",
+      at: day,
+      cost: 1500,
+      cached: 40,
+    })();
+    await settle(cli.dbPath, {
+      account: 1,
+      key: aliceKey,
+      model: "echo",
+      at: day + 1000,
+      cost: 500,
+    })();
+    await settle(cli.dbPath, {
+      account: 1,
+      key: aliceKey,
+      model: "other",
+      at: day + 86_400_000,
+      cost: 7,
+    })();
+    await settle(cli.dbPath, { account: 2, key: bobKey, model: "echo", at: day, cost: 250 })();
+
+    const all = await cli.run(["usage", "--json"]);
+    assert.equal(all.code, 0);
+    const report = JSON.parse(all.stdout);
+    assert.deepEqual(report.totals, {
+      requests: 4,
+      input_tokens: 400,
+      output_tokens: 40,
+      cached_tokens: 40,
+      cost_usd: 0.002257,
+    });
+    assert.deepEqual(report.rows[0], {
+      account: "alice",
+      key_id: aliceKey,
+      model: "echo",
+      requests: 2,
+      input_tokens: 200,
+      output_tokens: 20,
+      cached_tokens: 40,
+      cost_usd: 0.002,
+    });
+
+    const bob = JSON.parse((await cli.run(["usage", "--account", "bob", "--json"])).stdout);
+    assert.deepEqual(bob.rows.map((r: { account: string }) => r.account), ["bob"]);
+    const byKeyAndDay = JSON.parse(
+      (await cli.run([
+        "usage",
+        "--key",
+        aliceKey,
+        "--since",
+        "2026-11-02T00:00:00Z",
+        "--json",
+      ])).stdout,
+    );
+    assert.deepEqual(byKeyAndDay.rows.map((r: { model: string }) => r.model), ["other"]);
+    const until = JSON.parse(
+      (await cli.run(["usage", "--until", "2026-11-02", "--model", "echo", "--json"])).stdout,
+    );
+    assert.equal(until.totals.requests, 3);
+
+    // The ledger's charges reached the balances: alice paid 2007 micros, bob is unlimited.
+    const accounts = JSON.parse((await cli.run(["account", "list", "--json"])).stdout);
+    assert.equal(accounts.find((a: { name: string }) => a.name === "alice").balance_usd, 0.997993);
+    assert.equal(accounts.find((a: { name: string }) => a.name === "bob").balance_usd, 0);
+
+    const table = await cli.run(["usage"]);
+    assert.match(table.stdout, /^ACCOUNT\s+KEY\s+MODEL\s+REQUESTS/);
+    assert.match(table.stdout, /total\s+4\s+400\s+40\s+40\s+0\.002257$/m);
+    assert.equal((await cli.run(["usage", "--since", "yesterday"])).code, 2);
+  });
+});
