@@ -19,6 +19,13 @@ export function authenticate(options: {
   now: () => number;
 }): MiddlewareHandler<AppEnv> {
   const trustedProxiesOf = perConfig((config: Config) => parseCidrs(config.server.trusted_proxies));
+  // Key records are cached (key_cache.ts), so each allowlist is parsed once per lookup.
+  const allowlists = new WeakMap<readonly string[], Cidr[]>();
+  const allowlistOf = (texts: readonly string[]) => {
+    let cidrs = allowlists.get(texts);
+    if (!cidrs) allowlists.set(texts, cidrs = parseCidrs(texts));
+    return cidrs;
+  };
   return async function authenticate(c, next) {
     const secret = extractApiKey(c.req.raw.headers);
     if (!secret) {
@@ -44,7 +51,7 @@ export function authenticate(options: {
         c.req.header("x-forwarded-for") ?? null,
         trustedProxiesOf(config),
       );
-      if (!address || !anyCidrContains(parseCidrs(key.allowIps), address)) {
+      if (!address || !anyCidrContains(allowlistOf(key.allowIps), address)) {
         throw new GatewayError(
           403,
           "access_denied",

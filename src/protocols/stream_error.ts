@@ -1,6 +1,6 @@
 /** The error event that ends a stream, in each protocol's own shape. */
 import type { EntryProtocol } from "../config/schema.ts";
-import { type GatewayError, messagesErrorType, openaiErrorType } from "../errors.ts";
+import { errorBody, type GatewayError } from "../errors.ts";
 import type { SseEvent } from "./sse.ts";
 
 /** The events that report `error` to a client mid-stream, after which the stream closes. */
@@ -11,18 +11,8 @@ export function streamErrorEvents(
 ): SseEvent[] {
   switch (protocol) {
     case "chat":
-      // The OpenAI SDKs raise an APIError for a chunk that carries `error`.
-      return [{
-        data: JSON.stringify({
-          error: {
-            message: error.message,
-            type: openaiErrorType(error),
-            param: null,
-            code: error.code,
-            request_id: requestId,
-          },
-        }),
-      }];
+      // The OpenAI SDKs raise an APIError for a chunk that carries `error`: the error body itself.
+      return [{ data: JSON.stringify(errorBody(error, "openai", requestId)) }];
     case "responses":
       return [{
         event: "error",
@@ -35,13 +25,6 @@ export function streamErrorEvents(
         }),
       }];
     case "messages":
-      return [{
-        event: "error",
-        data: JSON.stringify({
-          type: "error",
-          error: { type: messagesErrorType(error), message: error.message },
-          request_id: requestId,
-        }),
-      }];
+      return [{ event: "error", data: JSON.stringify(errorBody(error, "messages", requestId)) }];
   }
 }

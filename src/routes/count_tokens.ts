@@ -54,6 +54,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<A
       () => deps.router.plan(config, c.get("principal"), request.model, "messages"),
     );
     if (!plan) return c.json(estimate(request.body));
+    const search = new URL(c.req.url).search;
     const result = await sendWithFailover({
       plan: messagesChannelsOf(plan),
       entry: "messages",
@@ -67,7 +68,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<A
           entry: "messages",
           body: { ...request.body, model: attempt.upstreamModel },
           clientHeaders: c.req.raw.headers,
-          search: new URL(c.req.url).search,
+          search,
           stream: false,
         }),
     });

@@ -49,6 +49,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       maxOutputTokens: request.maxOutputTokens,
     });
 
+    const search = new URL(c.req.url).search;
     const timeoutsOf = (attempt: Attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts });
     const clientWantsUsage =
       (request.body.stream_options as { include_usage?: unknown } | undefined)
@@ -66,7 +67,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
           entry,
           body: passthroughRequest(entry, request.body, attempt.upstreamModel, request.stream),
           clientHeaders: c.req.raw.headers,
-          search: new URL(c.req.url).search,
+          search,
           stream: request.stream,
         }),
       onAttemptFailed: (attempt, failure) =>
