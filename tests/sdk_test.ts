@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import OpenAI from "openai";
-import { countPromptTokens, promptText } from "../src/protocols/prompt_text.ts";
+import { protocolOf } from "../src/protocols/index.ts";
+import { countPromptTokens } from "../src/protocols/prompt_text.ts";
 import { channel, type ChannelOptions } from "./harness.ts";
 import {
   anthropicClient,
@@ -239,7 +240,7 @@ Deno.test("sdk: anthropic countTokens is relayed to a messages channel", () =>
     assert.equal(fake.requests.length, 1);
     assert.equal(fake.requests[0]?.path, "/v1/messages/count_tokens");
     assert.deepEqual(fake.requests[0]?.body, { ...params, model: "claude-upstream" });
-    assert.equal(count.input_tokens, countPromptTokens(promptText("messages", params)));
+    assert.equal(count.input_tokens, countPromptTokens(protocolOf("messages").promptText(params)));
   }));
 
 Deno.test("sdk: anthropic countTokens is estimated when the model has only an echo channel", () =>
@@ -270,7 +271,10 @@ Deno.test("sdk: anthropic countTokens is estimated when the model has no message
     });
     const { client } = anthropicClient(gateway, secret, "x-api-key");
     const count = await client.messages.countTokens({ model: "gpt", messages });
-    assert.equal(count.input_tokens, countPromptTokens(promptText("messages", { messages })));
+    assert.equal(
+      count.input_tokens,
+      countPromptTokens(protocolOf("messages").promptText({ messages })),
+    );
     assert.equal(fake.requests.length, 0, "a chat upstream cannot count messages tokens");
   }));
 

@@ -1,7 +1,7 @@
 /** The accounting seam of the request flow: hold before the upstream call, settle after. */
 import type { Principal } from "../auth/principal.ts";
 import type { Config, EntryProtocol } from "../config/schema.ts";
-import type { Usage } from "../protocols/usage.ts";
+import type { Usage } from "../protocols/types.ts";
 
 /** What is known of a request when it is admitted, before any upstream call. */
 export interface Admission {

@@ -3,8 +3,9 @@
  * tokenizer count for settling when an upstream reported no usage at all.
  */
 import type { EntryProtocol } from "../config/schema.ts";
-import { countPromptTokens, countTextTokens, promptText } from "../protocols/prompt_text.ts";
-import type { Usage } from "../protocols/usage.ts";
+import { protocolOf } from "../protocols/index.ts";
+import { countPromptTokens, countTextTokens } from "../protocols/prompt_text.ts";
+import type { Usage } from "../protocols/types.ts";
 
 /** Bytes per token assumed for holds: low enough that the hold errs on the high side. */
 const BYTES_PER_TOKEN_FOR_HOLD = 3;
@@ -24,7 +25,7 @@ export function estimateUsage(
   outputText: string,
 ): Usage {
   return {
-    input_tokens: countPromptTokens(promptText(entry, body)) +
+    input_tokens: countPromptTokens(protocolOf(entry).promptText(body)) +
       (body.tools === undefined ? 0 : countTextTokens(JSON.stringify(body.tools))),
     output_tokens: countTextTokens(outputText),
     cached_tokens: 0,

@@ -20,3 +20,18 @@ export function parseEventData(data: string): Record<string, unknown> | undefine
     return undefined;
   }
 }
+
+/** The value as an object to read fields from; `{}` when it is not one. */
+export function fields(value: unknown): Record<string, unknown> {
+  return asRecord(value) ?? {};
+}
+
+/** The value if it is a string, else "". */
+export function stringOr(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+/** The value if it is an array, else an empty one. */
+export function listOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}

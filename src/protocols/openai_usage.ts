@@ -4,7 +4,7 @@
  * maps straight onto tollgate's `input_tokens`.
  */
 import { asRecord, tokenCount } from "./json_read.ts";
-import type { Usage } from "./usage.ts";
+import type { Usage } from "./types.ts";
 
 /** The names one OpenAI protocol gives its usage fields. */
 export interface OpenAiUsageFields {
@@ -14,6 +14,8 @@ export interface OpenAiUsageFields {
   output: string;
   /** The object holding `cached_tokens` and `cache_write_tokens`. */
   inputDetails: string;
+  /** The object holding `reasoning_tokens`. */
+  outputDetails: string;
 }
 
 /** Usage in tollgate's vocabulary, or undefined when `value` reports neither count. */
@@ -23,10 +25,13 @@ export function readOpenAiUsage(value: unknown, fields: OpenAiUsageFields): Usag
     return undefined;
   }
   const details = asRecord(usage[fields.inputDetails]);
-  return {
+  const read: Usage = {
     input_tokens: tokenCount(usage[fields.input]),
     output_tokens: tokenCount(usage[fields.output]),
     cached_tokens: tokenCount(details?.cached_tokens),
     cache_write_tokens: tokenCount(details?.cache_write_tokens),
   };
+  const reasoning = tokenCount(asRecord(usage[fields.outputDetails])?.reasoning_tokens);
+  if (reasoning > 0) read.reasoning_tokens = reasoning;
+  return read;
 }

@@ -1,39 +1,25 @@
 /**
- * The text of a request's prompt, in any entry protocol: what the echo channel answers
- * with and what token estimates count when an upstream reports no usage.
+ * Reading and counting a prompt's text: the helpers each protocol's `promptText` is
+ * built from, and the token counter (o200k_base) estimates use.
  */
 import { countTokens } from "gpt-tokenizer";
-import type { EntryProtocol } from "../config/schema.ts";
 import { asRecord } from "./json_read.ts";
+import type { PromptText } from "./types.ts";
 
-/** The text found in a request's prompt. */
-export interface PromptText {
-  /** Every text of the prompt in order: system, instructions, messages, tool results. */
-  texts: string[];
-  /** The text of the last user message (its text parts joined by newlines), or "". */
-  lastUserText: string;
-}
-
-/** Collects the prompt text of a request body; unknown shapes contribute nothing. */
-export function promptText(protocol: EntryProtocol, body: Record<string, unknown>): PromptText {
-  const texts: string[] = [];
+/**
+ * The prompt text of leading texts (system, instructions) followed by messages whose
+ * text sits in `content` (or `output`, for responses tool results).
+ */
+export function promptOfMessages(leading: string[], messages: unknown): PromptText {
+  const texts = [...leading];
   let lastUserText = "";
-  const addMessage = (message: unknown) => {
+  if (!Array.isArray(messages)) return { texts, lastUserText };
+  for (const message of messages) {
     const record = asRecord(message);
-    if (!record) return;
+    if (!record) continue;
     const own = collectText(record.content ?? record.output);
     texts.push(...own);
     if (record.role === "user") lastUserText = own.join("\n");
-  };
-  if (protocol === "responses") {
-    texts.push(...collectText(body.instructions));
-    if (typeof body.input === "string") {
-      texts.push(body.input);
-      lastUserText = body.input;
-    } else if (Array.isArray(body.input)) body.input.forEach(addMessage);
-  } else {
-    if (protocol === "messages") texts.push(...collectText(body.system));
-    if (Array.isArray(body.messages)) body.messages.forEach(addMessage);
   }
   return { texts, lastUserText };
 }
@@ -49,9 +35,12 @@ export function countPromptTokens(prompt: PromptText): number {
   return countTextTokens(prompt.texts.join("\n"));
 }
 
-// Content is a string, or blocks whose text sits in `text` (text, input_text, output_text)
-// or nested in `content` (tool results); other blocks (images, tool calls) carry no text.
-function collectText(content: unknown): string[] {
+/**
+ * The texts of content: a string, or blocks whose text sits in `text` (text,
+ * input_text, output_text) or nested in `content` (tool results); other blocks (images,
+ * tool calls) carry no text.
+ */
+export function collectText(content: unknown): string[] {
   if (typeof content === "string") return [content];
   if (!Array.isArray(content)) return [];
   const texts: string[] = [];

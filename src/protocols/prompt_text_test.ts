@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import type { EntryProtocol } from "../config/schema.ts";
-import { countTextTokens, type PromptText, promptText } from "./prompt_text.ts";
+import { protocolOf } from "./index.ts";
+import { countTextTokens } from "./prompt_text.ts";
+import type { PromptText } from "./types.ts";
 
 const CASES: {
   name: string;
@@ -81,7 +83,7 @@ const CASES: {
 
 for (const c of CASES) {
   Deno.test(`promptText: ${c.name}`, () => {
-    assert.deepEqual(promptText(c.protocol, c.body), c.expected);
+    assert.deepEqual(protocolOf(c.protocol).promptText(c.body), c.expected);
   });
 }
 

@@ -1,71 +1,30 @@
 /**
  * Parsing an entry-point request body: validate only what the gateway needs, keep the
- * client's object as it came so unknown fields reach the upstream untouched.
+ * client's object as it came so unknown fields reach the upstream untouched. Each
+ * protocol's `parseRequest` is built from these helpers.
  */
 import type { z } from "zod";
 import type { EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
-import { ChatRequestSchema } from "./chat/schema.ts";
-import { CountTokensBodySchema, MessagesRequestSchema } from "./messages/schema.ts";
-import { ResponsesRequestSchema } from "./responses/schema.ts";
+import type { EntryRequest } from "./types.ts";
 
-/** What the gateway reads from an entry-point request, beside the body it relays. */
-export interface EntryRequest {
-  protocol: EntryProtocol;
-  model: string;
-  stream: boolean;
-  /** The client's cap on output tokens, when it sets one. */
-  maxOutputTokens?: number;
-  /** The client's body exactly as parsed from JSON (not a validated copy). */
-  body: Record<string, unknown>;
-}
-
-/** A `POST /v1/messages/count_tokens` request. */
-export interface CountTokensRequest {
-  model: string;
-  body: Record<string, unknown>;
-}
-
-/** Validates an entry-point body; throws a 400 `invalid_request` naming the field at fault. */
-export function parseEntryRequest(protocol: EntryProtocol, body: unknown): EntryRequest {
-  const object = requireObject(body);
-  switch (protocol) {
-    case "chat": {
-      const parsed = validate(ChatRequestSchema, object);
-      const maxOutputTokens = parsed.max_completion_tokens ?? parsed.max_tokens ?? undefined;
-      return entry(protocol, parsed.model, parsed.stream, maxOutputTokens, object);
-    }
-    case "responses": {
-      const parsed = validate(ResponsesRequestSchema, object);
-      const maxOutputTokens = parsed.max_output_tokens ?? undefined;
-      return entry(protocol, parsed.model, parsed.stream, maxOutputTokens, object);
-    }
-    case "messages": {
-      const parsed = validate(MessagesRequestSchema, object);
-      return entry(protocol, parsed.model, parsed.stream, parsed.max_tokens, object);
-    }
-  }
-}
-
-/** Validates a count_tokens body; throws like `parseEntryRequest`. */
-export function parseCountTokensRequest(body: unknown): CountTokensRequest {
-  const object = requireObject(body);
-  return { model: validate(CountTokensBodySchema, object).model, body: object };
-}
-
-function entry(
+/** The parsed request, with `maxOutputTokens` only when the client set one. */
+export function entryRequest(
   protocol: EntryProtocol,
   model: string,
   stream: boolean | null | undefined,
-  maxOutputTokens: number | undefined,
+  maxOutputTokens: number | null | undefined,
   body: Record<string, unknown>,
 ): EntryRequest {
   const request: EntryRequest = { protocol, model, stream: stream === true, body };
-  if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
+  if (maxOutputTokens !== undefined && maxOutputTokens !== null) {
+    request.maxOutputTokens = maxOutputTokens;
+  }
   return request;
 }
 
-function requireObject(body: unknown): Record<string, unknown> {
+/** The body as an object; a 400 `invalid_request` for arrays, strings and other JSON. */
+export function requireObject(body: unknown): Record<string, unknown> {
   if (typeof body === "object" && body !== null && !Array.isArray(body)) {
     return body as Record<string, unknown>;
   }
@@ -76,7 +35,11 @@ function requireObject(body: unknown): Record<string, unknown> {
   );
 }
 
-function validate<T extends z.ZodType>(schema: T, body: Record<string, unknown>): z.output<T> {
+/** Validates `body` with `schema`; a 400 naming the first field at fault. */
+export function validate<T extends z.ZodType>(
+  schema: T,
+  body: Record<string, unknown>,
+): z.output<T> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   // The first issue is enough: the client fixes one field at a time, as with the real APIs.

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import type { EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
-import { parseCountTokensRequest, parseEntryRequest } from "./request.ts";
+import { protocolOf } from "./index.ts";
+import { parseCountTokensRequest } from "./messages/index.ts";
 
 const user = { role: "user", content: "hi" };
 
@@ -94,7 +95,7 @@ const VALID: ValidCase[] = [
 
 for (const c of VALID) {
   Deno.test(`parseEntryRequest accepts ${c.name}`, () => {
-    const request = parseEntryRequest(c.protocol, c.body);
+    const request = protocolOf(c.protocol).parseRequest(c.body);
     assert.equal(request.protocol, c.protocol);
     assert.equal(request.model, c.model);
     assert.equal(request.stream, c.stream);
@@ -206,7 +207,7 @@ const INVALID: InvalidCase[] = [
 
 for (const c of INVALID) {
   Deno.test(`parseEntryRequest rejects (${c.protocol}) ${c.message}`, () => {
-    assert.throws(() => parseEntryRequest(c.protocol, c.body), (error: unknown) => {
+    assert.throws(() => protocolOf(c.protocol).parseRequest(c.body), (error: unknown) => {
       assert.ok(error instanceof GatewayError);
       assert.equal(error.status, 400);
       assert.equal(error.code, "invalid_request");

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import type { EntryProtocol } from "../config/schema.ts";
 import type { SseEvent } from "./sse.ts";
-import { type Usage, usageFor } from "./usage.ts";
+import { protocolOf } from "./index.ts";
+import type { Usage } from "./types.ts";
 import { encodeUsage as encodeChat } from "./chat/usage.ts";
 import { encodeUsage as encodeMessages } from "./messages/usage.ts";
 import { encodeUsage as encodeResponses } from "./responses/usage.ts";
@@ -88,7 +89,13 @@ const STREAMS: StreamCase[] = [
         },
       ),
     ],
-    usage: { input_tokens: 300, output_tokens: 12, cached_tokens: 256, cache_write_tokens: 20 },
+    usage: {
+      input_tokens: 300,
+      output_tokens: 12,
+      cached_tokens: 256,
+      cache_write_tokens: 20,
+      reasoning_tokens: 4,
+    },
   },
   {
     name: "responses ending in response.incomplete, without event names",
@@ -175,7 +182,7 @@ const STREAMS: StreamCase[] = [
 
 for (const c of STREAMS) {
   Deno.test(`usage tap (${c.protocol}): ${c.name}`, () => {
-    const tap = usageFor(c.protocol).createUsageTap();
+    const tap = protocolOf(c.protocol).createUsageTap();
     for (const event of c.events) tap.observe(event);
     assert.deepEqual(tap.usage(), c.usage);
   });
@@ -183,7 +190,7 @@ for (const c of STREAMS) {
 
 Deno.test("usage taps ignore garbage data", () => {
   for (const protocol of ["chat", "responses", "messages"] as const) {
-    const tap = usageFor(protocol).createUsageTap();
+    const tap = protocolOf(protocol).createUsageTap();
     tap.observe({ data: '{"usage": oops' });
     tap.observe({ data: "[DONE]" });
     assert.equal(tap.usage(), undefined);
@@ -234,7 +241,7 @@ const RESPONSES: ResponseCase[] = [
 
 for (const c of RESPONSES) {
   Deno.test(`usageFromResponse (${c.protocol}) reads ${JSON.stringify(c.usage)}`, () => {
-    assert.deepEqual(usageFor(c.protocol).usageFromResponse(c.json), c.usage);
+    assert.deepEqual(protocolOf(c.protocol).usageFromResponse(c.json), c.usage);
   });
 }
 
@@ -251,7 +258,7 @@ Deno.test("encodeUsage round-trips through each protocol's reader", () => {
     ["messages", { usage: encodeMessages(usage) }],
   ] as const;
   for (const [protocol, json] of cases) {
-    assert.deepEqual(usageFor(protocol).usageFromResponse(json), usage, protocol);
+    assert.deepEqual(protocolOf(protocol).usageFromResponse(json), usage, protocol);
   }
   assert.equal(encodeMessages(usage).input_tokens, 300, "Anthropic counts cache tokens apart");
 });

@@ -8,11 +8,11 @@
 import type { EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import { encodeSse, type SseEvent } from "../protocols/sse.ts";
-import { streamErrorEvents } from "../protocols/stream_error.ts";
+import { protocolOf } from "../protocols/index.ts";
 import type { StreamTranslator } from "../translate/translation.ts";
 import { type UpstreamExchange, UpstreamFailure } from "../upstream/call.ts";
 import type { RelayOutcome } from "./outcome.ts";
-import type { UsageTap } from "../protocols/usage.ts";
+import type { UsageTap } from "../protocols/types.ts";
 
 const ENCODER = new TextEncoder();
 
@@ -90,7 +90,7 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
             "upstream_error",
             "The upstream stream broke off before it finished.",
           );
-        const events = streamErrorEvents(relay.entry, gatewayError, relay.requestId);
+        const events = protocolOf(relay.entry).streamErrorEvents(gatewayError, relay.requestId);
         controller.enqueue(ENCODER.encode(events.map(encodeSse).join("")));
         relay.exchange.abort(new UpstreamFailure("network", gatewayError.message));
         await end("failed", gatewayError.message);

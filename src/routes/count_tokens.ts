@@ -7,7 +7,7 @@ import type { Handler } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import { estimateUsage } from "../billing/estimate.ts";
 import { GatewayError } from "../errors.ts";
-import { parseCountTokensRequest } from "../protocols/request.ts";
+import { parseCountTokensRequest } from "../protocols/messages/index.ts";
 import { sendWithFailover } from "../relay/failover.ts";
 import { readJsonBody } from "../relay/body.ts";
 import type { RoutePlan } from "../routing/router.ts";

@@ -9,9 +9,9 @@ import type { Accounting, Hold } from "../billing/accounting.ts";
 import { estimateUsage, holdInputTokens } from "../billing/estimate.ts";
 import type { EntryProtocol } from "../config/schema.ts";
 import { describeError, type Logger } from "../log.ts";
-import { parseEntryRequest } from "../protocols/request.ts";
+import { protocolOf } from "../protocols/index.ts";
 import { outputTextCollector } from "../protocols/text.ts";
-import { type Usage, usageFor } from "../protocols/usage.ts";
+import type { Usage } from "../protocols/types.ts";
 import { sendWithFailover } from "../relay/failover.ts";
 import type { RelayOutcome } from "../relay/outcome.ts";
 import { relayStream } from "../relay/stream.ts";
@@ -36,7 +36,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
     const principal = c.get("principal");
     const requestId = c.get("requestId");
     const body = await readJsonBody(c.req.raw, config.server.max_body_bytes);
-    const request = parseEntryRequest(entry, body.value);
+    const request = protocolOf(entry).parseRequest(body.value);
     const plan = deps.router.plan(config, principal, request.model, entry);
     const hold = await deps.accounting.hold({
       requestId,
@@ -110,10 +110,10 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
 
     if (served.body) {
       served.exchange.finish();
-      const usage = usageFor(upstreamProtocol).usageFromResponse(served.body.json);
-      const collector = outputTextCollector(upstreamProtocol);
+      const wire = protocolOf(upstreamProtocol);
+      const usage = wire.usageFromResponse(served.body.json);
       await settle(
-        { status: "ok", usage, outputText: () => collector.fromResponse(served.body!.json) },
+        { status: "ok", usage, outputText: () => wire.responseText(served.body!.json) },
         served.attempts,
         channelName,
         served.attempt.upstreamModel,
@@ -124,7 +124,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       });
     }
 
-    const collector = outputTextCollector(upstreamProtocol);
+    const collector = outputTextCollector(protocolOf(upstreamProtocol));
     const stream = relayStream({
       entry,
       requestId,
@@ -133,7 +133,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       first: served.stream!.first,
       idleMs: timeoutsOf(served.attempt).idle,
       translator: translation.stream(),
-      tap: usageFor(upstreamProtocol).createUsageTap(),
+      tap: protocolOf(upstreamProtocol).createUsageTap(),
       collectText: collector.observe,
       outputText: collector.text,
       onEnd: (outcome) =>

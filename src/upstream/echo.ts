@@ -4,9 +4,9 @@
  * counts (o200k_base via gpt-tokenizer).
  */
 import type { EntryProtocol } from "../config/schema.ts";
-import { countPromptTokens, countTextTokens, promptText } from "../protocols/prompt_text.ts";
-import { buildReplyBody, buildReplyEvents, replyId, type TextReply } from "../protocols/reply.ts";
-import { parseEntryRequest } from "../protocols/request.ts";
+import { protocolOf, replyId } from "../protocols/index.ts";
+import { countPromptTokens, countTextTokens } from "../protocols/prompt_text.ts";
+import type { TextReply } from "../protocols/types.ts";
 import { encodeSseBytes, type SseEvent } from "../protocols/sse.ts";
 
 /** What the echo channel needs from its caller. */
@@ -31,12 +31,13 @@ export function echoResponse(
   options: EchoOptions,
 ): Response {
   const reply = echoReply(protocol, body, options);
+  const wire = protocolOf(protocol);
   if (body.stream !== true) {
-    return new Response(JSON.stringify(buildReplyBody(protocol, reply, body)), {
+    return new Response(JSON.stringify(wire.buildReply(reply, body)), {
       headers: { "content-type": "application/json" },
     });
   }
-  const events = buildReplyEvents(protocol, reply, body);
+  const events = wire.buildReplyEvents(reply, body);
   return new Response(eventStream(events, options.signal), {
     headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
   });
@@ -51,12 +52,13 @@ export function echoReply(
   body: Record<string, unknown>,
   options: EchoReplyOptions,
 ): TextReply {
-  const request = parseEntryRequest(protocol, body);
-  const prompt = promptText(protocol, body);
+  const wire = protocolOf(protocol);
+  const request = wire.parseRequest(body);
+  const prompt = wire.promptText(body);
   const words = splitWords((options.prefix ?? "") + prompt.lastUserText);
   const deltas = fitTokens(words, request.maxOutputTokens ?? Number.POSITIVE_INFINITY);
   return {
-    id: replyId(protocol),
+    id: replyId(wire),
     model: request.model,
     created: Math.floor(options.now() / 1000),
     deltas,

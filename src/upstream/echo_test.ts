@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { countTokens } from "gpt-tokenizer";
 import type { EntryProtocol } from "../config/schema.ts";
 import type { SseEvent } from "../protocols/sse.ts";
-import { usageFor } from "../protocols/usage.ts";
+import { protocolOf } from "../protocols/index.ts";
 import { echoResponse } from "./echo.ts";
 import { readSse } from "./sse.ts";
 
@@ -68,7 +68,7 @@ Deno.test("echo answers chat with a chat.completion", async () => {
   assert.equal(body.model, "echo");
   assert.deepEqual(body.choices[0].message.content, LAST);
   assert.equal(body.choices[0].finish_reason, "stop");
-  assert.deepEqual(usageFor("chat").usageFromResponse(body), EXPECTED_USAGE);
+  assert.deepEqual(protocolOf("chat").usageFromResponse(body), EXPECTED_USAGE);
   assert.equal(body.usage.total_tokens, INPUT_TOKENS + countTokens(LAST));
 });
 
@@ -80,7 +80,7 @@ Deno.test("echo answers responses with a response object", async () => {
   assert.equal(body.instructions, SYSTEM);
   assert.equal(body.output[0].type, "message");
   assert.deepEqual(body.output[0].content[0].text, LAST);
-  assert.deepEqual(usageFor("responses").usageFromResponse(body), EXPECTED_USAGE);
+  assert.deepEqual(protocolOf("responses").usageFromResponse(body), EXPECTED_USAGE);
 });
 
 Deno.test("echo answers a responses string input", async () => {
@@ -96,7 +96,7 @@ Deno.test("echo answers messages with a message", async () => {
   assert.equal(body.type, "message");
   assert.deepEqual(body.content, [{ type: "text", text: LAST }]);
   assert.equal(body.stop_reason, "end_turn");
-  assert.deepEqual(usageFor("messages").usageFromResponse(body), EXPECTED_USAGE);
+  assert.deepEqual(protocolOf("messages").usageFromResponse(body), EXPECTED_USAGE);
 });
 
 Deno.test("echo truncates to the output cap at a word boundary", async () => {
@@ -130,7 +130,7 @@ Deno.test("echo streams chat chunks word by word, with a usage chunk when asked"
   assert.deepEqual(deltas, ["Hello", " there,", " echo", " channel!"]);
   assert.equal(chunks.at(-2).choices[0].finish_reason, "stop");
   assert.deepEqual(chunks.at(-1).choices, []);
-  const tap = usageFor("chat").createUsageTap();
+  const tap = protocolOf("chat").createUsageTap();
   seen.forEach((event) => tap.observe(event));
   assert.deepEqual(tap.usage(), EXPECTED_USAGE);
 });
@@ -165,7 +165,7 @@ Deno.test("echo streams the full responses event sequence", async () => {
   assert.deepEqual(bodies.map((b) => b.type), seen.map((e) => e.event));
   assert.equal(bodies[8].text, LAST);
   assert.equal(bodies[11].response.output[0].content[0].text, LAST);
-  const tap = usageFor("responses").createUsageTap();
+  const tap = protocolOf("responses").createUsageTap();
   seen.forEach((event) => tap.observe(event));
   assert.deepEqual(tap.usage(), EXPECTED_USAGE);
 });
@@ -190,7 +190,7 @@ Deno.test("echo streams the full messages event sequence", async () => {
   assert.deepEqual(bodies.map((b) => b.type), seen.map((e) => e.event));
   assert.equal(bodies.slice(3, 7).map((b) => b.delta.text).join(""), LAST);
   assert.equal(bodies[8].delta.stop_reason, "end_turn");
-  const tap = usageFor("messages").createUsageTap();
+  const tap = protocolOf("messages").createUsageTap();
   seen.forEach((event) => tap.observe(event));
   assert.deepEqual(tap.usage(), EXPECTED_USAGE);
 });

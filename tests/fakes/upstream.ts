@@ -5,9 +5,10 @@
  */
 import type { EntryProtocol } from "../../src/config/schema.ts";
 import { GatewayError } from "../../src/errors.ts";
-import { countPromptTokens, promptText } from "../../src/protocols/prompt_text.ts";
-import { buildReplyBody, buildReplyEvents, type TextReply } from "../../src/protocols/reply.ts";
-import { parseCountTokensRequest } from "../../src/protocols/request.ts";
+import { protocolOf } from "../../src/protocols/index.ts";
+import { parseCountTokensRequest } from "../../src/protocols/messages/index.ts";
+import { countPromptTokens } from "../../src/protocols/prompt_text.ts";
+import type { TextReply } from "../../src/protocols/types.ts";
 import { encodeSseBytes, type SseEvent } from "../../src/protocols/sse.ts";
 import { echoReply } from "../../src/upstream/echo.ts";
 
@@ -158,18 +159,21 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     try {
       if (url.pathname === "/v1/messages/count_tokens") {
         parseCountTokensRequest(object);
-        return json({ input_tokens: countPromptTokens(promptText("messages", object)) });
+        return json({ input_tokens: countPromptTokens(protocolOf("messages").promptText(object)) });
       }
       const protocol = PROTOCOL_BY_PATH[url.pathname];
       if (!protocol) return notFound(url.pathname);
       const text = reply(protocol, object, current);
       if (object.stream === true) {
-        return new Response(streamOf(buildReplyEvents(protocol, text, object), current), {
-          headers: { ...ids(), "content-type": "text/event-stream; charset=utf-8" },
-        });
+        return new Response(
+          streamOf(protocolOf(protocol).buildReplyEvents(text, object), current),
+          {
+            headers: { ...ids(), "content-type": "text/event-stream; charset=utf-8" },
+          },
+        );
       }
       if (current.gate) await released(current.gate);
-      return json(buildReplyBody(protocol, text, object));
+      return json(protocolOf(protocol).buildReply(text, object));
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       return errorResponse(url.pathname, { status: error.status, message: error.message });

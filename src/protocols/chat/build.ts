@@ -2,7 +2,7 @@
  * Builds chat-completions replies: the `chat.completion` object and the
  * `chat.completion.chunk` stream (OpenAI `ChatCompletion`, `ChatCompletionChunk`).
  */
-import type { TextReply } from "../reply.ts";
+import type { TextReply } from "../types.ts";
 import type { SseEvent } from "../sse.ts";
 import { encodeUsage } from "./usage.ts";
 

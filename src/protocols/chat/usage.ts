@@ -5,13 +5,14 @@
 import { asRecord, parseEventData } from "../json_read.ts";
 import { type OpenAiUsageFields, readOpenAiUsage } from "../openai_usage.ts";
 import type { SseEvent } from "../sse.ts";
-import type { Usage, UsageTap } from "../usage.ts";
+import type { Usage, UsageTap } from "../types.ts";
 
 /** Where a chat-completions `usage` object keeps its counts. */
 const USAGE_FIELDS: OpenAiUsageFields = {
   input: "prompt_tokens",
   output: "completion_tokens",
   inputDetails: "prompt_tokens_details",
+  outputDetails: "completion_tokens_details",
 };
 
 /** The usage of a `chat.completion` object, if it reports one. */
@@ -41,6 +42,6 @@ export function encodeUsage(usage: Usage): Record<string, unknown> {
     completion_tokens: usage.output_tokens,
     total_tokens: usage.input_tokens + usage.output_tokens,
     prompt_tokens_details: details,
-    completion_tokens_details: { reasoning_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: usage.reasoning_tokens ?? 0 },
   };
 }

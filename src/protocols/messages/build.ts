@@ -2,7 +2,7 @@
  * Builds messages replies: the `message` object and its event stream (Anthropic
  * `Message`, `RawMessageStreamEvent`).
  */
-import type { TextReply } from "../reply.ts";
+import type { TextReply } from "../types.ts";
 import type { SseEvent } from "../sse.ts";
 import { encodeUsage } from "./usage.ts";
 

@@ -4,7 +4,7 @@
  */
 import { asRecord, parseEventData, tokenCount } from "../json_read.ts";
 import type { SseEvent } from "../sse.ts";
-import type { Usage, UsageTap } from "../usage.ts";
+import type { Usage, UsageTap } from "../types.ts";
 
 const FIELDS = [
   "input_tokens",

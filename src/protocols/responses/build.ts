@@ -2,7 +2,7 @@
  * Builds responses replies: the `response` object and its event stream (OpenAI
  * `Response`, `ResponseStreamEvent`), one output message with one `output_text` part.
  */
-import type { TextReply } from "../reply.ts";
+import type { TextReply } from "../types.ts";
 import type { SseEvent } from "../sse.ts";
 import { encodeUsage } from "./usage.ts";
 

@@ -5,7 +5,7 @@
 import { asRecord, parseEventData } from "../json_read.ts";
 import { type OpenAiUsageFields, readOpenAiUsage } from "../openai_usage.ts";
 import type { SseEvent } from "../sse.ts";
-import type { Usage, UsageTap } from "../usage.ts";
+import type { Usage, UsageTap } from "../types.ts";
 
 // The terminal events of a response stream; each carries the final `response` object.
 const FINAL_EVENTS = new Set(["response.completed", "response.incomplete", "response.failed"]);
@@ -15,6 +15,7 @@ const USAGE_FIELDS: OpenAiUsageFields = {
   input: "input_tokens",
   output: "output_tokens",
   inputDetails: "input_tokens_details",
+  outputDetails: "output_tokens_details",
 };
 
 /** The usage of a `response` object, if it reports one. */
@@ -46,7 +47,7 @@ export function encodeUsage(usage: Usage): Record<string, unknown> {
       cache_write_tokens: usage.cache_write_tokens,
     },
     output_tokens: usage.output_tokens,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: usage.reasoning_tokens ?? 0 },
     total_tokens: usage.input_tokens + usage.output_tokens,
   };
 }

@@ -1,0 +1,34 @@
+/** The chat-completions protocol (`POST /v1/chat/completions`). */
+import type { Protocol } from "../protocol.ts";
+import { entryRequest, requireObject, validate } from "../request.ts";
+import { buildChatCompletion, buildChatEvents } from "./build.ts";
+import { streamError, streamErrorEvents } from "./errors.ts";
+import { ChatRequestSchema } from "./schema.ts";
+import { eventText, promptText, responseText } from "./text.ts";
+import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
+import { asRecord } from "../json_read.ts";
+
+/** The chat-completions protocol. */
+export const chat: Protocol = {
+  name: "chat",
+  idPrefix: "chatcmpl-",
+  parseRequest(body) {
+    const object = requireObject(body);
+    const parsed = validate(ChatRequestSchema, object);
+    const max = parsed.max_completion_tokens ?? parsed.max_tokens;
+    return entryRequest("chat", parsed.model, parsed.stream, max, object);
+  },
+  promptText,
+  usageFromResponse,
+  createUsageTap,
+  encodeUsage,
+  responseText,
+  eventText,
+  buildReply: (reply) => buildChatCompletion(reply),
+  buildReplyEvents: (reply, request) =>
+    buildChatEvents(reply, {
+      includeUsage: asRecord(request.stream_options)?.include_usage === true,
+    }),
+  streamErrorEvents,
+  streamError,
+};

@@ -1,0 +1,41 @@
+/** The messages protocol (`POST /v1/messages`, and its `count_tokens`). */
+import type { Protocol } from "../protocol.ts";
+import { entryRequest, requireObject, validate } from "../request.ts";
+import { buildMessage, buildMessageEvents } from "./build.ts";
+import { streamError, streamErrorEvents } from "./errors.ts";
+import { CountTokensBodySchema, MessagesRequestSchema } from "./schema.ts";
+import { eventText, promptText, responseText } from "./text.ts";
+import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
+
+/** The messages protocol. */
+export const messages: Protocol = {
+  name: "messages",
+  idPrefix: "msg_",
+  parseRequest(body) {
+    const object = requireObject(body);
+    const parsed = validate(MessagesRequestSchema, object);
+    return entryRequest("messages", parsed.model, parsed.stream, parsed.max_tokens, object);
+  },
+  promptText,
+  usageFromResponse,
+  createUsageTap,
+  encodeUsage,
+  responseText,
+  eventText,
+  buildReply: (reply) => buildMessage(reply),
+  buildReplyEvents: (reply) => buildMessageEvents(reply),
+  streamErrorEvents,
+  streamError,
+};
+
+/** A `POST /v1/messages/count_tokens` request. */
+export interface CountTokensRequest {
+  model: string;
+  body: Record<string, unknown>;
+}
+
+/** Validates a count_tokens body; throws like `parseRequest`. */
+export function parseCountTokensRequest(body: unknown): CountTokensRequest {
+  const object = requireObject(body);
+  return { model: validate(CountTokensBodySchema, object).model, body: object };
+}

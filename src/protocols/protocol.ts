@@ -1,0 +1,44 @@
+/**
+ * The one interface each wire protocol implements (chat/, responses/, messages/), so
+ * that nothing outside a protocol's folder switches on the protocol's name.
+ */
+import type { EntryProtocol } from "../config/schema.ts";
+import type { GatewayError } from "../errors.ts";
+import type { SseEvent } from "./sse.ts";
+import type {
+  EntryRequest,
+  PromptText,
+  StreamErrorReport,
+  TextReply,
+  Usage,
+  UsageTap,
+} from "./types.ts";
+
+/** Everything tollgate knows of one wire protocol. */
+export interface Protocol {
+  readonly name: EntryProtocol;
+  /** Prefix of this protocol's response ids: `chatcmpl-`, `resp_` or `msg_`. */
+  readonly idPrefix: string;
+  /** Validates an entry-point body; throws a 400 `invalid_request` naming the field at fault. */
+  parseRequest(body: unknown): EntryRequest;
+  /** The prompt's text, for the echo channel and token estimates. */
+  promptText(body: Record<string, unknown>): PromptText;
+  /** The usage of a whole response body, if it reports one. */
+  usageFromResponse(json: unknown): Usage | undefined;
+  /** A tap reading the usage reported in a stream. */
+  createUsageTap(): UsageTap;
+  /** Usage as this protocol's `usage` object. */
+  encodeUsage(usage: Usage): Record<string, unknown>;
+  /** Text an upstream produced in a whole response (text, tool arguments, reasoning). */
+  responseText(json: unknown): string;
+  /** Text an upstream produced in one stream event. */
+  eventText(event: SseEvent): string;
+  /** A text reply as a whole response body, shaped by the client's request. */
+  buildReply(reply: TextReply, request: Record<string, unknown>): Record<string, unknown>;
+  /** A text reply as a stream of events, shaped by the client's request. */
+  buildReplyEvents(reply: TextReply, request: Record<string, unknown>): SseEvent[];
+  /** The events that report `error` to a client mid-stream, after which the stream closes. */
+  streamErrorEvents(error: GatewayError, requestId: string): SseEvent[];
+  /** The error an upstream's stream event reports, or undefined for any other event. */
+  streamError(event: SseEvent): StreamErrorReport | undefined;
+}
