@@ -30,6 +30,8 @@ export interface ResponseEncodeContext {
   newId(prefix: string): string;
   /** Clock in milliseconds. */
   now(): number;
+  /** The client's request id, carried by error events. */
+  requestId: string;
   /** Chat clients: whether to send the usage chunk (`stream_options.include_usage`). */
   includeUsage: boolean;
   /**
