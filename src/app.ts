@@ -65,6 +65,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     accounting: deps.accounting,
     sender: createSender(deps.fetch ?? fetch, now),
     log: deps.log,
+    now,
   };
   const auth = authenticate({ lookup: cacheKeyLookup(deps.lookupKey, now), now });
 

@@ -276,27 +276,35 @@ Deno.test("errors: an unknown model is 503 model_not_found", () =>
     );
   }));
 
-Deno.test("errors: a model served only on another protocol is 503 channel:no_available_key", () =>
+Deno.test("errors: a field another protocol cannot honour is 400 convert_request_failed", () =>
   withScope(async (s) => {
     const fake = await s.fake();
     const { gateway, secret } = await echoGatewayWithKey(
       s,
-      channel({ name: "resp", protocol: "responses", baseUrl: fake.url, models: ["r-only"] }),
+      channel({ name: "resp", protocol: "responses", baseUrl: fake.url, models: ["r-only"] }) +
+        channel({ name: "chat", protocol: "chat", baseUrl: fake.url, models: ["c-only"] }),
     );
-    await assertOpenAiError(
-      await gateway.post(CHAT, secret, chatBody("r-only")),
-      503,
-      "channel:no_available_key",
+    const refused = await assertOpenAiError(
+      await gateway.post(CHAT, secret, chatBody("r-only", "hi", { n: 2 })),
+      400,
+      "convert_request_failed",
     );
-    await assertMessagesError(
-      await gateway.post(MESSAGES, secret, messagesBody("r-only")),
-      503,
-      "channel:no_available_key",
-      "overloaded_error",
+    assert.equal(refused.error.param, "n");
+    const previous = await assertOpenAiError(
+      await gateway.post(
+        "/v1/responses",
+        secret,
+        responsesBody("c-only", "hi", {
+          previous_response_id: "resp_123",
+        }),
+      ),
+      400,
+      "convert_request_failed",
     );
-    assert.equal(fake.requests.length, 0);
-    // The same model on its own entry point works.
-    const ok = await gateway.post("/v1/responses", secret, responsesBody("r-only"));
+    assert.equal(previous.error.param, "previous_response_id");
+    assert.equal(fake.requests.length, 0, "nothing went upstream");
+    // The same model through a protocol its channel can express works.
+    const ok = await gateway.post(CHAT, secret, chatBody("r-only"));
     assert.equal(ok.status, 200, await ok.text());
   }));
 

@@ -1,11 +1,12 @@
 /** `tollgate serve`: runs the gateway until SIGINT or SIGTERM, then drains and exits. */
+import { debugLogging } from "../config/load.ts";
 import { createLogger } from "../log.ts";
 import { startServer } from "../server.ts";
 import type { ServeCommand } from "./context.ts";
 
 /** Starts the server, prints where it listens (and a first key on a fresh database), and waits. */
 export const serveCommand: ServeCommand = async ({ configPath }) => {
-  const log = createLogger();
+  const log = createLogger(undefined, undefined, { debug: debugLogging() });
   const server = await startServer({ configPath, log });
   console.log(`tollgate listening on ${server.url} (config: ${configPath})`);
   if (server.firstKey) {

@@ -97,6 +97,11 @@ export function resolveConfigPath(flag?: string, env: EnvLookup = defaultEnv): s
   return "config.example.toml";
 }
 
+/** Whether debug log lines are wanted: `TOLLGATE_LOG_LEVEL=debug`. */
+export function debugLogging(env: EnvLookup = defaultEnv): boolean {
+  return env("TOLLGATE_LOG_LEVEL")?.toLowerCase() === "debug";
+}
+
 /** The database URL to open: $TOLLGATE_DATABASE_URL when set, else the config's. */
 export function databaseUrl(config: Config, env: EnvLookup = defaultEnv): string {
   return env("TOLLGATE_DATABASE_URL") || config.database.url;

@@ -6,6 +6,7 @@
  */
 import type { EntryProtocol, Timeouts } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
+import { protocolOf } from "../protocols/index.ts";
 import type { SseEvent } from "../protocols/sse.ts";
 import type { Attempt, AttemptFailure, RoutePlan } from "../routing/router.ts";
 import {
@@ -41,19 +42,33 @@ export async function sendWithFailover(options: {
   entry: EntryProtocol;
   stream: boolean;
   send: (attempt: Attempt) => Send;
+  /** The protocol the attempt's upstream answers in. */
+  upstreamOf: (attempt: Attempt) => EntryProtocol;
   timeoutsOf: (attempt: Attempt) => Timeouts;
   clientSignal: AbortSignal;
   onAttemptFailed?: (attempt: Attempt, failure: UpstreamFailure) => void;
 }): Promise<FailoverResult> {
   let attempts = 0;
   let last: { attempt: Attempt; failure: UpstreamFailure } | undefined;
+  let refused: { attempt: Attempt; error: GatewayError } | undefined;
   for (let attempt = options.plan.next(); attempt; attempt = options.plan.next()) {
+    let send: Send;
+    try {
+      send = options.send(attempt);
+    } catch (error) {
+      // This channel's protocol cannot express the request (convert_request_failed):
+      // not the channel's fault, and another channel may well serve it.
+      if (!(error instanceof GatewayError)) throw error;
+      refused = { attempt, error };
+      continue;
+    }
     attempts++;
     const timeouts = options.timeoutsOf(attempt);
     try {
-      const exchange = await callUpstream(options.send(attempt), timeouts, options.clientSignal);
+      const exchange = await callUpstream(send, timeouts, options.clientSignal);
       try {
-        const served = await readAnswer(exchange, options.stream, timeouts);
+        const upstream = options.upstreamOf(attempt);
+        const served = await readAnswer(exchange, options.stream, timeouts, upstream);
         options.plan.succeed(attempt);
         return { ok: true, served: { attempt, attempts, exchange, ...served } };
       } catch (error) {
@@ -73,6 +88,9 @@ export async function sendWithFailover(options: {
       options.plan.fail(attempt, decision);
     }
   }
+  if (!last && refused) {
+    return { ok: false, error: refused.error, attempts, lastAttempt: refused.attempt };
+  }
   return {
     ok: false,
     error: finalError(last?.failure, options.entry),
@@ -85,6 +103,7 @@ async function readAnswer(
   exchange: UpstreamExchange,
   stream: boolean,
   timeouts: Timeouts,
+  upstream: EntryProtocol,
 ): Promise<Pick<Served, "body" | "stream">> {
   const { response } = exchange;
   if (!stream) {
@@ -105,9 +124,12 @@ async function readAnswer(
   if (first.done) {
     throw new UpstreamFailure("network", "The upstream stream ended before any event.");
   }
-  if (first.value[0]?.event === "error") {
+  // Nothing reached the client yet: an error as the first event fails over like an HTTP error.
+  const report = protocolOf(upstream).streamError(first.value[0]!);
+  if (report) {
     throw new UpstreamFailure("status", "The upstream stream began with an error event.", {
-      status: 502,
+      status: report.status,
+      upstreamMessage: report.message,
     });
   }
   return { stream: { events, first: first.value } };
@@ -172,22 +194,28 @@ function finalError(failure: UpstreamFailure | undefined, entry: EntryProtocol):
       { cause: failure },
     );
   }
-  if (status === 529 && entry === "messages") {
-    return new GatewayError(
-      529,
-      "overloaded_error",
-      "The upstream is overloaded. Retry after a short back-off.",
-      { cause: failure },
-    );
+  const retryAfter = failure.retryAfter ? { "retry-after": failure.retryAfter } : undefined;
+  if (status === 529) {
+    // The messages protocol's own status; OpenAI clients know overload as 503.
+    return entry === "messages"
+      ? new GatewayError(
+        529,
+        "overloaded_error",
+        "The upstream is overloaded. Retry after a short back-off.",
+        { headers: retryAfter, cause: failure },
+      )
+      : new GatewayError(
+        503,
+        "channel:no_available_key",
+        "The upstream is overloaded. Retry after a short back-off.",
+        { headers: retryAfter, cause: failure },
+      );
   }
   return new GatewayError(
     502,
     "bad_response_status_code",
     `The upstream answered HTTP ${status} on every attempt. Retry shortly.`,
-    {
-      headers: failure.retryAfter ? { "retry-after": failure.retryAfter } : undefined,
-      cause: failure,
-    },
+    { headers: retryAfter, cause: failure },
   );
 }
 

@@ -1,62 +1,66 @@
 /**
  * Relays an upstream SSE stream to the client: each batch of upstream events (one
- * network chunk) is read under the idle timeout, tapped for usage, translated and
- * forwarded at once. After the
- * first byte went out an upstream failure ends the stream with the protocol's
- * error event; a client that goes away aborts the upstream request.
+ * network chunk) is read under the idle timeout, converted (passed through or
+ * translated, counting usage) and forwarded at once. After the first byte went out an
+ * upstream failure ends the stream with the entry protocol's error event; a client
+ * that goes away aborts the upstream request.
  */
-import type { EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import { encodeSse, type SseEvent } from "../protocols/sse.ts";
-import { protocolOf } from "../protocols/index.ts";
-import type { StreamTranslator } from "../translate/translation.ts";
+import type { StreamConverter } from "../translate/translation.ts";
 import { type UpstreamExchange, UpstreamFailure } from "../upstream/call.ts";
 import type { RelayOutcome } from "./outcome.ts";
-import type { UsageTap } from "../protocols/types.ts";
 
 const ENCODER = new TextEncoder();
 
-/** Everything one stream relay needs; `first` is the event already read during failover. */
+/** Everything one stream relay needs; `first` is the batch already read during failover. */
 export interface StreamRelay {
-  entry: EntryProtocol;
-  requestId: string;
   exchange: UpstreamExchange;
   /** Upstream events in batches (one per network chunk); `first` was read during failover. */
   events: AsyncIterator<SseEvent[]>;
   first: SseEvent[];
   idleMs: number;
-  translator: StreamTranslator;
-  tap: UsageTap;
-  /** Collects produced text for estimation when no usage is reported. */
-  collectText: (event: SseEvent) => void;
-  outputText: () => string;
+  converter: StreamConverter;
   /** Settles the request; the stream closes only after it, so a finished stream is billed. */
   onEnd: (outcome: RelayOutcome) => Promise<void>;
 }
 
 /** The client's response body for a stream relay. */
 export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
+  const { converter } = relay;
   let ended = false;
   const end = async (status: RelayOutcome["status"], reason?: string) => {
     if (ended) return;
     ended = true;
     relay.exchange.finish();
-    await relay.onEnd({ status, reason, usage: relay.tap.usage(), outputText: relay.outputText });
+    await relay.onEnd({
+      status,
+      reason,
+      usage: converter.usage(),
+      outputText: converter.outputText,
+    });
   };
-  const encode = (batch: SseEvent[]): string => {
+  const encode = (events: SseEvent[]): Uint8Array | undefined => {
+    if (events.length === 0) return undefined;
     let text = "";
-    for (const event of batch) {
-      relay.tap.observe(event);
-      relay.collectText(event);
-      for (const out of relay.translator.event(event)) text += encodeSse(out);
-    }
-    return text;
+    for (const event of events) text += encodeSse(event);
+    return ENCODER.encode(text);
+  };
+  // The upstream reported an error mid-stream: its events went out; stop reading.
+  const endOnFailure = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    const failure = converter.failure();
+    if (!failure) return false;
+    relay.exchange.abort(new UpstreamFailure("network", failure.message));
+    await end("failed", failure.message);
+    controller.close();
+    return true;
   };
 
   return new ReadableStream<Uint8Array>({
-    start(controller) {
-      const text = encode(relay.first);
-      if (text) controller.enqueue(ENCODER.encode(text));
+    async start(controller) {
+      const bytes = encode(converter.events(relay.first));
+      if (bytes) controller.enqueue(bytes);
+      await endOnFailure(controller);
     },
     async pull(controller) {
       try {
@@ -64,12 +68,15 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
         for (;;) {
           const step = await relay.exchange.idle(relay.events.next(), relay.idleMs);
           if (step.done) {
-            await end("ok");
+            const bytes = encode(converter.end());
+            if (bytes) controller.enqueue(bytes);
+            await end(converter.failure() ? "failed" : "ok", converter.failure()?.message);
             controller.close();
             return;
           }
-          const text = encode(step.value);
-          if (text) return controller.enqueue(ENCODER.encode(text));
+          const bytes = encode(converter.events(step.value));
+          if (bytes) controller.enqueue(bytes);
+          if (await endOnFailure(controller) || bytes) return;
         }
       } catch (error) {
         if (ended) return;
@@ -90,8 +97,8 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
             "upstream_error",
             "The upstream stream broke off before it finished.",
           );
-        const events = protocolOf(relay.entry).streamErrorEvents(gatewayError, relay.requestId);
-        controller.enqueue(ENCODER.encode(events.map(encodeSse).join("")));
+        const bytes = encode(converter.error(gatewayError));
+        if (bytes) controller.enqueue(bytes);
         relay.exchange.abort(new UpstreamFailure("network", gatewayError.message));
         await end("failed", gatewayError.message);
         controller.close();

@@ -1,66 +1,51 @@
 /**
  * POST /v1/messages/count_tokens (Claude Code calls it before requests): relayed to
- * a messages channel of the model when there is one, else estimated locally. It is
+ * a messages channel of the model when there is one, else counted locally with the
+ * tokenizer over the body the request would send to the model's first channel. It is
  * free: no hold, no ledger row.
  */
 import type { Handler } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import { estimateUsage } from "../billing/estimate.ts";
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
+import type { EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import { parseCountTokensRequest } from "../protocols/messages/index.ts";
 import { sendWithFailover } from "../relay/failover.ts";
 import { readJsonBody } from "../relay/body.ts";
 import type { RoutePlan } from "../routing/router.ts";
-import type { RelayDeps } from "./relay.ts";
-
-/** A plan that hands out only the attempts whose channel speaks messages upstream. */
-function messagesChannelsOf(plan: RoutePlan): RoutePlan {
-  return {
-    next() {
-      for (let attempt = plan.next(); attempt; attempt = plan.next()) {
-        if (attempt.channel.protocol === "messages") return attempt;
-      }
-      return undefined;
-    },
-    fail: plan.fail,
-    succeed: plan.succeed,
-  };
-}
-
-/** The local estimate, in the shape the messages API answers count_tokens with. */
-function estimate(body: Record<string, unknown>): { input_tokens: number } {
-  return { input_tokens: estimateUsage("messages", body, "").input_tokens };
-}
-
-/** The plan, or undefined when the model is served but by no messages channel: then estimate. */
-function planOrEstimate(plan: () => RoutePlan): RoutePlan | undefined {
-  try {
-    return plan();
-  } catch (error) {
-    if (error instanceof GatewayError && error.code === "channel:no_available_key") {
-      return undefined;
-    }
-    throw error;
-  }
-}
+import { createTranslator } from "../translate/translation.ts";
+import { type RelayDeps, upstreamProtocol } from "./relay.ts";
 
 /** The count_tokens handler. */
 export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<AppEnv> {
   return async function countTokens(c) {
     const { config } = c.get("snapshot");
+    const requestId = c.get("requestId");
     const body = await readJsonBody(c.req.raw, config.server.max_body_bytes);
     const request = parseCountTokensRequest(body.value);
-    const plan = planOrEstimate(
-      () => deps.router.plan(config, c.get("principal"), request.model, "messages"),
-    );
-    if (!plan) return c.json(estimate(request.body));
+    const plan = deps.router.plan(config, c.get("principal"), request.model, "messages");
+    // The protocol of the first channel that does not speak messages, if one comes up.
+    let elsewhere: EntryProtocol | undefined;
+    const messagesChannels: RoutePlan = {
+      next() {
+        for (let attempt = plan.next(); attempt; attempt = plan.next()) {
+          if (attempt.channel.protocol === "messages") return attempt;
+          elsewhere ??= upstreamProtocol(attempt.channel, "messages");
+        }
+        return undefined;
+      },
+      fail: plan.fail,
+      succeed: plan.succeed,
+    };
     const search = new URL(c.req.url).search;
     const result = await sendWithFailover({
-      plan: messagesChannelsOf(plan),
+      plan: messagesChannels,
       entry: "messages",
       stream: false,
       clientSignal: c.req.raw.signal,
       timeoutsOf: (attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts }),
+      upstreamOf: () => "messages",
       send: (attempt) =>
         deps.sender({
           attempt,
@@ -77,6 +62,26 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<A
       return c.body(result.served.body!.text, 200, { "content-type": "application/json" });
     }
     if (result.attempts > 0) throw result.error;
-    return c.json(estimate(request.body));
+
+    const target = elsewhere ?? "messages";
+    const translator = createTranslator({
+      entry: "messages",
+      request: { protocol: "messages", model: request.model, stream: false, body: request.body },
+      requestId,
+      defaultMaxOutputTokens: config.models[request.model]?.max_output_tokens ??
+        DEFAULT_MAX_OUTPUT_TOKENS,
+      inputTokensHint: () => 0,
+      now: deps.now,
+      drop: () => {},
+    });
+    let upstreamBody = request.body;
+    try {
+      upstreamBody = translator.toward(target).upstreamBody(request.model);
+    } catch (error) {
+      // Counting never refuses: what cannot be translated is counted as the client sent it.
+      if (!(error instanceof GatewayError)) throw error;
+    }
+    const protocol = upstreamBody === request.body ? "messages" : target;
+    return c.json({ input_tokens: estimateUsage(protocol, upstreamBody, "").input_tokens });
   };
 }

@@ -7,16 +7,16 @@ import type { Handler } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { Accounting, Hold } from "../billing/accounting.ts";
 import { estimateUsage, holdInputTokens } from "../billing/estimate.ts";
-import type { EntryProtocol } from "../config/schema.ts";
+import type { ChannelConfig, EntryProtocol } from "../config/schema.ts";
 import { describeError, type Logger } from "../log.ts";
 import { protocolOf } from "../protocols/index.ts";
-import { outputTextCollector } from "../protocols/text.ts";
 import type { Usage } from "../protocols/types.ts";
 import { sendWithFailover } from "../relay/failover.ts";
 import type { RelayOutcome } from "../relay/outcome.ts";
 import { relayStream } from "../relay/stream.ts";
 import type { Attempt, Router } from "../routing/router.ts";
-import { passthrough, passthroughRequest } from "../translate/passthrough.ts";
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
+import { createTranslator } from "../translate/translation.ts";
 import type { SendOptions } from "../upstream/send.ts";
 import type { Send } from "../upstream/call.ts";
 import { readJsonBody } from "../relay/body.ts";
@@ -27,6 +27,7 @@ export interface RelayDeps {
   accounting: Accounting;
   sender: (options: SendOptions) => Send;
   log: Logger;
+  now: () => number;
 }
 
 /** The handler of one entry point. */
@@ -38,6 +39,17 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
     const body = await readJsonBody(c.req.raw, config.server.max_body_bytes);
     const request = protocolOf(entry).parseRequest(body.value);
     const plan = deps.router.plan(config, principal, request.model, entry);
+    const translator = createTranslator({
+      entry,
+      request,
+      requestId,
+      defaultMaxOutputTokens: config.models[request.model]?.max_output_tokens ??
+        DEFAULT_MAX_OUTPUT_TOKENS,
+      inputTokensHint: once(() => estimateUsage(entry, request.body, "").input_tokens),
+      now: deps.now,
+      drop: (what, why) =>
+        deps.log.debug("dropped in translation", { request_id: requestId, field: what, why }),
+    });
     const hold = await deps.accounting.hold({
       requestId,
       principal,
@@ -51,35 +63,8 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
 
     const search = new URL(c.req.url).search;
     const timeoutsOf = (attempt: Attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts });
-    const clientWantsUsage =
-      (request.body.stream_options as { include_usage?: unknown } | undefined)
-        ?.include_usage === true;
-    const result = await sendWithFailover({
-      plan,
-      entry,
-      stream: request.stream,
-      clientSignal: c.req.raw.signal,
-      timeoutsOf,
-      send: (attempt) =>
-        deps.sender({
-          attempt,
-          operation: entry,
-          entry,
-          body: passthroughRequest(entry, request.body, attempt.upstreamModel, request.stream),
-          clientHeaders: c.req.raw.headers,
-          search,
-          stream: request.stream,
-        }),
-      onAttemptFailed: (attempt, failure) =>
-        deps.log.warn("upstream attempt failed", {
-          request_id: requestId,
-          channel: attempt.channel.name,
-          kind: failure.kind,
-          status: failure.status,
-          message: failure.message,
-        }),
-    });
-
+    const translationOf = (attempt: Attempt) =>
+      translator.toward(upstreamProtocol(attempt.channel, entry));
     const settle = (
       outcome: RelayOutcome,
       attempts: number,
@@ -94,6 +79,33 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
         estimate: () => estimateUsage(entry, request.body, outcome.outputText()),
       });
 
+    const result = await sendWithFailover({
+      plan,
+      entry,
+      stream: request.stream,
+      clientSignal: c.req.raw.signal,
+      timeoutsOf,
+      upstreamOf: (attempt) => translationOf(attempt).upstream,
+      send: (attempt) =>
+        deps.sender({
+          attempt,
+          operation: translationOf(attempt).upstream,
+          entry,
+          body: translationOf(attempt).upstreamBody(attempt.upstreamModel),
+          clientHeaders: c.req.raw.headers,
+          search,
+          stream: request.stream,
+        }),
+      onAttemptFailed: (attempt, failure) =>
+        deps.log.warn("upstream attempt failed", {
+          request_id: requestId,
+          channel: attempt.channel.name,
+          kind: failure.kind,
+          status: failure.status,
+          message: failure.message,
+        }),
+    });
+
     if (!result.ok) {
       await settle(
         { status: "failed", reason: result.error.message, outputText: () => "" },
@@ -104,38 +116,30 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       throw result.error;
     }
     const { served } = result;
-    const upstreamProtocol = entry; // same-protocol relays; translation widens this later
-    const translation = passthrough(entry, { hideChatUsageChunk: !clientWantsUsage });
+    const translation = translationOf(served.attempt);
     const channelName = served.attempt.channel.name;
 
     if (served.body) {
       served.exchange.finish();
-      const wire = protocolOf(upstreamProtocol);
-      const usage = wire.usageFromResponse(served.body.json);
+      const converted = translation.response(served.body.text, served.body.json);
       await settle(
-        { status: "ok", usage, outputText: () => wire.responseText(served.body!.json) },
+        { status: "ok", usage: converted.usage, outputText: converted.outputText },
         served.attempts,
         channelName,
         served.attempt.upstreamModel,
       );
-      return new Response(translation.body(served.body.text, served.body.json), {
+      return new Response(converted.body, {
         status: 200,
         headers: { "content-type": "application/json" },
       });
     }
 
-    const collector = outputTextCollector(protocolOf(upstreamProtocol));
     const stream = relayStream({
-      entry,
-      requestId,
       exchange: served.exchange,
       events: served.stream!.events,
       first: served.stream!.first,
       idleMs: timeoutsOf(served.attempt).idle,
-      translator: translation.stream(),
-      tap: protocolOf(upstreamProtocol).createUsageTap(),
-      collectText: collector.observe,
-      outputText: collector.text,
+      converter: translation.stream(),
       onEnd: (outcome) =>
         settle(outcome, served.attempts, channelName, served.attempt.upstreamModel),
     });
@@ -148,6 +152,17 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       },
     });
   };
+}
+
+/** The protocol a channel answers an entry point in: its own, or the entry's for `echo`. */
+export function upstreamProtocol(channel: ChannelConfig, entry: EntryProtocol): EntryProtocol {
+  return channel.protocol === "echo" ? entry : channel.protocol;
+}
+
+/** A function computing its value on the first call only. */
+function once<T>(compute: () => T): () => T {
+  let value: { v: T } | undefined;
+  return () => (value ??= { v: compute() }).v;
 }
 
 /** Settles a request, estimating usage only where the upstream reported none; never throws. */

@@ -3,7 +3,7 @@
  * (priority, then weight) and hands out upstream attempts with key rotation and
  * failover.
  */
-import type { ChannelConfig, ChannelProtocol, Config, EntryProtocol } from "../config/schema.ts";
+import type { ChannelConfig, Config, EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { Principal } from "../auth/principal.ts";
 import { buildCatalog, perConfig } from "./catalog.ts";
@@ -42,21 +42,12 @@ export interface Router {
   plan(config: Config, principal: Principal, model: string, entry: EntryProtocol): RoutePlan;
 }
 
-/** Whether a channel can serve an entry point; translation widens this later. */
-export type ProtocolSupport = (entry: EntryProtocol, upstream: ChannelProtocol) => boolean;
-
-/** Same protocol, or the echo channel that speaks all of them. */
-export const sameProtocol: ProtocolSupport = (entry, upstream) =>
-  upstream === "echo" || upstream === entry;
-
 /** Builds a router; health state lives per config object, so a reload starts it afresh. */
 export function createRouter(options: {
   now: () => number;
   random?: () => number;
-  supports?: ProtocolSupport;
 }): Router {
   const random = options.random ?? Math.random;
-  const supports = options.supports ?? sameProtocol;
   const catalogOf = perConfig(buildCatalog);
   const healthOf = perConfig(() => createHealth(options.now));
 
@@ -88,24 +79,21 @@ export function createRouter(options: {
         );
       }
       const health = healthOf(config);
-      const usable = channels.filter((channel) =>
-        supports(entry, channel.protocol) && hasUsableKey(channel, health)
-      );
-      if (usable.length === 0) {
-        throw noChannel(model, entry, channels.some((c) => supports(entry, c.protocol)));
-      }
-      return createPlan(orderChannels(usable, health, random), health, model);
+      // Every channel of the model serves every entry point: other protocols are translated.
+      const usable = channels.filter((channel) => hasUsableKey(channel, health));
+      if (usable.length === 0) throw noChannel(model);
+      return createPlan(orderChannels(usable, entry, health, random), health, model);
     },
   };
 }
 
-function noChannel(model: string, entry: EntryProtocol, protocolServed: boolean): GatewayError {
-  const message = protocolServed
-    ? `No usable channel for model "${model}": every channel key was rejected by its upstream. ` +
-      "Retry later or ask the operator to fix the channel keys."
-    : `No channel serves model "${model}" on the ${entry} entry point. ` +
-      "Try another entry point for this model.";
-  return new GatewayError(503, "channel:no_available_key", message);
+function noChannel(model: string): GatewayError {
+  return new GatewayError(
+    503,
+    "channel:no_available_key",
+    `No usable channel for model "${model}": every channel key was rejected by its upstream. ` +
+      "Retry later or ask the operator to fix the channel keys.",
+  );
 }
 
 function hasUsableKey(channel: ChannelConfig, health: Health): boolean {
@@ -113,9 +101,14 @@ function hasUsableKey(channel: ChannelConfig, health: Health): boolean {
     channel.keys.some((_, index) => !health.isKeyRejected(channel.name, index));
 }
 
-/** Higher priority first; equal priority in a weighted random order; cooling channels last. */
+/**
+ * Higher priority first; at equal priority the channels that speak the entry point's
+ * protocol (no translation) first, each set in a weighted random order; cooling
+ * channels last.
+ */
 function orderChannels(
   channels: readonly ChannelConfig[],
+  entry: EntryProtocol,
   health: Health,
   random: () => number,
 ): ChannelConfig[] {
@@ -123,9 +116,15 @@ function orderChannels(
   for (const channel of channels) {
     byPriority.set(channel.priority, [...(byPriority.get(channel.priority) ?? []), channel]);
   }
-  const ordered = [...byPriority.keys()].sort((a, b) => b - a).flatMap((priority) =>
-    weightedShuffle(byPriority.get(priority)!, random)
-  );
+  const native = (channel: ChannelConfig) =>
+    channel.protocol === entry || channel.protocol === "echo";
+  const ordered = [...byPriority.keys()].sort((a, b) => b - a).flatMap((priority) => {
+    const group = byPriority.get(priority)!;
+    return [
+      ...weightedShuffle(group.filter(native), random),
+      ...weightedShuffle(group.filter((channel) => !native(channel)), random),
+    ];
+  });
   return [
     ...ordered.filter((c) => !health.isCooling(c.name)),
     ...ordered.filter((c) => health.isCooling(c.name)),

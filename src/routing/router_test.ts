@@ -113,10 +113,27 @@ Deno.test("router: restrictions and missing channels are 403 and 503", () => {
     code(() => router.plan(config, principal({ group: "small" }), "big", "chat")),
     "503 model_not_found",
   );
-  assert.equal(
-    code(() => router.plan(config, principal(), "sonnet", "chat")),
-    "503 channel:no_available_key",
-  );
   assert.deepEqual(router.modelsFor(config, principal({ group: "small" })), ["mini"]);
   assert.deepEqual(router.modelsFor(config, principal({ models: ["big", "nope"] })), ["big"]);
+});
+
+Deno.test("router: every channel serves every entry point, its own protocol first at equal priority", () => {
+  const mixed = ConfigSchema.parse({
+    groups: { default: {} },
+    channels: [
+      { name: "claude", protocol: "messages", base_url: "http://a", models: ["m"], weight: 100 },
+      { name: "gpt", protocol: "chat", base_url: "http://b", models: ["m"], weight: 1 },
+      { name: "backup", protocol: "responses", base_url: "http://c", models: ["m"], priority: -1 },
+    ],
+  });
+  const router = createRouter({ now: () => 0, random: () => 0 });
+  const order = (entry: "chat" | "responses" | "messages") =>
+    drain(router.plan(mixed, principal(), "m", entry)).map((attempt) => attempt.channel.name);
+  // Weight decides only among channels of the same protocol family: chat comes first on chat.
+  assert.deepEqual(order("chat"), ["gpt", "claude", "backup"]);
+  assert.deepEqual(order("messages"), ["claude", "gpt", "backup"]);
+  // A lower priority stays later even when it speaks the entry point's protocol.
+  assert.deepEqual(order("responses"), ["claude", "gpt", "backup"]);
+  // A model whose only channel speaks another protocol is served, not 503.
+  assert.equal(router.plan(config, principal(), "sonnet", "chat").next()!.channel.name, "claude");
 });

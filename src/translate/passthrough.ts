@@ -1,21 +1,60 @@
-/** The same-protocol translation: bodies and events go through untouched. */
-import type { EntryProtocol } from "../config/schema.ts";
-import type { ResponseTranslation } from "./translation.ts";
-
 /**
- * Passes everything through, except the usage-only chunk of a chat stream when
- * tollgate asked for usage on the client's behalf and the client did not.
+ * The same-protocol translation: the client's body goes upstream with only `model`
+ * mapped (and, for chat streams, usage requested), and the upstream's bytes come back
+ * untouched, except the usage-only chunk of a chat stream the client did not ask for.
  */
-export function passthrough(
-  protocol: EntryProtocol,
-  options: { hideChatUsageChunk: boolean },
-): ResponseTranslation {
-  const hide = protocol === "chat" && options.hideChatUsageChunk;
+import type { EntryProtocol } from "../config/schema.ts";
+import type { GatewayError } from "../errors.ts";
+import { protocolOf } from "../protocols/index.ts";
+import { asRecord } from "../protocols/json_read.ts";
+import type { SseEvent } from "../protocols/sse.ts";
+import { outputTextCollector } from "../protocols/text.ts";
+import { upstreamStreamError } from "./errors.ts";
+import type { StreamConverter, Translation, TranslatorOptions } from "./translation.ts";
+
+/** The translation of a request toward a channel of its own protocol. */
+export function passthrough(options: TranslatorOptions): Translation {
+  const { entry, request } = options;
+  const wire = protocolOf(entry);
+  const hideUsageChunk = entry === "chat" && request.stream &&
+    asRecord(request.body.stream_options)?.include_usage !== true;
   return {
-    body: (text) => text,
-    stream: () => ({
-      event: (event) => (hide && isChatUsageChunk(event.data) ? [] : [event]),
+    upstream: entry,
+    upstreamBody: (upstreamModel) =>
+      passthroughRequest(entry, request.body, upstreamModel, request.stream),
+    response: (text, json) => ({
+      body: text,
+      usage: wire.usageFromResponse(json),
+      outputText: () => wire.responseText(json),
     }),
+    stream(): StreamConverter {
+      const tap = wire.createUsageTap();
+      const collector = outputTextCollector(wire);
+      let failure: GatewayError | undefined;
+      return {
+        events(batch) {
+          const out: SseEvent[] = [];
+          for (const event of batch) {
+            tap.observe(event);
+            collector.observe(event);
+            if (hideUsageChunk && isChatUsageChunk(event.data)) continue;
+            out.push(event);
+            const report = wire.streamError(event);
+            if (report) {
+              // Relayed as the upstream sent it; the relay ends the stream after this batch.
+              failure = upstreamStreamError(report, entry);
+              break;
+            }
+          }
+          return out;
+        },
+        end: () => [],
+        error: (error) => wire.streamErrorEvents(error, options.requestId),
+        failure: () => failure,
+        usage: tap.usage,
+        outputText: collector.text,
+      };
+    },
   };
 }
 

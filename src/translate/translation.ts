@@ -1,20 +1,84 @@
 /**
- * A translation turns one upstream response (whole or as a stream of events) into
- * the entry point's protocol. It is pure and created per request; the same-protocol
- * one passes everything through.
+ * The translation of one request toward one upstream protocol: what the relay asks of
+ * it on every attempt (the upstream body) and on the attempt that answered (the client
+ * body or stream, the usage, the produced text). The same protocol passes through
+ * (passthrough.ts); another is translated through the IR (translated.ts).
  */
+import type { EntryProtocol } from "../config/schema.ts";
+import type { GatewayError } from "../errors.ts";
 import type { SseEvent } from "../protocols/sse.ts";
+import type { EntryRequest, Usage } from "../protocols/types.ts";
+import { passthrough } from "./passthrough.ts";
+import { translated } from "./translated.ts";
 
-/** Turns upstream stream events into client stream events. */
-export interface StreamTranslator {
-  /** Client events for one upstream event (none, one or several). */
-  event(event: SseEvent): SseEvent[];
+/** A whole upstream answer, converted for the client. */
+export interface ConvertedResponse {
+  /** The client's body (JSON text). */
+  body: string;
+  /** The upstream's usage report, if it made one. */
+  usage?: Usage;
+  /** What the upstream produced, for estimating usage when it reported none. */
+  outputText(): string;
 }
 
-/** The response side of a translation. */
-export interface ResponseTranslation {
-  /** The client body for an upstream non-stream body (given as text and parsed). */
-  body(text: string, json: unknown): string;
-  /** A translator for one stream. */
-  stream(): StreamTranslator;
+/** Converts one upstream stream for the client, counting usage and produced text as it goes. */
+export interface StreamConverter {
+  /** The client's events for a batch of upstream events. */
+  events(batch: SseEvent[]): SseEvent[];
+  /** The client's closing events once the upstream stream ended. */
+  end(): SseEvent[];
+  /** The client's events for a failure after output started; the stream then closes. */
+  error(error: GatewayError): SseEvent[];
+  /** Set once the upstream reported an error mid-stream (its events were already sent). */
+  failure(): GatewayError | undefined;
+  /** The usage the upstream reported so far. */
+  usage(): Usage | undefined;
+  /** What the upstream produced so far. */
+  outputText(): string;
+}
+
+/** One request's translation toward one upstream protocol. */
+export interface Translation {
+  /** The protocol the upstream speaks. */
+  readonly upstream: EntryProtocol;
+  /** The upstream body for a channel that knows the model as `upstreamModel`. */
+  upstreamBody(upstreamModel: string): Record<string, unknown>;
+  response(text: string, json: unknown): ConvertedResponse;
+  stream(): StreamConverter;
+}
+
+/** What translations of one request are built from. */
+export interface TranslatorOptions {
+  entry: EntryProtocol;
+  request: EntryRequest;
+  requestId: string;
+  /** Output cap for a target that requires one (messages) when the client set none. */
+  defaultMaxOutputTokens: number;
+  /** Input tokens to announce before the upstream reports any (computed only if needed). */
+  inputTokensHint(): number;
+  now(): number;
+  /** Reports something dropped in translation (for the debug log). */
+  drop(what: string, why: string): void;
+}
+
+/** Hands out the translation toward each upstream protocol, built once per protocol. */
+export interface Translator {
+  toward(upstream: EntryProtocol): Translation;
+}
+
+/** A translator for one request. */
+export function createTranslator(options: TranslatorOptions): Translator {
+  const built = new Map<EntryProtocol, Translation>();
+  return {
+    toward(upstream) {
+      let translation = built.get(upstream);
+      if (!translation) {
+        translation = upstream === options.entry
+          ? passthrough(options)
+          : translated(options, upstream);
+        built.set(upstream, translation);
+      }
+      return translation;
+    },
+  };
 }

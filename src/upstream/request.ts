@@ -11,8 +11,11 @@ const PATHS: Record<UpstreamOperation, string> = {
   count_tokens: "/messages/count_tokens",
 };
 
-/** Client headers forwarded upstream: protocol versions and opt-ins, never credentials. */
-const FORWARDED_HEADERS = ["anthropic-version", "anthropic-beta", "openai-beta"];
+/** Client headers forwarded upstream, by the channel's protocol family: versions and opt-ins, never credentials. */
+const FORWARDED_HEADERS = {
+  anthropic: ["anthropic-version", "anthropic-beta"],
+  openai: ["openai-beta"],
+};
 const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 
 /** A ready upstream request (the body already serialized). */
@@ -40,7 +43,8 @@ export function buildUpstreamRequest(options: {
     "content-type": "application/json",
     accept: options.stream ? "text/event-stream" : "application/json",
   });
-  for (const name of FORWARDED_HEADERS) {
+  const family = channel.protocol === "messages" ? "anthropic" : "openai";
+  for (const name of FORWARDED_HEADERS[family]) {
     const value = clientHeaders.get(name);
     if (value) headers.set(name, value);
   }
