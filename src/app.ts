@@ -28,6 +28,8 @@ export interface AppDeps {
   now?: () => number;
   fetch?: typeof fetch;
   random?: () => number;
+  /** Aborted when the shutdown grace period is over: requests still running are ended. */
+  shutdownSignal?: AbortSignal;
 }
 
 /** 404 for an entry point the config does not expose (checked per request: config reloads). */
@@ -66,6 +68,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     sender: createSender(deps.fetch ?? fetch, now),
     log: deps.log,
     now,
+    shutdownSignal: deps.shutdownSignal,
   };
   const auth = authenticate({ lookup: cacheKeyLookup(deps.lookupKey, now), now });
 

@@ -102,6 +102,8 @@ export async function startServer(options: {
         error: describeError(error),
       }),
   });
+  // Aborted once the shutdown grace period is over, ending the requests still running.
+  const graceOver = new AbortController();
   const app = createApp({
     config: store,
     lookupKey: databaseKeyLookup(db),
@@ -131,7 +133,14 @@ export async function startServer(options: {
     stopping ??= (async () => {
       watcher.close();
       clearInterval(keeper);
+      // Stop accepting at once; requests in flight get the grace period to finish, then
+      // end with their protocol's error and settle (the server waits for that too).
+      const grace = setTimeout(
+        () => graceOver.abort(),
+        store.current().config.server.shutdown_grace_ms,
+      );
       await server.shutdown();
+      clearTimeout(grace);
       await removeInstances(db.client, [identity.id]).catch(() => {});
       await db.close();
     })();

@@ -26,6 +26,10 @@ export const ServerSchema = z.strictObject({
   entry_points: z.array(z.enum(ENTRY_PROTOCOLS)).default([...ENTRY_PROTOCOLS]),
   max_body_bytes: positiveInt.default(8_388_608),
   trusted_proxies: z.array(z.string()).default([]),
+  /** SIGTERM/SIGINT: how long requests in flight get to finish before they are ended. */
+  shutdown_grace_ms: z.number().int().nonnegative().default(30_000),
+  /** A keep-alive (SSE comment, or messages `ping`) during upstream silence this long; 0: off. */
+  keepalive_ms: z.number().int().nonnegative().default(15_000),
 });
 
 export const ModelSchema = z.strictObject({

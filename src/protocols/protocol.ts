@@ -19,6 +19,8 @@ export interface Protocol {
   readonly name: EntryProtocol;
   /** Prefix of this protocol's response ids: `chatcmpl-`, `resp_` or `msg_`. */
   readonly idPrefix: string;
+  /** SSE text that keeps a silent stream's connection alive: a comment, or messages' `ping`. */
+  readonly keepalive: string;
   /** Validates an entry-point body; throws a 400 `invalid_request` naming the field at fault. */
   parseRequest(body: unknown): EntryRequest;
   /** The prompt's text, for the echo channel and token estimates. */

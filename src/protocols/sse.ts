@@ -9,6 +9,9 @@ export interface SseEvent {
 
 const ENCODER = new TextEncoder();
 
+/** An SSE comment line: clients ignore it, proxies see traffic on a silent stream. */
+export const KEEPALIVE_COMMENT = ": keep-alive\n\n";
+
 /** Encodes one event as SSE text, multi-line data split over several `data:` lines. */
 export function encodeSse(event: SseEvent): string {
   let text = "";

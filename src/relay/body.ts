@@ -1,4 +1,9 @@
-/** Reads a client's JSON body under the size limit. */
+/**
+ * Reads a client's JSON body under the size limit. The body is read chunk by chunk,
+ * so one over the limit is refused once the limit is passed (never held whole), and a
+ * body cut short (shorter than its Content-Length, or its connection closed mid-way)
+ * or not UTF-8 is the client's 400, not a gateway failure.
+ */
 import { GatewayError } from "../errors.ts";
 
 /** A client body: the parsed JSON and its size in bytes. */
@@ -7,17 +12,17 @@ export interface JsonBody {
   bytes: number;
 }
 
-/** The parsed JSON body; 413 past `maxBytes`, 400 `bad_request_body` if it is not JSON. */
+/** The parsed JSON body; 413 past `maxBytes`, 400 `bad_request_body` for anything not JSON. */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<JsonBody> {
-  const declared = declaredBodySize(request);
-  if (declared > maxBytes) throw bodyTooLarge(maxBytes);
+  if (declaredBodySize(request) > maxBytes) throw bodyTooLarge(maxBytes);
   if (!request.body) throw badBody("the body is empty");
-  // With a declared size within the limit the runtime collects the body in one call;
-  // without one (chunked) the limit is enforced while reading.
-  const bytes = Number.isFinite(declared)
-    ? new Uint8Array(await request.arrayBuffer())
-    : await readLimited(request.body, maxBytes);
-  const text = new TextDecoder().decode(bytes);
+  const bytes = await readLimited(request.body, maxBytes);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw badBody("it is not valid UTF-8");
+  }
   if (text.trim() === "") throw badBody("the body is empty");
   try {
     return { value: JSON.parse(text), bytes: bytes.byteLength };
@@ -34,15 +39,27 @@ async function readLimited(
   let size = 0;
   const reader = body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
+    let step: ReadableStreamReadResult<Uint8Array>;
+    try {
+      step = await reader.read();
+    } catch (error) {
+      throw new GatewayError(
+        400,
+        "bad_request_body",
+        "Request body is incomplete: the connection ended before the whole body arrived " +
+          "(shorter than its Content-Length, or closed mid-way). Send the whole body again.",
+        { cause: error },
+      );
+    }
+    if (step.done) break;
+    size += step.value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel();
+      await reader.cancel().catch(() => {});
       throw bodyTooLarge(maxBytes);
     }
-    chunks.push(value);
+    chunks.push(step.value);
   }
+  if (chunks.length === 1) return chunks[0]!;
   const bytes = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {

@@ -8,10 +8,12 @@ import type { EntryProtocol, Timeouts } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import { protocolOf } from "../protocols/index.ts";
 import type { SseEvent } from "../protocols/sse.ts";
+import { retryAfterMs } from "../routing/health.ts";
 import type { Attempt, AttemptFailure, RoutePlan } from "../routing/router.ts";
 import {
   callUpstream,
   type Send,
+  type StopSignals,
   type UpstreamExchange,
   UpstreamFailure,
 } from "../upstream/call.ts";
@@ -45,7 +47,7 @@ export async function sendWithFailover(options: {
   /** The protocol the attempt's upstream answers in. */
   upstreamOf: (attempt: Attempt) => EntryProtocol;
   timeoutsOf: (attempt: Attempt) => Timeouts;
-  clientSignal: AbortSignal;
+  signals: StopSignals;
   onAttemptFailed?: (attempt: Attempt, failure: UpstreamFailure) => void;
 }): Promise<FailoverResult> {
   let attempts = 0;
@@ -65,7 +67,7 @@ export async function sendWithFailover(options: {
     attempts++;
     const timeouts = options.timeoutsOf(attempt);
     try {
-      const exchange = await callUpstream(send, timeouts, options.clientSignal);
+      const exchange = await callUpstream(send, timeouts, options.signals);
       try {
         const upstream = options.upstreamOf(attempt);
         const served = await readAnswer(exchange, options.stream, timeouts, upstream);
@@ -85,7 +87,7 @@ export async function sendWithFailover(options: {
       last = { attempt, failure };
       const decision = classify(failure);
       if (decision === "stop") break;
-      options.plan.fail(attempt, decision);
+      options.plan.fail(attempt, decision, retryAfterMs(failure.retryAfter, Date.now()));
     }
   }
   if (!last && refused) {
@@ -136,12 +138,13 @@ async function readAnswer(
 }
 
 function classify(failure: UpstreamFailure): AttemptFailure | "stop" {
-  if (failure.kind === "client_gone") return "stop";
+  if (failure.kind === "client_gone" || failure.kind === "shutdown") return "stop";
   if (failure.kind !== "status") return "channel_failed";
   const status = failure.status ?? 502;
   if (CLIENT_FAULT.has(status)) return "stop";
   if (status === 401 || status === 403) return "key_rejected";
   if (status === 429) return "key_limited";
+  if (status === 529 || (status === 503 && failure.retryAfter)) return "channel_overloaded";
   return "channel_failed";
 }
 
@@ -157,6 +160,7 @@ function finalError(failure: UpstreamFailure | undefined, entry: EntryProtocol):
   if (failure.kind === "client_gone") {
     return new GatewayError(499, "client_closed_request", failure.message);
   }
+  if (failure.kind === "shutdown") return shuttingDown();
   if (failure.kind === "timeout") {
     return new GatewayError(
       504,
@@ -225,3 +229,13 @@ const CLIENT_FAULT_CODES: Record<number, string> = {
   413: "request_too_large",
   422: "invalid_request",
 };
+
+/** The error of a request the gateway ended because it is shutting down. */
+export function shuttingDown(): GatewayError {
+  return new GatewayError(
+    503,
+    "shutting_down",
+    "The gateway is shutting down and ended this request. Retry: another instance, or this one after its restart, will serve it.",
+    { messagesType: "overloaded_error" },
+  );
+}

@@ -6,6 +6,7 @@
  * that goes away aborts the upstream request.
  */
 import { GatewayError } from "../errors.ts";
+import { shuttingDown } from "./failover.ts";
 import { encodeSse, type SseEvent } from "../protocols/sse.ts";
 import type { StreamConverter } from "../translate/translation.ts";
 import { type UpstreamExchange, UpstreamFailure } from "../upstream/call.ts";
@@ -20,6 +21,8 @@ export interface StreamRelay {
   events: AsyncIterator<SseEvent[]>;
   first: SseEvent[];
   idleMs: number;
+  /** While the upstream is silent, `text` goes to the client every `ms` (0: never). */
+  keepalive: { ms: number; text: string };
   converter: StreamConverter;
   /** Settles the request; the stream closes only after it, so a finished stream is billed. */
   onEnd: (outcome: RelayOutcome) => Promise<void>;
@@ -29,9 +32,23 @@ export interface StreamRelay {
 export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
   const { converter } = relay;
   let ended = false;
+  // One interval per stream: it sends a keep-alive when nothing went out for `ms`.
+  let sentAt = performance.now();
+  let keepaliveTimer: ReturnType<typeof setInterval> | undefined;
+  const startKeepalive = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    const { ms, text } = relay.keepalive;
+    if (ms <= 0) return;
+    const bytes = ENCODER.encode(text);
+    keepaliveTimer = setInterval(() => {
+      if (ended || performance.now() - sentAt < ms) return;
+      controller.enqueue(bytes);
+      sentAt = performance.now();
+    }, Math.max(1, Math.floor(ms / 2)));
+  };
   const end = async (status: RelayOutcome["status"], reason?: string) => {
     if (ended) return;
     ended = true;
+    clearInterval(keepaliveTimer);
     relay.exchange.finish();
     await relay.onEnd({
       status,
@@ -44,6 +61,7 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
     if (events.length === 0) return undefined;
     let text = "";
     for (const event of events) text += encodeSse(event);
+    sentAt = performance.now();
     return ENCODER.encode(text);
   };
   // The upstream reported an error mid-stream: its events went out; stop reading.
@@ -60,7 +78,7 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
     async start(controller) {
       const bytes = encode(converter.events(relay.first));
       if (bytes) controller.enqueue(bytes);
-      await endOnFailure(controller);
+      if (!await endOnFailure(controller)) startKeepalive(controller);
     },
     async pull(controller) {
       try {
@@ -86,7 +104,9 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
           ? relay.exchange.signal.reason
           : undefined;
         if (failure?.kind === "client_gone") return await end("aborted", failure.message);
-        const gatewayError = failure?.kind === "timeout"
+        const gatewayError = failure?.kind === "shutdown"
+          ? shuttingDown()
+          : failure?.kind === "timeout"
           ? new GatewayError(
             504,
             "upstream_timeout",

@@ -43,7 +43,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<A
       plan: messagesChannels,
       entry: "messages",
       stream: false,
-      clientSignal: c.req.raw.signal,
+      signals: { client: c.req.raw.signal, shutdown: deps.shutdownSignal },
       timeoutsOf: (attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts }),
       upstreamOf: () => "messages",
       send: (attempt) =>

@@ -28,6 +28,8 @@ export interface RelayDeps {
   sender: (options: SendOptions) => Send;
   log: Logger;
   now: () => number;
+  /** Aborted when the shutdown grace period is over: requests still running are ended. */
+  shutdownSignal?: AbortSignal;
 }
 
 /** The handler of one entry point. */
@@ -83,7 +85,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       plan,
       entry,
       stream: request.stream,
-      clientSignal: c.req.raw.signal,
+      signals: { client: c.req.raw.signal, shutdown: deps.shutdownSignal },
       timeoutsOf,
       upstreamOf: (attempt) => translationOf(attempt).upstream,
       send: (attempt) =>
@@ -139,6 +141,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       events: served.stream!.events,
       first: served.stream!.first,
       idleMs: timeoutsOf(served.attempt).idle,
+      keepalive: { ms: config.server.keepalive_ms, text: protocolOf(entry).keepalive },
       converter: translation.stream(),
       onEnd: (outcome) =>
         settle(outcome, served.attempts, channelName, served.attempt.upstreamModel),

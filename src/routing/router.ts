@@ -7,7 +7,7 @@ import type { ChannelConfig, Config, EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { Principal } from "../auth/principal.ts";
 import { buildCatalog, perConfig } from "./catalog.ts";
-import { createHealth, type Health } from "./health.ts";
+import { COOLDOWN_MS, createHealth, type Health } from "./health.ts";
 
 /** At most this many upstream requests are made for one client request. */
 export const MAX_ATTEMPTS = 4;
@@ -22,14 +22,21 @@ export interface Attempt {
 }
 
 /** Why an attempt failed, which decides what the plan tries next. */
-export type AttemptFailure = "key_rejected" | "key_limited" | "channel_failed";
+export type AttemptFailure =
+  /** 401/403: the key leaves rotation until the config changes. */
+  | "key_rejected"
+  /** 429: the key rests until the upstream's `Retry-After`. */
+  | "key_limited"
+  /** 529, or 503 with `Retry-After`: the channel rests until then (cools, without one). */
+  | "channel_overloaded"
+  | "channel_failed";
 
 /** The attempts for one request, handed out one at a time. */
 export interface RoutePlan {
   /** The next attempt, or undefined when none is left. */
   next(): Attempt | undefined;
-  /** Reports a failed attempt, so the plan and the health state move on. */
-  fail(attempt: Attempt, failure: AttemptFailure): void;
+  /** Reports a failed attempt (with the upstream's `Retry-After`), so the plan and health move on. */
+  fail(attempt: Attempt, failure: AttemptFailure, retryAfterMs?: number): void;
   /** Reports a served attempt, ending a channel's cool-down. */
   succeed(attempt: Attempt): void;
 }
@@ -81,13 +88,32 @@ export function createRouter(options: {
       const health = healthOf(config);
       // Every channel of the model serves every entry point: other protocols are translated.
       const usable = channels.filter((channel) => hasUsableKey(channel, health));
-      if (usable.length === 0) throw noChannel(model);
+      if (usable.length === 0) throw noChannel(model, channels, health);
       return createPlan(orderChannels(usable, entry, health, random), health, model);
     },
   };
 }
 
-function noChannel(model: string): GatewayError {
+function noChannel(
+  model: string,
+  channels: readonly ChannelConfig[],
+  health: Health,
+): GatewayError {
+  // Keys resting after an upstream 429 come back by themselves: say when.
+  const rests = channels.flatMap((channel) =>
+    keyIndexes(channel)
+      .filter((index) => index < 0 || !health.isKeyRejected(channel.name, index))
+      .map((index) => health.keyRestLeft(channel.name, index))
+  ).filter((left) => left > 0);
+  if (rests.length > 0) {
+    const seconds = Math.max(1, Math.ceil(Math.min(...rests) / 1000));
+    return new GatewayError(
+      429,
+      "rate_limit_exceeded",
+      `The upstream of model "${model}" is rate limiting or overloaded on every channel key. Retry in ${seconds} s.`,
+      { headers: { "retry-after": String(seconds) } },
+    );
+  }
   return new GatewayError(
     503,
     "channel:no_available_key",
@@ -96,9 +122,19 @@ function noChannel(model: string): GatewayError {
   );
 }
 
+/** The key indexes of a channel; -1 stands for a channel without keys. */
+function keyIndexes(channel: ChannelConfig): number[] {
+  return channel.keys.length === 0 ? [-1] : channel.keys.map((_, index) => index);
+}
+
 function hasUsableKey(channel: ChannelConfig, health: Health): boolean {
-  return channel.keys.length === 0 ||
-    channel.keys.some((_, index) => !health.isKeyRejected(channel.name, index));
+  return keyIndexes(channel).some((index) => keyUsable(channel, index, health));
+}
+
+/** Not rejected (401/403) and not resting after a 429. */
+function keyUsable(channel: ChannelConfig, index: number, health: Health): boolean {
+  return (index < 0 || !health.isKeyRejected(channel.name, index)) &&
+    health.keyRestLeft(channel.name, index) === 0;
 }
 
 /**
@@ -166,7 +202,7 @@ function createPlan(channels: ChannelConfig[], health: Health, model: string): R
           keyOrder = undefined;
           continue;
         }
-        if (keyIndex >= 0 && health.isKeyRejected(channel.name, keyIndex)) continue;
+        if (!keyUsable(channel, keyIndex, health)) continue;
         attempts++;
         return {
           channel,
@@ -177,11 +213,23 @@ function createPlan(channels: ChannelConfig[], health: Health, model: string): R
       }
       return undefined;
     },
-    fail(attempt, failure) {
+    fail(attempt, failure, retryAfterMs) {
       if (failure === "key_rejected" && attempt.keyIndex >= 0) {
         health.rejectKey(attempt.channel.name, attempt.keyIndex);
       }
-      if (failure === "channel_failed") {
+      if (failure === "key_limited") {
+        health.restKey(attempt.channel.name, attempt.keyIndex, retryAfterMs);
+      }
+      if (failure === "channel_overloaded") {
+        // Overloaded with a Retry-After: none of its keys is tried before then.
+        if (retryAfterMs === undefined) health.coolChannel(attempt.channel.name, COOLDOWN_MS);
+        else {
+          for (const index of keyIndexes(attempt.channel)) {
+            health.restKey(attempt.channel.name, index, retryAfterMs);
+          }
+        }
+      }
+      if (failure === "channel_failed" || failure === "channel_overloaded") {
         health.recordFailure(attempt.channel.name);
         // The channel itself failed: its other keys would fail alike, so move on.
         if (channels[channelIndex] === attempt.channel) {

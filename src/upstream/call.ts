@@ -7,7 +7,7 @@
 import type { Timeouts } from "../config/schema.ts";
 
 /** How an upstream attempt failed. */
-export type UpstreamFailureKind = "network" | "timeout" | "status" | "client_gone";
+export type UpstreamFailureKind = "network" | "timeout" | "status" | "client_gone" | "shutdown";
 
 /** A failed upstream attempt; `message` is safe to show, `detail` is for the log. */
 export class UpstreamFailure extends Error {
@@ -39,6 +39,13 @@ export class UpstreamFailure extends Error {
   }
 }
 
+/** What ends an exchange from outside: the client leaving, and the gateway's shutdown deadline. */
+export interface StopSignals {
+  client: AbortSignal;
+  /** Aborted when the shutdown grace period is over. */
+  shutdown?: AbortSignal;
+}
+
 /** Sends the request with the given signal: a fetch, or the built-in echo channel. */
 export type Send = (signal: AbortSignal) => Promise<Response>;
 
@@ -65,14 +72,17 @@ export interface UpstreamExchange {
 export async function callUpstream(
   send: Send,
   timeouts: Timeouts,
-  clientSignal: AbortSignal,
+  signals: StopSignals,
 ): Promise<UpstreamExchange> {
   const controller = new AbortController();
   const abort = (failure: UpstreamFailure) => {
     if (!controller.signal.aborted) controller.abort(failure);
   };
   const onClientGone = () => abort(new UpstreamFailure("client_gone", "The client disconnected."));
-  clientSignal.addEventListener("abort", onClientGone, { once: true });
+  const onShutdown = () =>
+    abort(new UpstreamFailure("shutdown", "The gateway is shutting down and ended the request."));
+  signals.client.addEventListener("abort", onClientGone, { once: true });
+  signals.shutdown?.addEventListener("abort", onShutdown, { once: true });
   const totalTimer = setTimeout(
     () =>
       abort(
@@ -105,9 +115,11 @@ export async function callUpstream(
   const finish = () => {
     clearTimeout(totalTimer);
     clearTimeout(idleTimer);
-    clientSignal.removeEventListener("abort", onClientGone);
+    signals.client.removeEventListener("abort", onClientGone);
+    signals.shutdown?.removeEventListener("abort", onShutdown);
   };
-  if (clientSignal.aborted) onClientGone();
+  if (signals.client.aborted) onClientGone();
+  if (signals.shutdown?.aborted) onShutdown();
 
   // One timer and one abort listener per wait, both removed when the wait ends:
   // a long stream waits once per event and must not pile them up.
@@ -149,8 +161,11 @@ export async function callUpstream(
     }
     return { response, signal: controller.signal, within, idle, abort, finish };
   } catch (error) {
+    const failure = asFailure(error, controller.signal);
+    // Nothing more is wanted of this attempt: release its connection at once.
+    abort(failure);
     finish();
-    throw asFailure(error, controller.signal);
+    throw failure;
   }
 }
 

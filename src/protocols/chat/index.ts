@@ -1,5 +1,6 @@
 /** The chat-completions protocol (`POST /v1/chat/completions`). */
 import type { Protocol } from "../protocol.ts";
+import { KEEPALIVE_COMMENT } from "../sse.ts";
 import { entryRequest, requireObject, validate } from "../request.ts";
 import { buildChatCompletion, buildChatEvents } from "./build.ts";
 import { streamError, streamErrorEvents } from "./errors.ts";
@@ -11,6 +12,7 @@ import { asRecord } from "../json_read.ts";
 /** The chat-completions protocol. */
 export const chat: Protocol = {
   name: "chat",
+  keepalive: KEEPALIVE_COMMENT,
   idPrefix: "chatcmpl-",
   parseRequest(body) {
     const object = requireObject(body);

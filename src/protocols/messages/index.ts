@@ -1,5 +1,6 @@
 /** The messages protocol (`POST /v1/messages`, and its `count_tokens`). */
 import type { Protocol } from "../protocol.ts";
+import { encodeSse } from "../sse.ts";
 import { entryRequest, requireObject, validate } from "../request.ts";
 import { buildMessage, buildMessageEvents } from "./build.ts";
 import { streamError, streamErrorEvents } from "./errors.ts";
@@ -10,6 +11,7 @@ import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
 /** The messages protocol. */
 export const messages: Protocol = {
   name: "messages",
+  keepalive: encodeSse({ event: "ping", data: '{"type": "ping"}' }),
   idPrefix: "msg_",
   parseRequest(body) {
     const object = requireObject(body);

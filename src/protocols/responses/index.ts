@@ -1,5 +1,6 @@
 /** The responses protocol (`POST /v1/responses`). */
 import type { Protocol } from "../protocol.ts";
+import { KEEPALIVE_COMMENT } from "../sse.ts";
 import { entryRequest, requireObject, validate } from "../request.ts";
 import { buildResponse, buildResponseEvents } from "./build.ts";
 import { streamError, streamErrorEvents } from "./errors.ts";
@@ -10,6 +11,7 @@ import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
 /** The responses protocol. */
 export const responses: Protocol = {
   name: "responses",
+  keepalive: KEEPALIVE_COMMENT,
   idPrefix: "resp_",
   parseRequest(body) {
     const object = requireObject(body);
