@@ -114,6 +114,7 @@ export async function startServer(options: {
     }),
     log,
     now,
+    shutdownSignal: graceOver.signal,
   });
 
   const listen = parseListen(config.server.listen);

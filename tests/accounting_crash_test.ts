@@ -11,32 +11,7 @@ import { readSse } from "../src/upstream/sse.ts";
 import { chatBody, PRICED_MODEL, waitUntil } from "./accounting_support.ts";
 import { startFakeUpstream } from "./fakes/upstream.ts";
 import { channel, configWith, databaseSection } from "./harness.ts";
-
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
-
-/** Starts `tollgate serve` as a child process and reads its address from stdout. */
-async function spawnServer(configPath: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-no-legacy-abort", MAIN, "serve", "--config", configPath],
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let output = "";
-  for (;;) {
-    const { done, value } = await lines.read();
-    if (done) throw new Error(`server exited before listening: ${output}`);
-    output += value;
-    const match = /listening on (http:\/\/\S+)/.exec(output);
-    if (match) {
-      // Keep draining stdout so the child never blocks on a full pipe.
-      void (async () => {
-        while (!(await lines.read()).done);
-      })().catch(() => {});
-      return { child, url: match[1]! };
-    }
-  }
-}
+import { type ServerProcess, spawnServer } from "./process.ts";
 
 Deno.test("invariant: a crash loses no settled row and leaves no hold behind after restart", async () => {
   const fake = await startFakeUpstream({ name: "up" });
@@ -52,7 +27,7 @@ Deno.test("invariant: a crash loses no settled row and leaves no hold behind aft
   );
   const db = await openDatabase(`file:${dir}/tollgate.db`);
   const streams: ReadableStream<Uint8Array>[] = [];
-  let server: Awaited<ReturnType<typeof spawnServer>> | undefined;
+  let server: ServerProcess | undefined;
   try {
     await migrate(db.client);
     const account = (await createAccount(db.kysely, {

@@ -199,6 +199,16 @@ function finalError(failure: UpstreamFailure | undefined, entry: EntryProtocol):
     );
   }
   const retryAfter = failure.retryAfter ? { "retry-after": failure.retryAfter } : undefined;
+  if (status === 429) {
+    return new GatewayError(
+      429,
+      "rate_limit_exceeded",
+      `The upstream is rate limiting this model on every channel key. Retry ${
+        failure.retryAfter ? `in ${failure.retryAfter} s` : "after a back-off"
+      }.`,
+      { headers: retryAfter, cause: failure },
+    );
+  }
   if (status === 529) {
     // The messages protocol's own status; OpenAI clients know overload as 503.
     return entry === "messages"

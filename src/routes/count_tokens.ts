@@ -55,6 +55,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<A
           clientHeaders: c.req.raw.headers,
           search,
           stream: false,
+          connectMs: { ...config.timeouts, ...attempt.channel.timeouts }.connect,
         }),
     });
     if (result.ok) {

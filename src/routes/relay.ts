@@ -97,6 +97,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
           clientHeaders: c.req.raw.headers,
           search,
           stream: request.stream,
+          connectMs: timeoutsOf(attempt).connect,
         }),
       onAttemptFailed: (attempt, failure) =>
         deps.log.warn("upstream attempt failed", {

@@ -2,6 +2,7 @@
 import type { EntryProtocol } from "../config/schema.ts";
 import type { Attempt } from "../routing/router.ts";
 import type { Send } from "./call.ts";
+import { type ConnectWatch, createConnectWatch } from "./connect.ts";
 import { echoResponse } from "./echo.ts";
 import { buildUpstreamRequest, type UpstreamOperation } from "./request.ts";
 
@@ -15,12 +16,15 @@ export interface SendOptions {
   clientHeaders: Headers;
   search: string;
   stream: boolean;
+  /** The attempt's `connect` timeout in milliseconds. */
+  connectMs: number;
 }
 
-/** Builds Sends over a fetch function and a clock. */
+/** Builds Sends over a fetch function, a clock and a connect watch (connect.ts). */
 export function createSender(
   fetchFn: typeof fetch,
   now: () => number,
+  connect: ConnectWatch = createConnectWatch(now),
 ): (options: SendOptions) => Send {
   return function sender(options) {
     const { attempt } = options;
@@ -37,12 +41,21 @@ export function createSender(
       search: options.search,
       stream: options.stream,
     });
-    return (signal) =>
-      fetchFn(request.url, {
+    return (signal) => {
+      const response = fetchFn(request.url, {
         method: "POST",
         headers: request.headers,
         body: request.body,
         signal,
+      }).then((answer) => {
+        connect.reached(request.url);
+        return answer;
       });
+      // Whichever comes first: the answer, or the connect probe's failure.
+      return Promise.race([
+        response,
+        connect.reachable(request.url, options.connectMs).then(() => response),
+      ]);
+    };
   };
 }

@@ -1,0 +1,33 @@
+/** A real `tollgate serve` child process for tests that signal or kill it. */
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+/** A running `tollgate serve` process and the address it listens on. */
+export interface ServerProcess {
+  child: Deno.ChildProcess;
+  url: string;
+}
+
+/** Starts `tollgate serve --config PATH` and reads its address from stdout. */
+export async function spawnServer(configPath: string): Promise<ServerProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-no-legacy-abort", MAIN, "serve", "--config", configPath],
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let output = "";
+  for (;;) {
+    const { done, value } = await lines.read();
+    if (done) throw new Error(`server exited before listening: ${output}`);
+    output += value;
+    const match = /listening on (http:\/\/\S+)/.exec(output);
+    if (match) {
+      // Keep draining stdout so the child never blocks on a full pipe.
+      void (async () => {
+        while (!(await lines.read()).done);
+      })().catch(() => {});
+      return { child, url: match[1]! };
+    }
+  }
+}
