@@ -35,14 +35,17 @@ export function countPromptTokens(prompt: PromptText): number {
   return countTextTokens(prompt.texts.join("\n"));
 }
 
+const MAX_CONTENT_DEPTH = 8;
+
 /**
  * The texts of content: a string, or blocks whose text sits in `text` (text,
  * input_text, output_text) or nested in `content` (tool results); other blocks (images,
  * tool calls) carry no text.
  */
-export function collectText(content: unknown): string[] {
+export function collectText(content: unknown, depth = 0): string[] {
   if (typeof content === "string") return [content];
-  if (!Array.isArray(content)) return [];
+  // Real content nests a level or two (tool results); a deeper client body is not followed.
+  if (!Array.isArray(content) || depth > MAX_CONTENT_DEPTH) return [];
   const texts: string[] = [];
   for (const block of content) {
     if (typeof block === "string") {
@@ -51,7 +54,7 @@ export function collectText(content: unknown): string[] {
     }
     const record = asRecord(block);
     if (typeof record?.text === "string") texts.push(record.text);
-    else if (record?.content !== undefined) texts.push(...collectText(record.content));
+    else if (record?.content !== undefined) texts.push(...collectText(record.content, depth + 1));
   }
   return texts;
 }

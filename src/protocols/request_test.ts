@@ -154,13 +154,19 @@ const INVALID: InvalidCase[] = [
     protocol: "chat",
     body: { model: "m", messages: [user], max_tokens: -1 },
     param: "max_tokens",
-    message: "Invalid request: `max_tokens` must be a non-negative integer, got -1.",
+    message: "Invalid request: `max_tokens` must be an integer from 0 to 2147483647, got -1.",
   },
   {
     protocol: "chat",
     body: { model: "m", messages: [user], stream_options: true },
     param: "stream_options",
     message: "Invalid request: `stream_options` must be an object, got true.",
+  },
+  {
+    protocol: "chat",
+    body: { model: "m", messages: [user], max_tokens: 1e300 },
+    param: "max_tokens",
+    message: "Invalid request: `max_tokens` must be an integer from 0 to 2147483647, got 1e+300.",
   },
   {
     protocol: "responses",
@@ -173,19 +179,19 @@ const INVALID: InvalidCase[] = [
     protocol: "responses",
     body: { model: "m", input: "x", max_output_tokens: 1.5 },
     param: "max_output_tokens",
-    message: "Invalid request: `max_output_tokens` must be a non-negative integer, got 1.5.",
+    message: "Invalid request: `max_output_tokens` must be an integer from 0 to 2147483647, got 1.5.",
   },
   {
     protocol: "messages",
     body: { model: "m", messages: [user] },
     param: "max_tokens",
-    message: "Invalid request: `max_tokens` is required and must be a positive integer.",
+    message: "Invalid request: `max_tokens` is required and must be an integer from 1 to 2147483647.",
   },
   {
     protocol: "messages",
     body: { model: "m", messages: [user], max_tokens: 0 },
     param: "max_tokens",
-    message: "Invalid request: `max_tokens` must be a positive integer, got 0.",
+    message: "Invalid request: `max_tokens` must be an integer from 1 to 2147483647, got 0.",
   },
   {
     protocol: "messages",

@@ -24,16 +24,20 @@ export function optionalObject() {
   return z.record(z.string(), z.unknown(), rule("an object")).nullish();
 }
 
+/** The largest token limit accepted: a 32-bit count, far above any model's, and safe to store. */
+export const MAX_TOKEN_LIMIT = 2_147_483_647;
+
 /** An optional token limit that may be zero (OpenAI accepts `max_tokens: 0`). */
 export function optionalNonNegativeInt() {
-  const expected = rule("a non-negative integer");
-  return z.number(expected).int(expected).min(0, expected).nullish();
+  const expected = rule(`an integer from 0 to ${MAX_TOKEN_LIMIT}`);
+  return z.number(expected).int(expected).min(0, expected).max(MAX_TOKEN_LIMIT, expected)
+    .nullish();
 }
 
 /** A token limit that must be present and at least 1, such as messages' `max_tokens`. */
 export function positiveInt() {
-  const expected = rule("a positive integer");
-  return z.number(expected).int(expected).min(1, expected);
+  const expected = rule(`an integer from 1 to ${MAX_TOKEN_LIMIT}`);
+  return z.number(expected).int(expected).min(1, expected).max(MAX_TOKEN_LIMIT, expected);
 }
 
 /** A non-empty conversation: objects with a string `role`, everything else passed through. */
