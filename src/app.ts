@@ -15,7 +15,10 @@ import { listModels, retrieveModel } from "./routes/models.ts";
 import { pathNotFound } from "./routes/not_found.ts";
 import { relayRoute } from "./routes/relay.ts";
 import { bodyTooLarge, declaredBodySize } from "./relay/body.ts";
-import { createRouter } from "./routing/router.ts";
+import { createRouter, type Router } from "./routing/router.ts";
+import { createObserver, type Observer } from "./observability/observer.ts";
+import { healthz, readyz } from "./routes/health.ts";
+import { metricsRoute } from "./routes/metrics.ts";
 import { createSender } from "./upstream/send.ts";
 import type { MiddlewareHandler } from "hono";
 
@@ -30,6 +33,12 @@ export interface AppDeps {
   random?: () => number;
   /** Aborted when the shutdown grace period is over: requests still running are ended. */
   shutdownSignal?: AbortSignal;
+  /** Routing with its channel health; made from `now` and `random` when absent. */
+  router?: Router;
+  /** Where finished requests are reported (request log, metrics). */
+  observer?: Observer;
+  /** Whether the database answers, for `/readyz`. */
+  databaseReady?: () => Promise<boolean>;
 }
 
 /** 404 for an entry point the config does not expose (checked per request: config reloads). */
@@ -61,7 +70,8 @@ function bodyLimit(): MiddlewareHandler<AppEnv> {
 /** The tollgate app: routes of design.md's HTTP surface over the given dependencies. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const now = deps.now ?? Date.now;
-  const router = createRouter({ now, random: deps.random });
+  const router = deps.router ?? createRouter({ now, random: deps.random });
+  const observer = deps.observer ?? createObserver();
   const relayDeps = {
     router,
     accounting: deps.accounting,
@@ -69,11 +79,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     log: deps.log,
     now,
     shutdownSignal: deps.shutdownSignal,
+    observer,
   };
   const auth = authenticate({ lookup: cacheKeyLookup(deps.lookupKey, now), now });
 
   const app = new Hono<AppEnv>();
-  app.use(requestContext({ config: deps.config, now, log: deps.log }));
+  app.use(requestContext({ config: deps.config, now, observer }));
   app.onError((error, c) => {
     const gatewayError = asGatewayError(error);
     if (gatewayError.status === 500) {
@@ -89,6 +100,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     errorResponse(pathNotFound(c.req.path, c.req.method), c.get("shape"), c.get("requestId"))
   );
 
+  app.get("/healthz", healthz());
+  app.get("/readyz", readyz({ router, databaseReady: deps.databaseReady }));
+  app.get("/metrics", metricsRoute(observer.metrics));
   app.get("/v1/models", auth, listModels(router));
   app.get("/v1/models/:id", auth, retrieveModel(router));
   app.use("/v1/*", bodyLimit());

@@ -2,6 +2,7 @@
 import type { Principal } from "./auth/principal.ts";
 import type { ConfigSnapshot } from "./config/store.ts";
 import type { ErrorShape } from "./errors.ts";
+import type { RequestRecord } from "./observability/record.ts";
 
 /** Per-request values set by middleware and read by routes. */
 export interface AppVariables {
@@ -11,6 +12,8 @@ export interface AppVariables {
   /** The config this request started with; a reload mid-request does not change it. */
   snapshot: ConfigSnapshot;
   principal: Principal;
+  /** What this request did, for the request log and the metrics. */
+  record: RequestRecord;
 }
 
 /** What the server passes with each request. */

@@ -16,6 +16,10 @@ import { removeInstances } from "./db/instances.ts";
 import { countKeys } from "./db/keys.ts";
 import { migrate } from "./db/migrate.ts";
 import { describeError, type Logger } from "./log.ts";
+import type { LineWriter } from "./observability/line_writer.ts";
+import { createMetrics } from "./observability/metrics.ts";
+import { createObserver } from "./observability/observer.ts";
+import { createRouter } from "./routing/router.ts";
 
 /** A running gateway. */
 export interface RunningServer {
@@ -62,6 +66,8 @@ export async function startServer(options: {
   log: Logger;
   port?: number;
   now?: () => number;
+  /** Where the request log goes; stdout by default. */
+  requestLog?: LineWriter;
 }): Promise<RunningServer> {
   const now = options.now ?? Date.now;
   const { log } = options;
@@ -90,17 +96,25 @@ export async function startServer(options: {
   }, HEARTBEAT_MS);
 
   const store = createConfigStore(config, { now });
+  const router = createRouter({ now });
+  const observer = createObserver({
+    metrics: createMetrics(() => router.channelStates(store.current().config)),
+    writer: options.requestLog,
+  });
   const watcher = watchConfigFile(store, options.configPath, {
     onReload: (snapshot) => {
+      observer.metrics.configReloaded(true);
       log.info("config reloaded", { version: snapshot.version });
       if (snapshot.config.server.listen !== config.server.listen) {
         log.warn("server.listen changed: restart tollgate to listen on the new address");
       }
     },
-    onError: (error) =>
+    onError: (error) => {
+      observer.metrics.configReloaded(false);
       log.error("config reload rejected, keeping the previous config", {
         error: describeError(error),
-      }),
+      });
+    },
   });
   // Aborted once the shutdown grace period is over, ending the requests still running.
   const graceOver = new AbortController();
@@ -115,6 +129,9 @@ export async function startServer(options: {
     log,
     now,
     shutdownSignal: graceOver.signal,
+    router,
+    observer,
+    databaseReady: async () => (await db.client.execute("SELECT 1")).rows.length === 1,
   });
 
   const listen = parseListen(config.server.listen);
@@ -142,6 +159,7 @@ export async function startServer(options: {
       );
       await server.shutdown();
       clearTimeout(grace);
+      await observer.flush();
       await removeInstances(db.client, [identity.id]).catch(() => {});
       await db.close();
     })();

@@ -33,6 +33,8 @@ export interface TestGateway {
   configPath: string;
   db: Db;
   server: RunningServer;
+  /** The request log's lines, as the gateway wrote them. */
+  requestLog: string[];
   /** Makes a key (and its account); returns its id and secret. */
   createKey(options?: TestKeyOptions): Promise<{ id: string; secret: string; account: string }>;
   account(name: string): Promise<Account>;
@@ -63,7 +65,13 @@ export async function startGateway(
   const configPath = `${dir}/config.toml`;
   const withDatabase = (text: string) => `${databaseSection(dir)}\n${text}`;
   await Deno.writeTextFile(configPath, withDatabase(toml));
-  const server = await startServer({ configPath, log: options.log ?? silentLogger, port: 0 });
+  const requestLog: string[] = [];
+  const server = await startServer({
+    configPath,
+    log: options.log ?? silentLogger,
+    port: 0,
+    requestLog: { line: (text) => void requestLog.push(text), flush: () => Promise.resolve() },
+  });
   const db = await openDatabase(`file:${dir}/tollgate.db`);
   let accounts = 0;
   return {
@@ -73,6 +81,7 @@ export async function startGateway(
     configPath,
     db,
     server,
+    requestLog,
     async createKey(options = {}) {
       const name = options.account ?? `account_${++accounts}`;
       const account = await findAccountByName(db.kysely, name) ?? await createAccount(db.kysely, {

@@ -62,6 +62,9 @@ export function authenticate(options: {
       }
     }
     c.set("principal", key);
+    const record = c.get("record");
+    record.keyId = key.id;
+    record.account = key.accountName;
     await next();
   };
 }

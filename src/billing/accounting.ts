@@ -31,8 +31,13 @@ export interface Settlement {
 
 /** A pre-authorization: the worst-case cost held until the request settles. */
 export interface Hold {
-  /** Writes the ledger row, charges the usage and releases the hold, in one transaction. */
-  settle(settlement: Settlement): Promise<void>;
+  /** Whether something was reserved (not for a free request on a key without a quota). */
+  readonly reserved: boolean;
+  /**
+   * Writes the ledger row, charges the usage and releases the hold, in one
+   * transaction; resolves to the cost charged in micro-USD.
+   */
+  settle(settlement: Settlement): Promise<number>;
 }
 
 /** Holds and settles requests against balances, quotas and the ledger. */

@@ -71,8 +71,10 @@ export function createLedgerAccounting(options: {
         );
       }
       return {
+        reserved: holdId !== null,
         async settle(settlement: Settlement) {
           const { usage } = settlement;
+          const cost = costMicros(usage, price);
           await settleHold(write, {
             holdId,
             accountId: principal.accountId,
@@ -92,9 +94,10 @@ export function createLedgerAccounting(options: {
             cachedTokens: usage.cached_tokens,
             cacheWriteTokens: usage.cache_write_tokens,
             estimated: settlement.estimated,
-            costMicros: costMicros(usage, price),
+            costMicros: cost,
             durationMs: now() - startedAt,
           });
+          return cost;
         },
       };
     },

@@ -10,6 +10,7 @@ import {
   parseCommandArgs,
 } from "./context.ts";
 import { KEY_USAGE, runKeyCommand } from "./key.ts";
+import { REQUESTS_USAGE, runRequestsCommand } from "./requests.ts";
 import { runUsageCommand, USAGE_USAGE } from "./usage.ts";
 import { CliError, type CliIo, consoleIo, usageError } from "./output.ts";
 
@@ -30,6 +31,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   account: { usage: ACCOUNT_USAGE, run: runAccountCommand },
   key: { usage: KEY_USAGE, run: runKeyCommand },
   usage: { usage: USAGE_USAGE, run: runUsageCommand },
+  requests: { usage: REQUESTS_USAGE, run: runRequestsCommand },
 };
 
 /** The usage lines of every command. */

@@ -30,6 +30,14 @@ export const ServerSchema = z.strictObject({
   shutdown_grace_ms: z.number().int().nonnegative().default(30_000),
   /** A keep-alive (SSE comment, or messages `ping`) during upstream silence this long; 0: off. */
   keepalive_ms: z.number().int().nonnegative().default(15_000),
+  /** One line per request on stdout. */
+  request_log: z.boolean().default(true),
+  /** The request log's format: text for a terminal, JSON for a log shipper. */
+  log_format: z.enum(["text", "json"]).default("text"),
+  /** `GET /metrics` in the Prometheus text format. */
+  metrics: z.boolean().default(true),
+  /** When set, `GET /metrics` needs `Authorization: Bearer <metrics_token>`. */
+  metrics_token: z.string().default(""),
 });
 
 export const ModelSchema = z.strictObject({

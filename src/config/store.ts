@@ -100,6 +100,7 @@ export function watchConfigFile(
   let timer: ReturnType<typeof setTimeout> | undefined;
   let queue = Promise.resolve();
   let appliedText = readTextOrUndefined(absolute);
+  let rejectedText: string | undefined;
 
   const report = (error: unknown) => {
     if (!closed) onError?.(error);
@@ -117,8 +118,9 @@ export function watchConfigFile(
       );
       return;
     }
-    // Saving without changes, or an editor's extra events, should not bump the version.
-    if (text === appliedText || closed) return;
+    // Saving without changes, or an editor's extra events, should not bump the version,
+    // nor report the same broken file twice.
+    if (text === appliedText || text === rejectedText || closed) return;
     // An editor that truncates before writing shows an empty file for a moment;
     // serving "no channels" from it would fail every request.
     if (text.trim() === "") {
@@ -129,6 +131,7 @@ export function watchConfigFile(
     try {
       config = parseConfigText(text, env, path);
     } catch (error) {
+      rejectedText = text;
       report(error);
       return;
     }

@@ -1,6 +1,6 @@
 /** Queries on the ledger: usage summed by account, key and model over a time range. */
 import type { Kysely } from "kysely";
-import type { Database } from "./schema.ts";
+import type { Database, LedgerRow } from "./schema.ts";
 
 /** Which ledger rows to sum; times are ms since the epoch, `until` exclusive. */
 export interface UsageFilter {
@@ -60,4 +60,41 @@ export async function summarizeUsage(
     cached_tokens: Number(row.cached_tokens),
     cost_micros: Number(row.cost_micros),
   }));
+}
+
+/** Which ledger rows to list; times are ms since the epoch. */
+export interface RequestFilter {
+  requestId?: string;
+  keyId?: string;
+  accountName?: string;
+  model?: string;
+  status?: string;
+  since?: number;
+  limit: number;
+}
+
+/** One ledger row with its account's name. */
+export type RequestRow = LedgerRow & { account: string };
+
+/** Ledger rows matching the filter, newest first. */
+export async function findRequests(
+  db: Kysely<Database>,
+  filter: RequestFilter,
+): Promise<RequestRow[]> {
+  let query = db
+    .selectFrom("ledger")
+    .innerJoin("accounts", "accounts.id", "ledger.account_id")
+    .selectAll("ledger")
+    .select("accounts.name as account");
+  if (filter.requestId !== undefined) {
+    query = query.where("ledger.request_id", "=", filter.requestId);
+  }
+  if (filter.keyId !== undefined) query = query.where("ledger.key_id", "=", filter.keyId);
+  if (filter.accountName !== undefined) {
+    query = query.where("accounts.name", "=", filter.accountName);
+  }
+  if (filter.model !== undefined) query = query.where("ledger.model", "=", filter.model);
+  if (filter.status !== undefined) query = query.where("ledger.status", "=", filter.status);
+  if (filter.since !== undefined) query = query.where("ledger.created_at", ">=", filter.since);
+  return await query.orderBy("ledger.id", "desc").limit(filter.limit).execute();
 }

@@ -1,9 +1,10 @@
-/** First middleware: request id, error shape, config snapshot and the access log line. */
+/** First middleware: request id, error shape, config snapshot and the request's record. */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { ConfigSnapshot } from "../config/store.ts";
 import type { ErrorShape } from "../errors.ts";
-import type { Logger } from "../log.ts";
+import type { Observer } from "../observability/observer.ts";
+import { newRecord } from "../observability/record.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -19,18 +20,28 @@ export function requestIdFrom(incoming: string | undefined): string {
     : `req_${crypto.randomUUID().replaceAll("-", "")}`;
 }
 
-/** Sets the per-request context and stamps `x-request-id` on every response. */
+/**
+ * Sets the per-request context, stamps `x-request-id` on every response, and reports
+ * the request when it is over (a stream reports itself when it ends).
+ */
 export function requestContext(options: {
   config: { current(): ConfigSnapshot };
   now: () => number;
-  log: Logger;
+  observer: Observer;
 }): MiddlewareHandler<AppEnv> {
   return async function requestContext(c, next) {
-    const started = options.now();
     const requestId = requestIdFrom(c.req.header("x-request-id"));
+    const snapshot = options.config.current();
+    const record = newRecord({
+      requestId,
+      time: options.now(),
+      method: c.req.method,
+      path: c.req.path,
+    });
     c.set("requestId", requestId);
     c.set("shape", shapeOf(c.req.path));
-    c.set("snapshot", options.config.current());
+    c.set("snapshot", snapshot);
+    c.set("record", record);
     await next();
     try {
       c.res.headers.set("x-request-id", requestId);
@@ -39,13 +50,8 @@ export function requestContext(options: {
       c.res = new Response(c.res.body, c.res);
       c.res.headers.set("x-request-id", requestId);
     }
-    options.log.info("request", {
-      request_id: requestId,
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      key_id: c.get("principal")?.id,
-      ms: options.now() - started,
-    });
+    record.status = c.res.status;
+    if (record.outcome === undefined && c.res.status >= 400) record.outcome = "refused";
+    if (!record.streaming) options.observer.finished(record, snapshot.config.server);
   };
 }

@@ -179,13 +179,15 @@ const INVALID: InvalidCase[] = [
     protocol: "responses",
     body: { model: "m", input: "x", max_output_tokens: 1.5 },
     param: "max_output_tokens",
-    message: "Invalid request: `max_output_tokens` must be an integer from 0 to 2147483647, got 1.5.",
+    message:
+      "Invalid request: `max_output_tokens` must be an integer from 0 to 2147483647, got 1.5.",
   },
   {
     protocol: "messages",
     body: { model: "m", messages: [user] },
     param: "max_tokens",
-    message: "Invalid request: `max_tokens` is required and must be an integer from 1 to 2147483647.",
+    message:
+      "Invalid request: `max_tokens` is required and must be an integer from 1 to 2147483647.",
   },
   {
     protocol: "messages",

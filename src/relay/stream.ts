@@ -24,6 +24,8 @@ export interface StreamRelay {
   /** While the upstream is silent, `text` goes to the client every `ms` (0: never). */
   keepalive: { ms: number; text: string };
   converter: StreamConverter;
+  /** Told how long each wait on the upstream took (for the gateway-overhead metric). */
+  waited?: (ms: number) => void;
   /** Settles the request; the stream closes only after it, so a finished stream is billed. */
   onEnd: (outcome: RelayOutcome) => Promise<void>;
 }
@@ -84,7 +86,9 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
       try {
         // Loop until something is sent: a pull that enqueues nothing is never called again.
         for (;;) {
+          const waitStart = performance.now();
           const step = await relay.exchange.idle(relay.events.next(), relay.idleMs);
+          relay.waited?.(performance.now() - waitStart);
           if (step.done) {
             const bytes = encode(converter.end());
             if (bytes) controller.enqueue(bytes);

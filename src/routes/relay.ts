@@ -5,14 +5,17 @@
  */
 import type { Handler } from "hono";
 import type { AppEnv } from "../app_env.ts";
-import type { Accounting, Hold } from "../billing/accounting.ts";
+import type { Accounting } from "../billing/accounting.ts";
 import { estimateUsage, holdInputTokens } from "../billing/estimate.ts";
 import type { ChannelConfig, EntryProtocol } from "../config/schema.ts";
-import { describeError, type Logger } from "../log.ts";
+import type { Logger } from "../log.ts";
+import type { Observer } from "../observability/observer.ts";
+import { elapsedMs } from "../observability/record.ts";
+import { serverTiming } from "../observability/server_timing.ts";
 import { protocolOf } from "../protocols/index.ts";
-import type { Usage } from "../protocols/types.ts";
 import { sendWithFailover } from "../relay/failover.ts";
 import type { RelayOutcome } from "../relay/outcome.ts";
+import { settleRequest } from "../relay/settle.ts";
 import { relayStream } from "../relay/stream.ts";
 import type { Attempt, Router } from "../routing/router.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
@@ -30,16 +33,21 @@ export interface RelayDeps {
   now: () => number;
   /** Aborted when the shutdown grace period is over: requests still running are ended. */
   shutdownSignal?: AbortSignal;
+  observer: Observer;
 }
 
 /** The handler of one entry point. */
 export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEnv> {
+  const { metrics } = deps.observer;
   return async function relay(c) {
     const { config } = c.get("snapshot");
     const principal = c.get("principal");
     const requestId = c.get("requestId");
+    const record = c.get("record");
+    record.entry = entry;
     const body = await readJsonBody(c.req.raw, config.server.max_body_bytes);
     const request = protocolOf(entry).parseRequest(body.value);
+    record.model = request.model;
     const plan = deps.router.plan(config, principal, request.model, entry);
     const translator = createTranslator({
       entry,
@@ -62,25 +70,26 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       inputTokens: holdInputTokens(body.bytes),
       maxOutputTokens: request.maxOutputTokens,
     });
+    if (hold.reserved) metrics.holdTaken();
 
     const search = new URL(c.req.url).search;
     const timeoutsOf = (attempt: Attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts });
     const translationOf = (attempt: Attempt) =>
       translator.toward(upstreamProtocol(attempt.channel, entry));
-    const settle = (
-      outcome: RelayOutcome,
-      attempts: number,
-      channel?: string,
-      upstreamModel?: string,
-    ) =>
-      settleOutcome(hold, deps.log, requestId, {
+    const settle = (outcome: RelayOutcome, attempts: number, attempt?: Attempt) =>
+      settleRequest({
+        hold,
+        log: deps.log,
+        metrics,
+        record,
         outcome,
         attempts,
-        channel,
-        upstreamModel,
+        channel: attempt?.channel.name,
+        upstreamModel: attempt?.upstreamModel,
         estimate: () => estimateUsage(entry, request.body, outcome.outputText()),
       });
 
+    const upstreamStart = performance.now();
     const result = await sendWithFailover({
       plan,
       entry,
@@ -99,28 +108,31 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
           stream: request.stream,
           connectMs: timeoutsOf(attempt).connect,
         }),
-      onAttemptFailed: (attempt, failure) =>
+      onAttemptFailed: (attempt, failure) => {
+        metrics.attemptFailed(attempt.channel.name, failure.kind);
         deps.log.warn("upstream attempt failed", {
           request_id: requestId,
           channel: attempt.channel.name,
           kind: failure.kind,
           status: failure.status,
           message: failure.message,
-        }),
+        });
+      },
     });
+    record.upstreamMs += performance.now() - upstreamStart;
 
     if (!result.ok) {
       await settle(
         { status: "failed", reason: result.error.message, outputText: () => "" },
         result.attempts,
-        result.lastAttempt?.channel.name,
-        result.lastAttempt?.upstreamModel,
+        result.lastAttempt,
       );
       throw result.error;
     }
     const { served } = result;
     const translation = translationOf(served.attempt);
-    const channelName = served.attempt.channel.name;
+    record.channel = served.attempt.channel.name;
+    record.attempts = served.attempts;
 
     if (served.body) {
       served.exchange.finish();
@@ -128,15 +140,17 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       await settle(
         { status: "ok", usage: converted.usage, outputText: converted.outputText },
         served.attempts,
-        channelName,
-        served.attempt.upstreamModel,
+        served.attempt,
       );
+      record.firstByteMs = elapsedMs(record);
       return new Response(converted.body, {
         status: 200,
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", "server-timing": serverTiming(record) },
       });
     }
 
+    record.streaming = true;
+    metrics.streamOpened();
     const stream = relayStream({
       exchange: served.exchange,
       events: served.stream!.events,
@@ -144,15 +158,22 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       idleMs: timeoutsOf(served.attempt).idle,
       keepalive: { ms: config.server.keepalive_ms, text: protocolOf(entry).keepalive },
       converter: translation.stream(),
-      onEnd: (outcome) =>
-        settle(outcome, served.attempts, channelName, served.attempt.upstreamModel),
+      waited: (ms) => record.upstreamMs += ms,
+      onEnd: async (outcome) => {
+        await settle(outcome, served.attempts, served.attempt);
+        metrics.streamClosed();
+        record.status = 200;
+        deps.observer.finished(record, config.server);
+      },
     });
+    record.firstByteMs = elapsedMs(record);
     return new Response(stream, {
       status: 200,
       headers: {
         "content-type": "text/event-stream; charset=utf-8",
         "cache-control": "no-cache",
         "x-accel-buffering": "no",
+        "server-timing": serverTiming(record),
       },
     });
   };
@@ -168,63 +189,3 @@ function once<T>(compute: () => T): () => T {
   let value: { v: T } | undefined;
   return () => (value ??= { v: compute() }).v;
 }
-
-/** Settles a request, estimating usage only where the upstream reported none; never throws. */
-async function settleOutcome(
-  hold: Hold,
-  log: Logger,
-  requestId: string,
-  options: {
-    outcome: RelayOutcome;
-    attempts: number;
-    channel?: string;
-    upstreamModel?: string;
-    estimate: () => Usage;
-  },
-): Promise<void> {
-  try {
-    await hold.settle({
-      status: options.outcome.status,
-      reason: options.outcome.reason,
-      channel: options.channel,
-      upstreamModel: options.upstreamModel,
-      attempts: options.attempts,
-      ...billedUsage(options.outcome, options.estimate),
-    });
-  } catch (error) {
-    log.error("settlement failed", { request_id: requestId, error: describeError(error) });
-  }
-}
-
-/**
- * The usage to bill: the upstream's report when the request finished; nothing when
- * it failed before producing output; and for a stream cut short, at least what was
- * produced, since the final usage report never came.
- */
-export function billedUsage(
-  outcome: RelayOutcome,
-  estimate: () => Usage,
-): { usage: Usage; estimated: boolean } {
-  const reported = outcome.usage;
-  if (outcome.status === "ok" && reported) return { usage: reported, estimated: false };
-  if (!reported) {
-    if (outcome.status === "failed" && outcome.outputText() === "") {
-      return { usage: ZERO_USAGE, estimated: false };
-    }
-    return { usage: estimate(), estimated: true };
-  }
-  const estimated = estimate();
-  if (reported.input_tokens > 0 && reported.output_tokens >= estimated.output_tokens) {
-    return { usage: reported, estimated: false };
-  }
-  return {
-    usage: {
-      ...reported,
-      input_tokens: reported.input_tokens || estimated.input_tokens,
-      output_tokens: Math.max(reported.output_tokens, estimated.output_tokens),
-    },
-    estimated: true,
-  };
-}
-
-const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cache_write_tokens: 0 };

@@ -45,6 +45,8 @@ export interface RoutePlan {
 export interface Router {
   /** Models a key may use, for the model list. */
   modelsFor(config: Config, principal: Principal): string[];
+  /** Each channel of the config and whether it is up (a usable key, not cooling down). */
+  channelStates(config: Config): { channel: string; up: boolean }[];
   /** Checks the key may use `model` and plans its attempts; throws 403/503 GatewayErrors. */
   plan(config: Config, principal: Principal, model: string, entry: EntryProtocol): RoutePlan;
 }
@@ -59,6 +61,14 @@ export function createRouter(options: {
   const healthOf = perConfig(() => createHealth(options.now));
 
   return {
+    channelStates(config) {
+      const health = healthOf(config);
+      return config.channels.map((channel) => ({
+        channel: channel.name,
+        up: hasUsableKey(channel, health) && !health.isCooling(channel.name),
+      }));
+    },
+
     modelsFor(config, principal) {
       const models = catalogOf(config).modelsOf(principal.group);
       return principal.models ? models.filter((m) => principal.models!.includes(m)) : [...models];

@@ -1,0 +1,32 @@
+/** Where a finished request is reported: the request log and the metrics, as the config says. */
+import type { Config } from "../config/schema.ts";
+import { createLineWriter, type LineWriter } from "./line_writer.ts";
+import { createMetrics, type Metrics } from "./metrics.ts";
+import { elapsedMs, type RequestRecord } from "./record.ts";
+import { logRequest } from "./request_log.ts";
+
+/** Reports requests; one per gateway. */
+export interface Observer {
+  readonly metrics: Metrics;
+  /** A request is over: one log line and its metrics, if the request's config wants them. */
+  finished(record: RequestRecord, server: Config["server"]): void;
+  /** Resolves once the log lines queued so far are written. */
+  flush(): Promise<void>;
+}
+
+/** An observer over a metrics registry and a line writer (stdout by default). */
+export function createObserver(
+  options: { metrics?: Metrics; writer?: LineWriter } = {},
+): Observer {
+  const metrics = options.metrics ?? createMetrics();
+  const writer = options.writer ?? createLineWriter();
+  return {
+    metrics,
+    finished(record, server) {
+      const totalMs = elapsedMs(record);
+      if (server.metrics) metrics.requestFinished(record, totalMs);
+      if (server.request_log) logRequest(writer, server.log_format, record, totalMs);
+    },
+    flush: () => writer.flush(),
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * What one request did, filled in as it goes (auth, routing, relay, settlement) and
+ * reported once when it is over: to the request log and the metrics.
+ */
+import type { EntryProtocol } from "../config/schema.ts";
+import type { Usage } from "../protocols/types.ts";
+
+/** How a request ended, beyond its HTTP status. */
+export type RequestOutcome = "ok" | "failed" | "aborted" | "refused";
+
+/** One request's record. */
+export interface RequestRecord {
+  readonly requestId: string;
+  /** Wall-clock start, milliseconds since the epoch (for the log's time). */
+  readonly time: number;
+  /** Monotonic start (`performance.now()`), for durations. */
+  readonly startedAt: number;
+  readonly method: string;
+  readonly path: string;
+  entry?: EntryProtocol;
+  keyId?: string;
+  account?: string;
+  model?: string;
+  channel?: string;
+  attempts: number;
+  /** The HTTP status the client got. */
+  status: number;
+  outcome?: RequestOutcome;
+  usage?: Usage;
+  costMicros?: number;
+  /** Milliseconds spent waiting on upstreams (headers, bodies, stream reads). */
+  upstreamMs: number;
+  /** Milliseconds until the answer's first byte could go out (headers of a stream). */
+  firstByteMs?: number;
+  /** Set by a stream: the request is over when the stream ends, not when the handler returns. */
+  streaming: boolean;
+}
+
+/** A fresh record for a request that just arrived. */
+export function newRecord(options: {
+  requestId: string;
+  time: number;
+  method: string;
+  path: string;
+}): RequestRecord {
+  return {
+    ...options,
+    startedAt: performance.now(),
+    attempts: 0,
+    status: 0,
+    upstreamMs: 0,
+    streaming: false,
+  };
+}
+
+/** Milliseconds since the request arrived. */
+export function elapsedMs(record: RequestRecord): number {
+  return performance.now() - record.startedAt;
+}

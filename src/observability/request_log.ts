@@ -1,0 +1,81 @@
+/**
+ * The request log: one line per request on stdout, as text for a terminal or JSON for a
+ * log shipper. It carries the key's id, never its secret.
+ */
+import { formatUsd, microsToUsd } from "../billing/money.ts";
+import type { LineWriter } from "./line_writer.ts";
+import type { RequestRecord } from "./record.ts";
+
+/** The request log's line formats (`[server] log_format`). */
+export type LogFormat = "text" | "json";
+
+/** A finished request as one JSON log object. */
+export function requestLogFields(record: RequestRecord, totalMs: number): Record<string, unknown> {
+  return {
+    time: new Date(record.time).toISOString(),
+    request_id: record.requestId,
+    method: record.method,
+    path: record.path,
+    entry_point: record.entry ?? null,
+    key_id: record.keyId ?? null,
+    account: record.account ?? null,
+    model: record.model ?? null,
+    channel: record.channel ?? null,
+    status: record.status,
+    outcome: record.outcome ?? null,
+    attempts: record.attempts,
+    input_tokens: record.usage?.input_tokens ?? 0,
+    output_tokens: record.usage?.output_tokens ?? 0,
+    cached_tokens: record.usage?.cached_tokens ?? 0,
+    cost_usd: microsToUsd(record.costMicros ?? 0),
+    latency_ms: round(totalMs),
+    ttfb_ms: record.firstByteMs === undefined ? null : round(record.firstByteMs),
+    upstream_ms: round(record.upstreamMs),
+  };
+}
+
+/** A finished request as one line of text. */
+export function requestLogText(record: RequestRecord, totalMs: number): string {
+  const parts = [
+    new Date(record.time).toISOString(),
+    record.requestId,
+    record.method,
+    record.path,
+    String(record.status),
+    record.outcome ?? "-",
+  ];
+  const add = (name: string, value: unknown) => {
+    if (value !== undefined && value !== null) parts.push(`${name}=${value}`);
+  };
+  add("key", record.keyId);
+  add("account", record.account);
+  add("model", record.model);
+  add("channel", record.channel);
+  if (record.attempts > 0) add("attempts", record.attempts);
+  if (record.usage) {
+    add("tokens", `${record.usage.input_tokens}/${record.usage.output_tokens}`);
+    if (record.usage.cached_tokens > 0) add("cached", record.usage.cached_tokens);
+  }
+  if (record.costMicros) add("cost", `$${formatUsd(record.costMicros)}`);
+  if (record.firstByteMs !== undefined) add("ttfb", `${round(record.firstByteMs)}ms`);
+  add("total", `${round(totalMs)}ms`);
+  return parts.join(" ");
+}
+
+/** Writes one line per finished request in the given format. */
+export function logRequest(
+  writer: LineWriter,
+  format: LogFormat,
+  record: RequestRecord,
+  totalMs: number,
+): void {
+  writer.line(
+    format === "json"
+      ? JSON.stringify(requestLogFields(record, totalMs))
+      : requestLogText(record, totalMs),
+  );
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}

@@ -1,0 +1,85 @@
+/**
+ * Settling a relayed request: the usage to bill (the upstream's report, or an
+ * estimate where it made none), the hold settled in one transaction, and the
+ * request's record updated for the log and the metrics.
+ */
+import type { Hold } from "../billing/accounting.ts";
+import { describeError, type Logger } from "../log.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import type { RequestRecord } from "../observability/record.ts";
+import type { Usage } from "../protocols/types.ts";
+import type { RelayOutcome } from "./outcome.ts";
+
+/** Everything one settlement needs. */
+export interface SettleRequest {
+  hold: Hold;
+  log: Logger;
+  metrics: Metrics;
+  record: RequestRecord;
+  outcome: RelayOutcome;
+  attempts: number;
+  channel?: string;
+  upstreamModel?: string;
+  /** A tokenizer estimate of the usage, for when the upstream reported none. */
+  estimate: () => Usage;
+}
+
+/** Settles a request and records how it ended; never throws (a failure is logged). */
+export async function settleRequest(options: SettleRequest): Promise<void> {
+  const { hold, record, outcome } = options;
+  const billed = billedUsage(outcome, options.estimate);
+  record.outcome = outcome.status;
+  record.usage = billed.usage;
+  record.attempts = options.attempts;
+  record.channel = options.channel;
+  try {
+    record.costMicros = await hold.settle({
+      status: outcome.status,
+      reason: outcome.reason,
+      channel: options.channel,
+      upstreamModel: options.upstreamModel,
+      attempts: options.attempts,
+      ...billed,
+    });
+  } catch (error) {
+    options.log.error("settlement failed", {
+      request_id: record.requestId,
+      error: describeError(error),
+    });
+  } finally {
+    if (hold.reserved) options.metrics.holdReleased();
+  }
+}
+
+/**
+ * The usage to bill: the upstream's report when the request finished; nothing when
+ * it failed before producing output; and for a stream cut short, at least what was
+ * produced, since the final usage report never came.
+ */
+export function billedUsage(
+  outcome: RelayOutcome,
+  estimate: () => Usage,
+): { usage: Usage; estimated: boolean } {
+  const reported = outcome.usage;
+  if (outcome.status === "ok" && reported) return { usage: reported, estimated: false };
+  if (!reported) {
+    if (outcome.status === "failed" && outcome.outputText() === "") {
+      return { usage: ZERO_USAGE, estimated: false };
+    }
+    return { usage: estimate(), estimated: true };
+  }
+  const estimated = estimate();
+  if (reported.input_tokens > 0 && reported.output_tokens >= estimated.output_tokens) {
+    return { usage: reported, estimated: false };
+  }
+  return {
+    usage: {
+      ...reported,
+      input_tokens: reported.input_tokens || estimated.input_tokens,
+      output_tokens: Math.max(reported.output_tokens, estimated.output_tokens),
+    },
+    estimated: true,
+  };
+}
+
+const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cache_write_tokens: 0 };

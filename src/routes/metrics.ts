@@ -1,0 +1,35 @@
+/**
+ * GET /metrics: the Prometheus exposition. Off with `[server] metrics = false`; with a
+ * `metrics_token` it needs that token as a Bearer credential (an API key does not do).
+ */
+import type { Handler } from "hono";
+import type { AppEnv } from "../app_env.ts";
+import { hashKeySecret, timingSafeEqualHex } from "../auth/keys.ts";
+import { GatewayError } from "../errors.ts";
+import type { Metrics } from "../observability/metrics.ts";
+
+/** The /metrics handler. */
+export function metricsRoute(metrics: Metrics): Handler<AppEnv> {
+  return async function metricsRoute(c) {
+    const server = c.get("snapshot").config.server;
+    if (!server.metrics) {
+      throw new GatewayError(
+        404,
+        "not_found",
+        "Metrics are off on this gateway ([server] metrics).",
+      );
+    }
+    if (server.metrics_token !== "") {
+      const sent = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1]?.trim() ?? "";
+      // Digests have one length, so the comparison's time says nothing about the token.
+      if (!timingSafeEqualHex(hashKeySecret(sent), hashKeySecret(server.metrics_token))) {
+        throw new GatewayError(
+          401,
+          "authentication_error",
+          "Metrics need `Authorization: Bearer <metrics_token>` ([server] metrics_token).",
+        );
+      }
+    }
+    return c.body(await metrics.render(), 200, { "content-type": metrics.contentType });
+  };
+}
