@@ -1,0 +1,177 @@
+/**
+ * Test helpers of the chat codec: the recorded transcripts, SSE text parsed as the relay
+ * parses it, deterministic encoder contexts, and IR streams folded into whole answers
+ * while their grammar (ir.ts `IrEvent`) is checked.
+ */
+import assert from "node:assert/strict";
+import { createParser } from "eventsource-parser";
+import type { SseEvent } from "../../protocols/sse.ts";
+import type { Usage } from "../../protocols/types.ts";
+import type { RequestEncodeContext, ResponseEncodeContext } from "../codec.ts";
+import type { IrAssistantPart, IrEvent, IrFinish, IrRequest, IrStreamError } from "../ir.ts";
+
+const FIXTURES = new URL("../../../tests/fixtures/transcripts/chat/", import.meta.url);
+
+/** The transcript cases every protocol records. */
+export const CASES = [
+  "text",
+  "multi_turn",
+  "image",
+  "tool_call",
+  "parallel_tool_calls",
+  "tool_result",
+  "reasoning",
+  "length",
+  "content_filter",
+  "cached_usage",
+  "error_before_output",
+  "error_after_output",
+] as const;
+
+/** A JSON file of a recorded chat transcript. */
+export function fixtureJson(name: string, file: string): Record<string, unknown> {
+  return JSON.parse(Deno.readTextFileSync(new URL(`${name}/${file}`, FIXTURES)));
+}
+
+/** Whether a case has the file (error cases have no `response.json`). */
+export function hasFixture(name: string, file: string): boolean {
+  try {
+    Deno.statSync(new URL(`${name}/${file}`, FIXTURES));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The events of SSE text, parsed by the parser the relay uses. */
+export function parseSse(text: string): SseEvent[] {
+  const events: SseEvent[] = [];
+  const parser = createParser({
+    onEvent: (event) =>
+      events.push({ data: event.data, ...(event.event ? { event: event.event } : {}) }),
+  });
+  parser.feed(text);
+  return events;
+}
+
+/** The SSE events of a case's `stream.sse`. */
+export function fixtureStream(name: string): SseEvent[] {
+  return parseSse(Deno.readTextFileSync(new URL(`${name}/stream.sse`, FIXTURES)));
+}
+
+/** A request encoder context that records what was dropped. */
+export function requestContext(model = "upstream-model"): RequestEncodeContext & {
+  drops: string[];
+} {
+  const drops: string[] = [];
+  return { model, defaultMaxOutputTokens: 4096, drop: (what) => drops.push(what), drops };
+}
+
+/** An empty IR request to build cases from. */
+export function irRequest(fields: Partial<IrRequest> = {}): IrRequest {
+  return {
+    model: "m",
+    stream: false,
+    system: [],
+    turns: [],
+    tools: [],
+    stop: [],
+    dropped: [],
+    ...fields,
+  };
+}
+
+/** A response encoder context with counter ids and a fixed clock (2025-08-01T00:00:00Z). */
+export function answerContext(fields: Partial<ResponseEncodeContext> = {}): ResponseEncodeContext {
+  let counter = 0;
+  return {
+    model: "client-model",
+    request: irRequest(),
+    body: {},
+    newId: (prefix) => `${prefix}${++counter}`,
+    now: () => 1_754_006_400_000,
+    requestId: "req_test",
+    includeUsage: true,
+    inputTokensHint: 0,
+    ...fields,
+  };
+}
+
+/** A stream folded into a whole answer. */
+export interface Folded {
+  id?: string;
+  model?: string;
+  parts: IrAssistantPart[];
+  finish?: IrFinish;
+  stopSequence?: string;
+  usage?: Usage;
+  error?: IrStreamError;
+}
+
+/** Folds IR events into the answer they stream, asserting the IR stream grammar. */
+export function foldEvents(events: IrEvent[]): Folded {
+  const folded: Folded = { parts: [] };
+  let started = false;
+  let open: number | undefined;
+  for (const event of events) {
+    assert.equal(folded.error, undefined, "nothing may follow an error");
+    if (event.type === "error") {
+      folded.error = event.error;
+      continue;
+    }
+    if (event.type === "usage") {
+      folded.usage = event.usage;
+      continue;
+    }
+    if (event.type === "start") {
+      assert.ok(!started, "one start");
+      started = true;
+      folded.id = event.id;
+      folded.model = event.model;
+      continue;
+    }
+    assert.ok(started, `${event.type} before start`);
+    if (event.type === "finish") {
+      assert.equal(open, undefined, "finish with a part open");
+      assert.equal(folded.finish, undefined, "one finish");
+      folded.finish = event.reason;
+      if (event.stopSequence) folded.stopSequence = event.stopSequence;
+      continue;
+    }
+    assert.equal(folded.finish, undefined, `${event.type} after finish`);
+    if (event.type === "part_start") {
+      assert.equal(open, undefined, "a part started while another is open");
+      assert.equal(event.index, folded.parts.length, "parts are numbered in order from 0");
+      open = event.index;
+      const part = event.part;
+      folded.parts.push(
+        part.type === "tool_call"
+          ? { type: "tool_call", id: part.id, name: part.name, arguments: "" }
+          : part.type === "reasoning"
+          ? { type: "reasoning", text: "", ...(part.itemId ? { itemId: part.itemId } : {}) }
+          : { type: part.type, text: "" },
+      );
+      continue;
+    }
+    assert.equal(event.index, open, `${event.type} for a part that is not open`);
+    const part = folded.parts[event.index]!;
+    if (event.type === "part_end") open = undefined;
+    else if (event.type === "arguments_delta" && part.type === "tool_call") {
+      part.arguments += event.json;
+    } else if (event.type === "reasoning_opaque" && part.type === "reasoning") {
+      part.opaque = event.opaque;
+    } else if (
+      event.type === "text_delta" || event.type === "refusal_delta" ||
+      event.type === "reasoning_delta"
+    ) {
+      const expected = {
+        text_delta: "text",
+        refusal_delta: "refusal",
+        reasoning_delta: "reasoning",
+      };
+      assert.equal(part.type, expected[event.type], `${event.type} in a ${part.type} part`);
+      if (part.type !== "tool_call") part.text += event.text;
+    } else assert.fail(`${event.type} in a ${part.type} part`);
+  }
+  return folded;
+}
