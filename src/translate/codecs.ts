@@ -1,9 +1,10 @@
 /** The translation codec of each protocol. */
 import type { EntryProtocol } from "../config/schema.ts";
+import { chatCodec } from "./chat/index.ts";
 import type { Codec } from "./codec.ts";
 import { convertError } from "./errors.ts";
 
-// TEMPORARY until the three codecs land: every translation is refused.
+// TEMPORARY until the responses and messages codecs land: translation to or from them is refused.
 const missing = (): never => {
   throw convertError("model", "translation between protocols is not built yet");
 };
@@ -16,7 +17,13 @@ const PENDING: Codec = {
   createStreamEncoder: missing,
 };
 
+const CODECS: Record<EntryProtocol, Codec> = {
+  chat: chatCodec,
+  responses: PENDING,
+  messages: PENDING,
+};
+
 /** The codec of a protocol. */
-export function codecOf(_protocol: EntryProtocol): Codec {
-  return PENDING;
+export function codecOf(protocol: EntryProtocol): Codec {
+  return CODECS[protocol];
 }
