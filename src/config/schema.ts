@@ -42,6 +42,11 @@ export const ServerSchema = z.strictObject({
 
 export const ModelSchema = z.strictObject({
   context_window: positiveInt.optional(),
+  /**
+   * The model reasons (takes a reasoning effort or thinking budget). Only then does a
+   * translated request carry the client's reasoning settings: other models reject them.
+   */
+  reasoning: z.boolean().optional(),
   max_output_tokens: positiveInt.optional(),
   input_price: price.optional(),
   output_price: price.optional(),

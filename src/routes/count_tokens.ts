@@ -71,6 +71,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<A
       requestId,
       defaultMaxOutputTokens: config.models[request.model]?.max_output_tokens ??
         DEFAULT_MAX_OUTPUT_TOKENS,
+      reasoning: config.models[request.model]?.reasoning === true,
       inputTokensHint: () => 0,
       now: deps.now,
       drop: () => {},

@@ -55,6 +55,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       requestId,
       defaultMaxOutputTokens: config.models[request.model]?.max_output_tokens ??
         DEFAULT_MAX_OUTPUT_TOKENS,
+      reasoning: config.models[request.model]?.reasoning === true,
       inputTokensHint: once(() => estimateUsage(entry, request.body, "").input_tokens),
       now: deps.now,
       drop: (what, why) =>

@@ -25,6 +25,10 @@ export function translated(options: TranslatorOptions, upstream: EntryProtocol):
       for (const field of decoded.dropped) {
         options.drop(field, `no ${upstream} equivalent, and it does not change the answer`);
       }
+      if (decoded.reasoning && !options.reasoning) {
+        options.drop("reasoning", "the model is not marked `reasoning = true` in the config");
+        delete decoded.reasoning;
+      }
     }
     return decoded;
   };

@@ -54,6 +54,8 @@ export interface TranslatorOptions {
   requestId: string;
   /** Output cap for a target that requires one (messages) when the client set none. */
   defaultMaxOutputTokens: number;
+  /** Whether the model takes reasoning settings (config `reasoning = true`). */
+  reasoning: boolean;
   /** Input tokens to announce before the upstream reports any (computed only if needed). */
   inputTokensHint(): number;
   now(): number;
