@@ -3,6 +3,7 @@
  * `deno compile` embeds them. Shipped migrations are frozen: add a new file instead.
  */
 import init from "./001_init.sql" with { type: "text" };
+import interrupted from "./002_interrupted.sql" with { type: "text" };
 
 /** One numbered migration: its name and its SQL. */
 export interface Migration {
@@ -13,4 +14,5 @@ export interface Migration {
 /** Every migration, in the order it is applied. */
 export const MIGRATIONS: readonly Migration[] = [
   { name: "001_init", sql: init },
+  { name: "002_interrupted", sql: interrupted },
 ];

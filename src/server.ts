@@ -29,6 +29,8 @@ export interface RunningServer {
   firstKey?: string;
   /** Resolves when the server has stopped. */
   finished: Promise<void>;
+  /** Resolves once every settlement begun so far is in the ledger (answers go out first). */
+  settled(): Promise<void>;
   /** Re-reads the config file now, as a file change or SIGHUP would. */
   reload(): Promise<void>;
   /** Stops accepting, drains in-flight requests, and closes everything. */
@@ -116,16 +118,13 @@ export async function startServer(options: {
       });
     },
   });
+  const accounting = createLedgerAccounting({ write: db.write, instanceId: identity.id, now, log });
   // Aborted once the shutdown grace period is over, ending the requests still running.
   const graceOver = new AbortController();
   const app = createApp({
     config: store,
     lookupKey: databaseKeyLookup(db),
-    accounting: createLedgerAccounting({
-      write: db.write,
-      instanceId: identity.id,
-      now,
-    }),
+    accounting,
     log,
     now,
     shutdownSignal: graceOver.signal,
@@ -159,6 +158,8 @@ export async function startServer(options: {
       );
       await server.shutdown();
       clearTimeout(grace);
+      // Answers went out before their ledger rows: write every one before closing.
+      await accounting.drain();
       await observer.flush();
       await removeInstances(db.client, [identity.id]).catch(() => {});
       await db.close();
@@ -167,6 +168,7 @@ export async function startServer(options: {
     url: `http://${host}:${address.port}`,
     firstKey,
     finished: server.finished,
+    settled: () => accounting.drain(),
     reload: watcher.reload,
     shutdown,
   };

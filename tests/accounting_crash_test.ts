@@ -1,6 +1,7 @@
 /**
  * Crash: a real `tollgate serve` process killed with SIGKILL during streams. After a
- * restart no hold remains, no settled row is lost, and balances equal the ledger.
+ * restart no hold remains, no settled row is lost, every request in flight has an
+ * `interrupted` row billed for its estimated input, and balances equal the ledger.
  */
 import assert from "node:assert/strict";
 import { issueKey } from "../src/auth/issue_key.ts";
@@ -13,7 +14,7 @@ import { startFakeUpstream } from "./fakes/upstream.ts";
 import { channel, configWith, databaseSection } from "./harness.ts";
 import { type ServerProcess, spawnServer } from "./process.ts";
 
-Deno.test("invariant: a crash loses no settled row and leaves no hold behind after restart", async () => {
+Deno.test("invariant: a crash loses no settled row, leaves no hold behind, and interrupts what was in flight", async () => {
   const fake = await startFakeUpstream({ name: "up" });
   const dir = await Deno.makeTempDir({ prefix: "tollgate_crash_" });
   const configPath = `${dir}/config.toml`;
@@ -52,6 +53,11 @@ Deno.test("invariant: a crash loses no settled row and leaves no hold behind aft
     const settled = await post(server.url, chatBody("settled before the crash"));
     assert.equal(settled.status, 200);
     await settled.text();
+    // The answer goes out before its row is written: a settled row is one in the database.
+    await waitUntil(
+      async () => (await db.kysely.selectFrom("ledger").selectAll().execute()).length === 1,
+      "the first row",
+    );
 
     // Three streams get their first chunks, then the upstream stalls: holds are in place.
     const gate = Promise.withResolvers<void>();
@@ -72,13 +78,23 @@ Deno.test("invariant: a crash loses no settled row and leaves no hold behind aft
     server = await spawnServer(configPath);
     const holds = await db.client.execute("SELECT COUNT(*) AS n FROM holds");
     assert.equal(Number(holds.rows[0]!.n), 0);
-    const rows = await db.kysely.selectFrom("ledger").selectAll().execute();
-    assert.equal(rows.length, 1);
-    assert.equal(rows[0]!.status, "ok");
+    const rows = await db.kysely.selectFrom("ledger").selectAll().orderBy("id").execute();
+    assert.deepEqual(rows.map((row) => row.status), [
+      "ok",
+      "interrupted",
+      "interrupted",
+      "interrupted",
+    ]);
+    for (const row of rows.slice(1)) {
+      assert.equal(row.estimated, 1);
+      assert.ok(row.input_tokens > 0, "billed for its estimated input");
+      assert.equal(row.output_tokens, 0);
+    }
     const after = await db.kysely.selectFrom("accounts").selectAll().where("id", "=", account.id)
       .executeTakeFirstOrThrow();
     assert.equal(after.held_micros, 0);
-    assert.equal(after.balance_micros, 1_000_000 - rows[0]!.cost_micros);
+    const charged = rows.reduce((sum, row) => sum + row.cost_micros, 0);
+    assert.equal(after.balance_micros, 1_000_000 - charged);
     const key = await db.kysely.selectFrom("api_keys").select("held_tokens")
       .executeTakeFirstOrThrow();
     assert.equal(key.held_tokens, 0);
@@ -88,8 +104,8 @@ Deno.test("invariant: a crash loses no settled row and leaves no hold behind aft
     assert.equal(again.status, 200);
     await again.text();
     await waitUntil(
-      async () => (await db.kysely.selectFrom("ledger").selectAll().execute()).length === 2,
-      "a second row",
+      async () => (await db.kysely.selectFrom("ledger").selectAll().execute()).length === 5,
+      "the row of the request after the restart",
     );
   } finally {
     for (const stream of streams) await stream.cancel().catch(() => {});

@@ -325,7 +325,7 @@ Deno.test("accounting: an exhausted key quota is refused at authentication with 
   }
 });
 
-Deno.test("accounting: an expired hold is released by recovery, a live one stays", async () => {
+Deno.test("accounting: an expired hold becomes an interrupted row billed for its input; a live one stays", async () => {
   const { gateway, close } = await startPricedGateway();
   try {
     const { id, account } = await gateway.createKey({ balanceUsd: "1" });
@@ -341,22 +341,38 @@ Deno.test("accounting: an expired hold is released by recovery, a live one stays
         tokens: 40,
         createdAt: now - 10,
         expiresAt,
+        requestId: `req_${holdId}`,
+        model: "priced",
+        entryPoint: "chat",
+        stream: true,
+        inputTokens: 20,
+        inputCostMicros: 7,
       });
     assert.deepEqual(await hold("expired", now - 1), { ok: true });
     assert.deepEqual(await hold("live", now + 60_000), { ok: true });
     assert.equal((await gateway.account(account)).held_micros, 600);
 
-    const released = await recoverHolds(gateway.db, {
+    const interrupted = await recoverHolds(gateway.db, {
       id: "inst_test",
       host: "test-host",
       pid: 1,
       isProcessAlive: () => true,
     }, now);
-    assert.equal(released, 1);
-    assert.equal((await gateway.account(account)).held_micros, 300);
+    assert.equal(interrupted, 1);
+    const after = await gateway.account(account);
+    assert.equal(after.held_micros, 300);
+    assert.equal(after.balance_micros, 1_000_000 - 7);
+    const rows = await gateway.ledger();
+    assert.equal(rows.length, 1);
+    assert.deepEqual(
+      [rows[0]!.request_id, rows[0]!.status, rows[0]!.estimated, rows[0]!.input_tokens],
+      ["req_expired", "interrupted", 1, 20],
+    );
+    assert.equal(rows[0]!.cost_micros, 7);
     const key = await gateway.db.kysely.selectFrom("api_keys").selectAll().where("id", "=", id)
       .executeTakeFirstOrThrow();
     assert.equal(key.held_tokens, 40);
+    assert.equal(key.used_tokens, 20, "the interrupted input counts against the key");
   } finally {
     await close();
   }

@@ -105,6 +105,8 @@ export async function startGateway(
       return (await findAccountByName(db.kysely, name))!;
     },
     async ledger() {
+      // Answers go out before their ledger rows are written: wait for those in flight.
+      await server.settled();
       return await db.kysely.selectFrom("ledger").selectAll().orderBy("id").execute();
     },
     async writeConfig(text) {

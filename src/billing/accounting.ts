@@ -11,8 +11,10 @@ export interface Admission {
   entry: EntryProtocol;
   model: string;
   stream: boolean;
-  /** Estimated prompt tokens of the request. */
+  /** Prompt tokens of the request, estimated generously (the hold's worst case). */
   inputTokens: number;
+  /** Prompt tokens as likely as a cheap estimate gets: billed if the request is interrupted. */
+  likelyInputTokens: number;
   /** The request's cap on output tokens, if it set one. */
   maxOutputTokens?: number;
 }
@@ -29,19 +31,30 @@ export interface Settlement {
   estimated: boolean;
 }
 
+/** A settlement under way: its cost is known at once, its ledger write completes later. */
+export interface Settling {
+  /** The cost charged, in micro-USD (the ledger may clamp it to what the balance covers). */
+  costMicros: number;
+  /** Resolves once the ledger row is committed; never rejects (a failure is logged). */
+  written: Promise<void>;
+}
+
 /** A pre-authorization: the worst-case cost held until the request settles. */
 export interface Hold {
-  /** Whether something was reserved (not for a free request on a key without a quota). */
+  /** Whether money or quota was reserved (a free request on a key without quota reserves none). */
   readonly reserved: boolean;
   /**
    * Writes the ledger row, charges the usage and releases the hold, in one
-   * transaction; resolves to the cost charged in micro-USD.
+   * transaction that runs after the answer went out: the hold, already committed,
+   * keeps the request in the ledger if the process dies first.
    */
-  settle(settlement: Settlement): Promise<number>;
+  settle(settlement: Settlement): Settling;
 }
 
 /** Holds and settles requests against balances, quotas and the ledger. */
 export interface Accounting {
   /** Holds the worst-case cost; throws 401/403 `insufficient_user_quota` when it is not covered. */
   hold(admission: Admission): Promise<Hold>;
+  /** Resolves once every settlement begun so far is written (for shutdown and tests). */
+  drain(): Promise<void>;
 }

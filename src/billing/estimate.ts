@@ -18,6 +18,14 @@ export function holdInputTokens(bodyBytes: number): number {
   return Math.ceil(bodyBytes / BYTES_PER_TOKEN_FOR_HOLD);
 }
 
+/** Bytes per token of typical prompts (English text and JSON): a fair, not a generous, guess. */
+const BYTES_PER_TOKEN_LIKELY = 4;
+
+/** A fair estimate of a request's prompt tokens from its body size, for interrupted requests. */
+export function likelyInputTokens(bodyBytes: number): number {
+  return Math.ceil(bodyBytes / BYTES_PER_TOKEN_LIKELY);
+}
+
 /** Usage estimated with a tokenizer, for a request whose upstream reported none. */
 export function estimateUsage(
   entry: EntryProtocol,

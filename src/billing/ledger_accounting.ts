@@ -1,17 +1,20 @@
 /**
  * Accounting against the database: a hold of the worst-case cost before the upstream
- * call, and one settlement batch after it (ledger row, debit, key tokens, release).
+ * call, and one settlement batch after the answer went out (ledger row, debit, key
+ * tokens, release). Every request takes a hold, even a free one: the hold row is what
+ * turns into an `interrupted` ledger row if the process dies before settling.
  */
 import { settleHold, takeHold } from "../db/holds.ts";
 import type { Write } from "../db/write_queue.ts";
 import { GatewayError } from "../errors.ts";
-import type { Accounting, Admission, Hold, Settlement } from "./accounting.ts";
+import { describeError, type Logger } from "../log.ts";
+import type { Accounting, Admission, Hold, Settlement, Settling } from "./accounting.ts";
 import { formatUsd } from "./money.ts";
 import { costMicros, priceOf } from "./pricing.ts";
 
 /** Output tokens assumed for a hold when neither the request nor the model caps them. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
-/** A hold outlives the request's total timeout by this much before the sweeper frees it. */
+/** A hold outlives the request's total timeout by this much before the sweeper ends it. */
 const HOLD_GRACE_MS = 60_000;
 
 /** Builds the database-backed accounting of one serving instance. */
@@ -19,8 +22,10 @@ export function createLedgerAccounting(options: {
   write: Write;
   instanceId: string;
   now: () => number;
+  log: Logger;
 }): Accounting {
-  const { write, instanceId, now } = options;
+  const { write, instanceId, now, log } = options;
+  const pending = new Set<Promise<void>>();
   return {
     async hold(admission: Admission): Promise<Hold> {
       const { config, principal } = admission;
@@ -30,18 +35,15 @@ export function createLedgerAccounting(options: {
       const outputTokens = admission.maxOutputTokens ?? model?.max_output_tokens ??
         DEFAULT_MAX_OUTPUT_TOKENS;
       const tokens = admission.inputTokens + outputTokens;
-      const amountMicros = principal.unlimited ? 0 : costMicros({
-        input_tokens: admission.inputTokens,
-        output_tokens: outputTokens,
-        cached_tokens: 0,
-        cache_write_tokens: 0,
-      }, price);
+      const priced = (input: number, output: number) =>
+        costMicros(
+          { input_tokens: input, output_tokens: output, cached_tokens: 0, cache_write_tokens: 0 },
+          price,
+        );
+      const amountMicros = principal.unlimited ? 0 : priced(admission.inputTokens, outputTokens);
       const startedAt = now();
-      // Nothing to hold (free for this account, no key quota): skip the write.
-      const holdId = amountMicros === 0 && principal.quotaTokens === null
-        ? null
-        : `hold_${crypto.randomUUID()}`;
-      const result = holdId === null ? { ok: true as const } : await takeHold(write, {
+      const holdId = `hold_${crypto.randomUUID()}`;
+      const result = await takeHold(write, {
         id: holdId,
         instanceId,
         accountId: principal.accountId,
@@ -50,6 +52,12 @@ export function createLedgerAccounting(options: {
         tokens,
         createdAt: startedAt,
         expiresAt: startedAt + config.timeouts.total + HOLD_GRACE_MS,
+        requestId: admission.requestId,
+        model: admission.model,
+        entryPoint: admission.entry,
+        stream: admission.stream,
+        inputTokens: admission.likelyInputTokens,
+        inputCostMicros: priced(admission.likelyInputTokens, 0),
       });
       if (!result.ok && result.reason === "balance") {
         throw new GatewayError(
@@ -71,11 +79,11 @@ export function createLedgerAccounting(options: {
         );
       }
       return {
-        reserved: holdId !== null,
-        async settle(settlement: Settlement) {
+        reserved: amountMicros > 0 || principal.quotaTokens !== null,
+        settle(settlement: Settlement): Settling {
           const { usage } = settlement;
           const cost = costMicros(usage, price);
-          await settleHold(write, {
+          const written = settleHold(write, {
             holdId,
             accountId: principal.accountId,
             keyId: principal.id,
@@ -96,10 +104,20 @@ export function createLedgerAccounting(options: {
             estimated: settlement.estimated,
             costMicros: cost,
             durationMs: now() - startedAt,
-          });
-          return cost;
+          }).catch((error) => {
+            // The hold stays: the sweep turns it into an interrupted row, so nothing vanishes.
+            log.error("settlement failed", {
+              request_id: admission.requestId,
+              error: describeError(error),
+            });
+          }).finally(() => pending.delete(written));
+          pending.add(written);
+          return { costMicros: cost, written };
         },
       };
+    },
+    async drain() {
+      while (pending.size > 0) await Promise.all([...pending]);
     },
   };
 }

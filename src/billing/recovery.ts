@@ -1,11 +1,12 @@
 /**
  * Holds never outlive their request: a serving instance registers itself and beats
  * a heartbeat; at start and then periodically, holds that expired or belong to a
- * dead instance are released. An instance on this host is dead when its process is
- * gone; one elsewhere when its heartbeat went stale.
+ * dead instance become `interrupted` ledger rows (so no request that reached an
+ * upstream vanishes from the ledger). An instance on this host is dead when its
+ * process is gone; one elsewhere when its heartbeat went stale.
  */
 import type { Db } from "../db/database.ts";
-import { findReleasableHolds, releaseHolds } from "../db/holds.ts";
+import { findReleasableHolds, interruptHolds } from "../db/holds.ts";
 import { listInstances, registerInstance, removeInstances } from "../db/instances.ts";
 
 /** Heartbeat period of a serving instance. */
@@ -21,7 +22,7 @@ export interface InstanceIdentity {
   isProcessAlive: (pid: number) => boolean;
 }
 
-/** Registers this instance and releases every hold no live request can settle; returns how many. */
+/** Registers this instance and interrupts every hold no live request can settle; returns how many. */
 export async function recoverHolds(db: Db, self: InstanceIdentity, now: number): Promise<number> {
   await registerInstance(db.client, {
     id: self.id,
@@ -39,7 +40,7 @@ export async function recoverHolds(db: Db, self: InstanceIdentity, now: number):
     )
     .map((other) => other.id);
   const holds = await findReleasableHolds(db.client, now, dead);
-  await releaseHolds(db.client, holds);
+  await interruptHolds(db.write, holds, now);
   await removeInstances(db.client, dead);
   return holds.length;
 }

@@ -13,7 +13,7 @@ function settle(
     const db = await openDatabase(`file:${dbPath}`);
     try {
       await settleHold(directWrite(db.client), {
-        holdId: null,
+        holdId: "hold_none",
         accountId: row.account,
         keyId: row.key,
         requestId: "req_test",

@@ -7,7 +7,7 @@
 import type { Client, InStatement } from "@libsql/client";
 import type { Write } from "./write_queue.ts";
 
-/** A hold to take: the worst-case cost and tokens of one request. */
+/** A hold to take: the worst-case cost and tokens of one request, and what its row needs. */
 export interface NewHold {
   id: string;
   instanceId: string;
@@ -17,6 +17,13 @@ export interface NewHold {
   tokens: number;
   createdAt: number;
   expiresAt: number;
+  requestId: string;
+  model: string;
+  entryPoint: string;
+  stream: boolean;
+  /** Estimated input tokens and their cost: billed if the request never settles. */
+  inputTokens: number;
+  inputCostMicros: number;
 }
 
 /** The outcome of taking a hold, with the figures an error message needs. */
@@ -25,20 +32,25 @@ export type HoldResult =
   | { ok: false; reason: "balance"; availableMicros: number }
   | { ok: false; reason: "key_quota"; availableTokens: number };
 
+const ACCOUNT_COVERS =
+  "SELECT 1 FROM accounts WHERE id = ? AND (unlimited = 1 OR balance_micros - held_micros >= ?)";
+const KEY_COVERS =
+  "SELECT 1 FROM api_keys WHERE id = ? AND (quota_tokens IS NULL OR quota_tokens - used_tokens - held_tokens >= ?)";
+
 /**
  * Takes a hold if the account's available balance and the key's quota both cover it:
- * one conditional insert, whose trigger raises the held amounts (001_init.sql).
+ * one conditional insert, whose trigger raises the held amounts (001_init.sql). The
+ * figures a refusal reports are read in the same transaction, so they are the ones
+ * the insert saw, not those of a later moment.
  */
 export async function takeHold(write: Write, hold: NewHold): Promise<HoldResult> {
-  const accountCovers =
-    "SELECT 1 FROM accounts WHERE id = ? AND (unlimited = 1 OR balance_micros - held_micros >= ?)";
-  const keyCovers =
-    "SELECT 1 FROM api_keys WHERE id = ? AND (quota_tokens IS NULL OR quota_tokens - used_tokens - held_tokens >= ?)";
-  const results = await write([
+  const [insert, figures] = await write([
     {
-      sql:
-        `INSERT INTO holds (id, instance_id, account_id, key_id, amount_micros, tokens, created_at, expires_at)
-            SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (${accountCovers}) AND EXISTS (${keyCovers})`,
+      sql: `INSERT INTO holds (id, instance_id, account_id, key_id, amount_micros, tokens,
+              created_at, expires_at, request_id, model, entry_point, stream, input_tokens,
+              input_cost_micros)
+            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+            WHERE EXISTS (${ACCOUNT_COVERS}) AND EXISTS (${KEY_COVERS})`,
       args: [
         hold.id,
         hold.instanceId,
@@ -48,21 +60,28 @@ export async function takeHold(write: Write, hold: NewHold): Promise<HoldResult>
         hold.tokens,
         hold.createdAt,
         hold.expiresAt,
+        hold.requestId,
+        hold.model,
+        hold.entryPoint,
+        hold.stream ? 1 : 0,
+        hold.inputTokens,
+        hold.inputCostMicros,
         hold.accountId,
         hold.amountMicros,
         hold.keyId,
         hold.tokens,
       ],
     },
+    {
+      // Read in the same transaction: after a granted insert it includes this hold.
+      sql: `SELECT a.balance_micros - a.held_micros AS available_micros, a.unlimited,
+              k.quota_tokens IS NULL AS unlimited_tokens,
+              k.quota_tokens - k.used_tokens - k.held_tokens AS available_tokens
+            FROM accounts a, api_keys k WHERE a.id = ? AND k.id = ?`,
+      args: [hold.accountId, hold.keyId],
+    },
   ]);
-  if (results[0]?.rowsAffected === 1) return { ok: true };
-  // Refused: read the figures for the message (the common, successful path skips this).
-  const [figures] = await write([{
-    sql: `SELECT a.balance_micros - a.held_micros AS available_micros, a.unlimited,
-            k.quota_tokens - k.used_tokens - k.held_tokens AS available_tokens
-          FROM accounts a, api_keys k WHERE a.id = ? AND k.id = ?`,
-    args: [hold.accountId, hold.keyId],
-  }]);
+  if (insert?.rowsAffected === 1) return { ok: true };
   const row = figures?.rows[0];
   const availableMicros = Number(row?.available_micros ?? 0);
   if (Number(row?.unlimited ?? 0) !== 1 && availableMicros < hold.amountMicros) {
@@ -77,8 +96,7 @@ export async function takeHold(write: Write, hold: NewHold): Promise<HoldResult>
 
 /** One request's ledger row and charges, settled against its hold. */
 export interface Settle {
-  /** The request's hold, or null when it needed none (nothing to hold). */
-  holdId: string | null;
+  holdId: string;
   accountId: number;
   keyId: string;
   requestId: string;
@@ -106,7 +124,7 @@ export interface Settle {
  * holds need (nor below zero): the row records what was actually debited.
  */
 export async function settleHold(write: Write, s: Settle): Promise<void> {
-  await write(s.holdId === null ? settleWithoutHold(s) : settleWithHold(s, s.holdId));
+  await write(settleStatements(s));
 }
 
 const LEDGER_COLUMNS = `request_id, created_at, account_id, key_id, model, entry_point, channel,
@@ -137,23 +155,11 @@ function ledgerValues(s: Settle): (string | number | null)[] {
 }
 
 /**
- * A request without a hold cost nothing for its account or belongs to an unlimited
- * one (see ledger_accounting.ts), so its row needs no clamp: a plain insert. The
- * ledger trigger charges the account and the key.
- */
-function settleWithoutHold(s: Settle): InStatement[] {
-  return [{
-    sql: `INSERT INTO ledger (${LEDGER_COLUMNS}) VALUES (${"?, ".repeat(18)}?)`,
-    args: [...ledgerValues(s), s.costMicros],
-  }];
-}
-
-/**
  * The row's cost is clamped to what the account can pay beside its other holds, so
  * the debit (by the ledger trigger) never takes the balance below zero; deleting the
  * hold then releases it (by the holds trigger).
  */
-function settleWithHold(s: Settle, holdId: string): InStatement[] {
+function settleStatements(s: Settle): InStatement[] {
   return [
     {
       sql: `INSERT INTO ledger (${LEDGER_COLUMNS})
@@ -162,20 +168,37 @@ function settleWithHold(s: Settle, holdId: string): InStatement[] {
                    ELSE MAX(0, MIN(?, balance_micros - held_micros +
                      COALESCE((SELECT amount_micros FROM holds WHERE id = ?), 0))) END
             FROM accounts WHERE id = ?`,
-      args: [...ledgerValues(s), s.costMicros, s.costMicros, holdId, s.accountId],
+      args: [...ledgerValues(s), s.costMicros, s.costMicros, s.holdId, s.accountId],
     },
-    { sql: "DELETE FROM holds WHERE id = ?", args: [holdId] },
+    { sql: "DELETE FROM holds WHERE id = ?", args: [s.holdId] },
   ];
 }
 
-/** Releases holds without charging them (expired, or left by a crashed server). */
-export async function releaseHolds(client: Client, holdIds: readonly string[]): Promise<void> {
+/**
+ * Turns holds no request will settle (left by a crashed server, or past their
+ * deadline) into `interrupted` ledger rows, billed for the estimated input priced at
+ * hold time (clamped like any settlement) and marked estimated; the holds go.
+ */
+export async function interruptHolds(
+  write: Write,
+  holdIds: readonly string[],
+  now: number,
+): Promise<void> {
   if (holdIds.length === 0) return;
-  // The holds trigger lowers the held amounts as each row goes.
-  await client.execute({
-    sql: `DELETE FROM holds WHERE id IN (${holdIds.map(() => "?").join(", ")})`,
-    args: [...holdIds],
-  });
+  const reason = "The gateway stopped before the request finished; billed for its estimated input.";
+  await write(holdIds.flatMap((id) => [
+    {
+      sql: `INSERT INTO ledger (${LEDGER_COLUMNS})
+            SELECT h.request_id, ?, h.account_id, h.key_id, h.model, h.entry_point, NULL, NULL,
+              0, h.stream, 'interrupted', ?, h.input_tokens, 0, 0, 0, 1, ? - h.created_at,
+              CASE WHEN a.unlimited = 1 THEN h.input_cost_micros
+                   ELSE MAX(0, MIN(h.input_cost_micros,
+                     a.balance_micros - a.held_micros + h.amount_micros)) END
+            FROM holds h JOIN accounts a ON a.id = h.account_id WHERE h.id = ?`,
+      args: [now, reason, now, id],
+    },
+    { sql: "DELETE FROM holds WHERE id = ?", args: [id] },
+  ]));
 }
 
 /** Ids of holds past their expiry, or belonging to the given (dead) instances. */

@@ -54,6 +54,14 @@ export interface HoldsTable {
   tokens: number;
   created_at: number;
   expires_at: number;
+  request_id: string;
+  model: string;
+  entry_point: string;
+  stream: number;
+  /** Estimated input tokens, billed if the request never settles (an `interrupted` row). */
+  input_tokens: number;
+  /** Their cost at the hold's price, in micro-USD. */
+  input_cost_micros: number;
 }
 
 export interface LedgerTable {
@@ -68,7 +76,10 @@ export interface LedgerTable {
   upstream_model: string | null;
   attempts: number;
   stream: number;
-  /** `ok`, `failed` or `aborted` (the client went away mid-stream). */
+  /**
+   * `ok`, `failed`, `aborted` (the client went away mid-stream) or `interrupted` (the
+   * server stopped before the request settled: billed for its estimated input).
+   */
   status: string;
   reason: string | null;
   input_tokens: number;

@@ -4,7 +4,7 @@
  * request's record updated for the log and the metrics.
  */
 import type { Hold } from "../billing/accounting.ts";
-import { describeError, type Logger } from "../log.ts";
+import type { Logger } from "../log.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { RequestRecord } from "../observability/record.ts";
 import type { Usage } from "../protocols/types.ts";
@@ -24,31 +24,28 @@ export interface SettleRequest {
   estimate: () => Usage;
 }
 
-/** Settles a request and records how it ended; never throws (a failure is logged). */
-export async function settleRequest(options: SettleRequest): Promise<void> {
+/**
+ * Settles a request and records how it ended. The cost is known at once; the ledger
+ * write completes later (the returned promise), after the answer went out.
+ */
+export function settleRequest(options: SettleRequest): Promise<void> {
   const { hold, record, outcome } = options;
   const billed = billedUsage(outcome, options.estimate);
   record.outcome = outcome.status;
   record.usage = billed.usage;
   record.attempts = options.attempts;
   record.channel = options.channel;
-  try {
-    record.costMicros = await hold.settle({
-      status: outcome.status,
-      reason: outcome.reason,
-      channel: options.channel,
-      upstreamModel: options.upstreamModel,
-      attempts: options.attempts,
-      ...billed,
-    });
-  } catch (error) {
-    options.log.error("settlement failed", {
-      request_id: record.requestId,
-      error: describeError(error),
-    });
-  } finally {
-    if (hold.reserved) options.metrics.holdReleased();
-  }
+  const settling = hold.settle({
+    status: outcome.status,
+    reason: outcome.reason,
+    channel: options.channel,
+    upstreamModel: options.upstreamModel,
+    attempts: options.attempts,
+    ...billed,
+  });
+  record.costMicros = settling.costMicros;
+  if (hold.reserved) options.metrics.holdReleased();
+  return settling.written;
 }
 
 /**

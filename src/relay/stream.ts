@@ -26,8 +26,8 @@ export interface StreamRelay {
   converter: StreamConverter;
   /** Told how long each wait on the upstream took (for the gateway-overhead metric). */
   waited?: (ms: number) => void;
-  /** Settles the request; the stream closes only after it, so a finished stream is billed. */
-  onEnd: (outcome: RelayOutcome) => Promise<void>;
+  /** Settles the request (its ledger write completes after the stream closed). */
+  onEnd: (outcome: RelayOutcome) => void;
 }
 
 /** The client's response body for a stream relay. */
@@ -47,12 +47,12 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
       sentAt = performance.now();
     }, Math.max(1, Math.floor(ms / 2)));
   };
-  const end = async (status: RelayOutcome["status"], reason?: string) => {
+  const end = (status: RelayOutcome["status"], reason?: string) => {
     if (ended) return;
     ended = true;
     clearInterval(keepaliveTimer);
     relay.exchange.finish();
-    await relay.onEnd({
+    relay.onEnd({
       status,
       reason,
       usage: converter.usage(),
@@ -67,20 +67,20 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
     return ENCODER.encode(text);
   };
   // The upstream reported an error mid-stream: its events went out; stop reading.
-  const endOnFailure = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
+  const endOnFailure = (controller: ReadableStreamDefaultController<Uint8Array>) => {
     const failure = converter.failure();
     if (!failure) return false;
     relay.exchange.abort(new UpstreamFailure("network", failure.message));
-    await end("failed", failure.message);
+    end("failed", failure.message);
     controller.close();
     return true;
   };
 
   return new ReadableStream<Uint8Array>({
-    async start(controller) {
+    start(controller) {
       const bytes = encode(converter.events(relay.first));
       if (bytes) controller.enqueue(bytes);
-      if (!await endOnFailure(controller)) startKeepalive(controller);
+      if (!endOnFailure(controller)) startKeepalive(controller);
     },
     async pull(controller) {
       try {
@@ -92,13 +92,13 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
           if (step.done) {
             const bytes = encode(converter.end());
             if (bytes) controller.enqueue(bytes);
-            await end(converter.failure() ? "failed" : "ok", converter.failure()?.message);
+            end(converter.failure() ? "failed" : "ok", converter.failure()?.message);
             controller.close();
             return;
           }
           const bytes = encode(converter.events(step.value));
           if (bytes) controller.enqueue(bytes);
-          if (await endOnFailure(controller) || bytes) return;
+          if (endOnFailure(controller) || bytes) return;
         }
       } catch (error) {
         if (ended) return;
@@ -107,7 +107,7 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
           : relay.exchange.signal.reason instanceof UpstreamFailure
           ? relay.exchange.signal.reason
           : undefined;
-        if (failure?.kind === "client_gone") return await end("aborted", failure.message);
+        if (failure?.kind === "client_gone") return end("aborted", failure.message);
         const gatewayError = failure?.kind === "shutdown"
           ? shuttingDown()
           : failure?.kind === "timeout"
@@ -124,14 +124,14 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
         const bytes = encode(converter.error(gatewayError));
         if (bytes) controller.enqueue(bytes);
         relay.exchange.abort(new UpstreamFailure("network", gatewayError.message));
-        await end("failed", gatewayError.message);
+        end("failed", gatewayError.message);
         controller.close();
       }
     },
-    async cancel() {
+    cancel() {
       relay.exchange.abort(new UpstreamFailure("client_gone", "The client disconnected."));
       void relay.events.return?.(undefined);
-      await end("aborted", "The client disconnected mid-stream.");
+      end("aborted", "The client disconnected mid-stream.");
     },
   });
 }

@@ -6,7 +6,7 @@
 import type { Handler } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { Accounting } from "../billing/accounting.ts";
-import { estimateUsage, holdInputTokens } from "../billing/estimate.ts";
+import { estimateUsage, holdInputTokens, likelyInputTokens } from "../billing/estimate.ts";
 import type { ChannelConfig, EntryProtocol } from "../config/schema.ts";
 import type { Logger } from "../log.ts";
 import type { Observer } from "../observability/observer.ts";
@@ -69,6 +69,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       model: request.model,
       stream: request.stream,
       inputTokens: holdInputTokens(body.bytes),
+      likelyInputTokens: likelyInputTokens(body.bytes),
       maxOutputTokens: request.maxOutputTokens,
     });
     if (hold.reserved) metrics.holdTaken();
@@ -122,8 +123,9 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
     });
     record.upstreamMs += performance.now() - upstreamStart;
 
+    // Settlements are written after the answer goes out (settle.ts): none is awaited here.
     if (!result.ok) {
-      await settle(
+      void settle(
         { status: "failed", reason: result.error.message, outputText: () => "" },
         result.attempts,
         result.lastAttempt,
@@ -138,7 +140,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
     if (served.body) {
       served.exchange.finish();
       const converted = translation.response(served.body.text, served.body.json);
-      await settle(
+      void settle(
         { status: "ok", usage: converted.usage, outputText: converted.outputText },
         served.attempts,
         served.attempt,
@@ -160,8 +162,8 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       keepalive: { ms: config.server.keepalive_ms, text: protocolOf(entry).keepalive },
       converter: translation.stream(),
       waited: (ms) => record.upstreamMs += ms,
-      onEnd: async (outcome) => {
-        await settle(outcome, served.attempts, served.attempt);
+      onEnd: (outcome) => {
+        void settle(outcome, served.attempts, served.attempt);
         metrics.streamClosed();
         record.status = 200;
         deps.observer.finished(record, config.server);

@@ -37,7 +37,8 @@ export function translated(options: TranslatorOptions, upstream: EntryProtocol):
     request: request(),
     body: options.request.body,
     requestId: options.requestId,
-    newId: (prefix) => prefix + crypto.randomUUID().replaceAll("-", "").slice(0, 24),
+    newId: options.newId ??
+      ((prefix) => prefix + crypto.randomUUID().replaceAll("-", "").slice(0, 24)),
     now: options.now,
     includeUsage: asRecord(options.request.body.stream_options)?.include_usage === true,
     get inputTokensHint() {

@@ -61,6 +61,8 @@ export interface TranslatorOptions {
   now(): number;
   /** Reports something dropped in translation (for the debug log). */
   drop(what: string, why: string): void;
+  /** Fresh ids for translated answers; random unless a test passes a counter. */
+  newId?(prefix: string): string;
 }
 
 /** Hands out the translation toward each upstream protocol, built once per protocol. */
