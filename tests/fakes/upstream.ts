@@ -1,16 +1,23 @@
 /**
  * A fake upstream provider for integration tests: a real HTTP server on 127.0.0.1 that
- * speaks the chat, responses and messages wire formats (built by the same builders as the
- * echo channel) and misbehaves on request.
+ * speaks the chat, responses and messages wire formats as the providers' API references
+ * describe them (written in ./*_wire.ts, sharing no code with tollgate) and misbehaves
+ * on request.
  */
-import type { EntryProtocol } from "../../src/config/schema.ts";
-import { GatewayError } from "../../src/errors.ts";
-import { protocolOf } from "../../src/protocols/index.ts";
-import { parseCountTokensRequest } from "../../src/protocols/messages/index.ts";
-import { countPromptTokens } from "../../src/protocols/prompt_text.ts";
-import type { TextReply } from "../../src/protocols/types.ts";
-import { encodeSseBytes, type SseEvent } from "../../src/protocols/sse.ts";
-import { echoReply } from "../../src/upstream/echo.ts";
+import { countTokens } from "gpt-tokenizer";
+import { chatBody, chatErrorFrame, chatFrames } from "./chat_wire.ts";
+import { messagesBody, messagesErrorFrame, messagesFrames } from "./messages_wire.ts";
+import {
+  type FakeReply,
+  lastUserText,
+  providerId,
+  requestText,
+  usageOf,
+  type WireContext,
+} from "./reply.ts";
+import { responsesBody, responsesErrorFrame, responsesFrames } from "./responses_wire.ts";
+
+export type { FakeReply, FakeToolCall } from "./reply.ts";
 
 /** One request the fake received. */
 export interface RecordedRequest {
@@ -55,6 +62,14 @@ export interface Behaviour {
   gateAfter?: number;
   /** Never send headers: hold every request until close(). */
   hang?: boolean;
+  /** Parts of the reply to use instead of the echo of the last user text. */
+  reply?: Partial<FakeReply>;
+  /** Replies for successive POSTs, in order; the last one repeats. Wins over `reply`. */
+  replies?: FakeReply[];
+  /** Streams: after this many events send the protocol's error event and end. */
+  midStreamError?: { afterEvents: number; message?: string };
+  /** Answer with this recorded transcript verbatim: `sse` to streams, `body` otherwise. */
+  transcript?: { body?: unknown; sse?: string };
 }
 
 /** Options of `startFakeUpstream`. */
@@ -80,11 +95,26 @@ export interface FakeUpstream {
   close(): Promise<void>;
 }
 
-const PROTOCOL_BY_PATH: Record<string, EntryProtocol> = {
+type WireProtocol = "chat" | "responses" | "messages";
+
+const PROTOCOL_BY_PATH: Record<string, WireProtocol> = {
   "/v1/chat/completions": "chat",
   "/v1/responses": "responses",
   "/v1/messages": "messages",
 };
+
+const WIRES = {
+  chat: { prefix: "chatcmpl-", body: chatBody, frames: chatFrames },
+  responses: { prefix: "resp_", body: responsesBody, frames: responsesFrames },
+  messages: { prefix: "msg_", body: messagesBody, frames: messagesFrames },
+};
+
+/** The protocol's error event, as the `sequence`-th event of a stream. */
+function errorFrame(protocol: WireProtocol, message: string, sequence: number): string {
+  if (protocol === "chat") return chatErrorFrame(message);
+  if (protocol === "responses") return responsesErrorFrame(message, sequence);
+  return messagesErrorFrame(message);
+}
 
 /** Starts a fake upstream on 127.0.0.1 with a free port. */
 export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
@@ -94,13 +124,15 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const requests: RecordedRequest[] = [];
   let behaviour: Behaviour = options.behaviour ?? {};
   let errorsLeft = behaviour.error?.times;
+  let repliesSent = 0;
   const closing = Promise.withResolvers<void>();
   const streams = new Set<ReadableStreamDefaultController<Uint8Array>>();
   let closed = false;
+  const encoder = new TextEncoder();
 
   const released = (gate: Promise<void>) => Promise.race([gate, closing.promise]);
 
-  const streamOf = (events: SseEvent[], current: Behaviour): ReadableStream<Uint8Array> => {
+  const streamOf = (frames: string[], current: Behaviour): ReadableStream<Uint8Array> => {
     let sent = 0;
     let self: ReadableStreamDefaultController<Uint8Array> | undefined;
     const end = () => {
@@ -114,30 +146,55 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       async pull(controller) {
         if (current.gate && sent === (current.gateAfter ?? 0)) await released(current.gate);
         if (!streams.has(controller)) return; // cancelled, or errored by close()
-        const event = events[sent];
-        if (sent === current.breakAfter || event === undefined) {
+        const frame = frames[sent];
+        if (sent === current.breakAfter || frame === undefined) {
           end();
-          if (event === undefined) controller.close();
+          if (frame === undefined) controller.close();
           else controller.error(new Error(`fake upstream ${name} broke the stream (breakAfter)`));
           return;
         }
         sent++;
-        controller.enqueue(encodeSseBytes(event));
+        controller.enqueue(encoder.encode(frame));
       },
       cancel: end,
     });
   };
 
-  const reply = (protocol: EntryProtocol, body: Record<string, unknown>, current: Behaviour) => {
-    const text: TextReply = echoReply(protocol, body, { now, prefix: `fake:${name} says ` });
-    if (current.omitUsage || !text.usage) return { ...text, usage: undefined };
-    const input = text.usage.input_tokens;
-    const cached = Math.min(current.cachedTokens ?? 0, input);
-    const written = Math.min(current.cacheWriteTokens ?? 0, input - cached);
-    return {
-      ...text,
-      usage: { ...text.usage, cached_tokens: cached, cache_write_tokens: written },
+  const replyTo = (body: Record<string, unknown>, current: Behaviour): FakeReply => {
+    if (current.replies?.length) {
+      return current.replies[Math.min(repliesSent++, current.replies.length - 1)]!;
+    }
+    return { text: `fake:${name} says ${lastUserText(body)}`, ...current.reply };
+  };
+
+  const relayed = (protocol: WireProtocol, body: Record<string, unknown>, current: Behaviour) => {
+    const reply = replyTo(body, current);
+    const wire = WIRES[protocol];
+    const usage = current.omitUsage ? undefined : usageOf(body, reply, {
+      cached: current.cachedTokens,
+      cacheWrite: current.cacheWriteTokens,
+    });
+    const context: WireContext = {
+      model: typeof body.model === "string" ? body.model : models[0] ?? "fake-model",
+      id: providerId(wire.prefix),
+      created: Math.floor(now() / 1000),
+      usage,
+      request: body,
     };
+    if (body.stream !== true) return json(wire.body(reply, context));
+    let frames = current.transcript?.sse !== undefined
+      ? [current.transcript.sse]
+      : wire.frames(reply, context);
+    const broken = current.midStreamError;
+    if (broken) {
+      frames = frames.slice(0, broken.afterEvents);
+      frames.push(
+        errorFrame(protocol, broken.message ?? "The fake upstream failed.", frames.length),
+      );
+    }
+    return new Response(streamOf(frames, current), {
+      headers: { ...ids(), "content-type": "text/event-stream; charset=utf-8" },
+    });
   };
 
   const answer = async (request: Request, url: URL, body: unknown): Promise<Response> => {
@@ -156,28 +213,23 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       return errorResponse(url.pathname, { status: 400, message: "The body must be JSON." });
     }
     const object = body as Record<string, unknown>;
-    try {
-      if (url.pathname === "/v1/messages/count_tokens") {
-        parseCountTokensRequest(object);
-        return json({ input_tokens: countPromptTokens(protocolOf("messages").promptText(object)) });
+    if (url.pathname === "/v1/messages/count_tokens") {
+      if (!Array.isArray(object.messages)) {
+        return errorResponse(url.pathname, { status: 400, message: "messages: Field required" });
       }
-      const protocol = PROTOCOL_BY_PATH[url.pathname];
-      if (!protocol) return notFound(url.pathname);
-      const text = reply(protocol, object, current);
-      if (object.stream === true) {
-        return new Response(
-          streamOf(protocolOf(protocol).buildReplyEvents(text, object), current),
-          {
-            headers: { ...ids(), "content-type": "text/event-stream; charset=utf-8" },
-          },
-        );
-      }
-      if (current.gate) await released(current.gate);
-      return json(protocolOf(protocol).buildReply(text, object));
-    } catch (error) {
-      if (!(error instanceof GatewayError)) throw error;
-      return errorResponse(url.pathname, { status: error.status, message: error.message });
+      return json({ input_tokens: countTokens(requestText(object)) });
     }
+    const protocol = PROTOCOL_BY_PATH[url.pathname];
+    if (!protocol) return notFound(url.pathname);
+    if (typeof object.model !== "string") {
+      return errorResponse(url.pathname, { status: 400, message: "model: Field required" });
+    }
+    if (current.transcript?.body !== undefined && object.stream !== true) {
+      if (current.gate) await released(current.gate);
+      return json(current.transcript.body);
+    }
+    if (current.gate && object.stream !== true) await released(current.gate);
+    return relayed(protocol, object, current);
   };
 
   // onListen also silences Deno's "Listening on" line.
@@ -204,6 +256,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     setBehaviour(next: Behaviour) {
       behaviour = next;
       errorsLeft = next.error?.times;
+      repliesSent = 0;
     },
     async close() {
       if (closed) return;

@@ -183,7 +183,7 @@ Deno.test("fake upstream breaks a stream after K events", async () => {
     await assert.rejects(async () => {
       for await (const event of readSse(response.body!)) seen.push(event.event ?? "");
     });
-    assert.deepEqual(seen, ["message_start", "content_block_start"]);
+    assert.deepEqual(seen, ["message_start", "ping"]);
   });
 });
 
@@ -198,7 +198,7 @@ Deno.test("fake upstream holds a stream on a gate after K events", async () => {
     const early = await Promise.race([second.then(() => "event"), delay(50).then(() => "held")]);
     assert.equal(early, "held");
     gate.resolve();
-    assert.equal((await second).value?.event, "content_block_start");
+    assert.equal((await second).value?.event, "ping");
     await events.return(undefined);
   });
 });
@@ -218,6 +218,56 @@ Deno.test("fake upstream close() aborts a gated stream and releases a hang", asy
   assert.equal((await hung).status, 503);
   await (await hung).body?.cancel();
   await closing;
+});
+
+Deno.test("fake upstream plays scripted replies: tool calls and reasoning, then text", async () => {
+  await withFake(async (fake) => {
+    const call = { id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}' };
+    fake.setBehaviour({
+      replies: [
+        { text: "", reasoning: { text: "Look it up.", opaque: "sig-1" }, toolCalls: [call] },
+        { text: "Sunny." },
+      ],
+    });
+    const messages = [{ role: "user" as const, content: "weather?" }];
+    const runner = openai(fake).chat.completions.stream({ model: "m1", messages });
+    const first = await runner.finalChatCompletion();
+    assert.equal(first.choices[0]?.finish_reason, "tool_calls");
+    const made = first.choices[0]?.message.tool_calls?.[0];
+    assert.equal(made?.type, "function");
+    if (made?.type === "function") {
+      assert.deepEqual(made.function, { name: "get_weather", arguments: '{"city":"Paris"}' });
+    }
+    const message = await anthropic(fake).messages.create({
+      model: "m1",
+      max_tokens: 50,
+      messages,
+    });
+    assert.deepEqual(message.content, [{ type: "text", text: "Sunny." }]);
+  });
+});
+
+Deno.test("fake upstream sends the protocol's error event mid-stream", async () => {
+  await withFake(async (fake) => {
+    fake.setBehaviour({ midStreamError: { afterEvents: 3, message: "boom" } });
+    const response = await streamRequest(fake);
+    const seen: string[] = [];
+    for await (const event of readSse(response.body!)) seen.push(event.event ?? "");
+    assert.deepEqual(seen, ["message_start", "ping", "content_block_start", "error"]);
+  });
+});
+
+Deno.test("fake upstream replays a transcript verbatim", async () => {
+  await withFake(async (fake) => {
+    const sse = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+    fake.setBehaviour({ transcript: { sse, body: { recorded: true } } });
+    assert.equal(await (await streamRequest(fake)).text(), sse);
+    const response = await fetch(`${fake.url}/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ model: "m1", messages: [] }),
+    });
+    assert.deepEqual(await response.json(), { recorded: true });
+  });
 });
 
 function delay(ms: number): Promise<void> {
