@@ -66,6 +66,8 @@ export interface Behaviour {
   reply?: Partial<FakeReply>;
   /** Replies for successive POSTs, in order; the last one repeats. Wins over `reply`. */
   replies?: FakeReply[];
+  /** The reply to each request, decided from its body. Wins over `replies` and `reply`. */
+  respond?: (body: Record<string, unknown>) => FakeReply;
   /** Streams: after this many events send the protocol's error event and end. */
   midStreamError?: { afterEvents: number; message?: string };
   /** Answer with this recorded transcript verbatim: `sse` to streams, `body` otherwise. */
@@ -161,6 +163,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   };
 
   const replyTo = (body: Record<string, unknown>, current: Behaviour): FakeReply => {
+    if (current.respond) return current.respond(body);
     if (current.replies?.length) {
       return current.replies[Math.min(repliesSent++, current.replies.length - 1)]!;
     }
