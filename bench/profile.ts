@@ -1,0 +1,56 @@
+/**
+ * Profiles tollgate under the bench's load: starts the fake upstream and tollgate (with
+ * `--cpu-prof`) as children, runs a non-stream and a stream phase, and prints the top
+ * self-time functions of the resulting V8 profile. Run by hand:
+ * `deno run -A bench/profile.ts [--seconds 8] [--model bench-priced] [--dir /tmp/prof]`.
+ */
+import { parseArgs } from "node:util";
+import { runLoad } from "./load.ts";
+import { startChild } from "./processes.ts";
+import { summarizeProfile } from "./profile_summary.ts";
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "8" },
+    model: { type: "string", default: "bench-priced" },
+    dir: { type: "string", default: "/tmp/tollgate-prof" },
+    stream: { type: "boolean", default: false },
+  },
+});
+const durationMs = Number(values.seconds) * 1000;
+await Deno.mkdir(values.dir, { recursive: true });
+for await (const entry of Deno.readDir(values.dir)) {
+  await Deno.remove(`${values.dir}/${entry.name}`);
+}
+
+const fake = await startChild("fake upstream", "fake_upstream.ts", []);
+const tollgate = await startChild("tollgate", "tollgate_server.ts", [fake.ready.url], [
+  "--unstable-no-legacy-abort",
+  "--cpu-prof",
+  `--cpu-prof-dir=${values.dir}`,
+]);
+const key = values.model === "bench-priced" ? tollgate.ready.pricedKey : tollgate.ready.unpricedKey;
+const result = await runLoad({
+  url: `${tollgate.ready.url}/v1/chat/completions`,
+  headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+  body: JSON.stringify({
+    model: values.model,
+    messages: [{ role: "user", content: "hello" }],
+    stream: values.stream,
+  }),
+  stream: values.stream,
+  concurrency: values.stream ? 8 : 32,
+  durationMs,
+});
+console.error(
+  `${result.requests} requests, ${result.errors} errors, ${result.requestsPerSecond.toFixed(0)}/s`,
+);
+await tollgate.stop();
+await fake.stop();
+for await (const entry of Deno.readDir(values.dir)) {
+  if (entry.name.endsWith(".cpuprofile")) {
+    console.log(
+      summarizeProfile(JSON.parse(await Deno.readTextFile(`${values.dir}/${entry.name}`))),
+    );
+  }
+}
