@@ -3,6 +3,7 @@ import type { EntryProtocol } from "../config/schema.ts";
 import { chatCodec } from "./chat/index.ts";
 import type { Codec } from "./codec.ts";
 import { convertError } from "./errors.ts";
+import { messagesCodec } from "./messages/index.ts";
 
 // TEMPORARY until the responses and messages codecs land: translation to or from them is refused.
 const missing = (): never => {
@@ -20,7 +21,7 @@ const PENDING: Codec = {
 const CODECS: Record<EntryProtocol, Codec> = {
   chat: chatCodec,
   responses: PENDING,
-  messages: PENDING,
+  messages: messagesCodec,
 };
 
 /** The codec of a protocol. */

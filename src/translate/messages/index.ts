@@ -1,0 +1,17 @@
+/** The messages protocol's translation codec (`POST /v1/messages`). */
+import type { Codec } from "../codec.ts";
+import { decodeMessagesRequest } from "./request_decode.ts";
+import { encodeMessagesRequest } from "./request_encode.ts";
+import { decodeMessagesResponse, encodeMessagesResponse } from "./response.ts";
+import { createMessagesStreamDecoder } from "./stream_decode.ts";
+import { createMessagesStreamEncoder } from "./stream_encode.ts";
+
+/** Anthropic messages to and from the IR: requests, whole answers and event streams. */
+export const messagesCodec: Codec = {
+  decodeRequest: decodeMessagesRequest,
+  encodeRequest: encodeMessagesRequest,
+  decodeResponse: decodeMessagesResponse,
+  encodeResponse: encodeMessagesResponse,
+  createStreamDecoder: createMessagesStreamDecoder,
+  createStreamEncoder: createMessagesStreamEncoder,
+};
