@@ -2,25 +2,12 @@
 import type { EntryProtocol } from "../config/schema.ts";
 import { chatCodec } from "./chat/index.ts";
 import type { Codec } from "./codec.ts";
-import { convertError } from "./errors.ts";
 import { messagesCodec } from "./messages/index.ts";
-
-// TEMPORARY until the responses and messages codecs land: translation to or from them is refused.
-const missing = (): never => {
-  throw convertError("model", "translation between protocols is not built yet");
-};
-const PENDING: Codec = {
-  decodeRequest: missing,
-  encodeRequest: missing,
-  decodeResponse: missing,
-  encodeResponse: missing,
-  createStreamDecoder: missing,
-  createStreamEncoder: missing,
-};
+import { responsesCodec } from "./responses/index.ts";
 
 const CODECS: Record<EntryProtocol, Codec> = {
   chat: chatCodec,
-  responses: PENDING,
+  responses: responsesCodec,
   messages: messagesCodec,
 };
 
