@@ -12,7 +12,7 @@
  * | tools: web_search     | `web_search_20250305`                                           |
  * | toolChoice            | auto / any / none / `{type: "tool", name}`                      |
  * | parallelToolCalls     | `tool_choice.disable_parallel_tool_use` (inverted)              |
- * | reasoning             | `thinking` with a budget below `max_tokens` (reasoning.ts)      |
+ * | reasoning             | `thinking`, its budget clamped below `max_tokens` (reasoning.ts) |
  * | user                  | `metadata.user_id`                                              |
  * | output (JSON)         | dropped (no equivalent without a beta)                          |
  * | n > 1, logprobs, previousResponseId, audio | refused                                    |
@@ -44,7 +44,7 @@ export function encodeMessagesRequest(
   ];
   if (system.length > 0) body.system = encodeSystem(system);
   body.messages = encodeTurns(request, drop);
-  let maxTokens = request.maxOutputTokens ?? context.defaultMaxOutputTokens;
+  const maxTokens = request.maxOutputTokens ?? context.defaultMaxOutputTokens;
   body.max_tokens = maxTokens;
   if (request.stop.length > 0) body.stop_sequences = request.stop;
   if (request.temperature !== undefined) body.temperature = request.temperature;
@@ -58,15 +58,18 @@ export function encodeMessagesRequest(
   }
   const reasoning = request.reasoning;
   if (reasoning?.enabled) {
-    let budget = reasoning.budgetTokens ?? BUDGET_BY_EFFORT[reasoning.effort ?? "medium"];
-    budget = Math.max(MIN_BUDGET, budget);
-    // The budget must stay below max_tokens: make room for an answer after the thinking.
-    if (budget >= maxTokens) {
-      maxTokens = budget + Math.max(1_024, maxTokens);
-      body.max_tokens = maxTokens;
+    const wanted = reasoning.budgetTokens ?? BUDGET_BY_EFFORT[reasoning.effort ?? "medium"];
+    // The budget must stay below max_tokens, the client's cap (and what its hold covers).
+    const budget = Math.min(Math.max(MIN_BUDGET, wanted), maxTokens - 1);
+    if (budget < MIN_BUDGET) {
+      drop(
+        "reasoning",
+        `max_tokens ${maxTokens} leaves no room for Anthropic's minimum thinking budget`,
+      );
+    } else {
+      body.thinking = { type: "enabled", budget_tokens: budget };
+      thinkingLimits(body, drop);
     }
-    body.thinking = { type: "enabled", budget_tokens: budget };
-    thinkingLimits(body, drop);
   } else if (reasoning && !reasoning.enabled) body.thinking = { type: "disabled" };
   if (reasoning?.summary) drop("reasoning.summary", "messages shows thinking as it is");
   if (request.output && request.output.type !== "text") {
