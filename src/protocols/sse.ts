@@ -7,6 +7,16 @@ export interface SseEvent {
   id?: string;
 }
 
+/**
+ * The events of one network chunk of an upstream stream. `bytes` is the chunk itself
+ * when it holds exactly those events (it began and ended on an event boundary), so a
+ * relay that changes nothing forwards it as it came instead of encoding the events again.
+ */
+export interface SseBatch {
+  events: SseEvent[];
+  bytes?: Uint8Array;
+}
+
 const ENCODER = new TextEncoder();
 
 /** An SSE comment line: clients ignore it, proxies see traffic on a silent stream. */

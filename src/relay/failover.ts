@@ -7,7 +7,7 @@
 import type { EntryProtocol, Timeouts } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import { protocolOf } from "../protocols/index.ts";
-import type { SseEvent } from "../protocols/sse.ts";
+import type { SseBatch } from "../protocols/sse.ts";
 import { retryAfterMs } from "../routing/health.ts";
 import type { Attempt, AttemptFailure, RoutePlan } from "../routing/router.ts";
 import {
@@ -27,7 +27,7 @@ export interface Served {
   /** Non-stream: the whole body. */
   body?: { text: string; json: unknown };
   /** Stream: the iterator of event batches and its first batch (never empty). */
-  stream?: { events: AsyncIterator<SseEvent[]>; first: SseEvent[] };
+  stream?: { events: AsyncIterator<SseBatch>; first: SseBatch };
 }
 
 /** The result of failover: served, or the error for the client with what was tried. */
@@ -127,7 +127,7 @@ async function readAnswer(
     throw new UpstreamFailure("network", "The upstream stream ended before any event.");
   }
   // Nothing reached the client yet: an error as the first event fails over like an HTTP error.
-  const report = protocolOf(upstream).streamError(first.value[0]!);
+  const report = protocolOf(upstream).streamError(first.value.events[0]!);
   if (report) {
     throw new UpstreamFailure("status", "The upstream stream began with an error event.", {
       status: report.status,

@@ -7,7 +7,7 @@
  */
 import { GatewayError } from "../errors.ts";
 import { shuttingDown } from "./failover.ts";
-import { encodeSse, type SseEvent } from "../protocols/sse.ts";
+import { encodeSse, type SseBatch, type SseEvent } from "../protocols/sse.ts";
 import type { StreamConverter } from "../translate/translation.ts";
 import { type UpstreamExchange, UpstreamFailure } from "../upstream/call.ts";
 import type { RelayOutcome } from "./outcome.ts";
@@ -18,8 +18,8 @@ const ENCODER = new TextEncoder();
 export interface StreamRelay {
   exchange: UpstreamExchange;
   /** Upstream events in batches (one per network chunk); `first` was read during failover. */
-  events: AsyncIterator<SseEvent[]>;
-  first: SseEvent[];
+  events: AsyncIterator<SseBatch>;
+  first: SseBatch;
   idleMs: number;
   /** While the upstream is silent, `text` goes to the client every `ms` (0: never). */
   keepalive: { ms: number; text: string };
@@ -66,6 +66,13 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
     sentAt = performance.now();
     return ENCODER.encode(text);
   };
+  // A batch the converter left as it was goes out as the upstream's own bytes.
+  const convert = (batch: SseBatch): Uint8Array | undefined => {
+    const events = converter.events(batch.events);
+    if (events !== batch.events || !batch.bytes) return encode(events);
+    sentAt = performance.now();
+    return batch.bytes;
+  };
   // The upstream reported an error mid-stream: its events went out; stop reading.
   const endOnFailure = (controller: ReadableStreamDefaultController<Uint8Array>) => {
     const failure = converter.failure();
@@ -78,7 +85,7 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
 
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      const bytes = encode(converter.events(relay.first));
+      const bytes = convert(relay.first);
       if (bytes) controller.enqueue(bytes);
       if (!endOnFailure(controller)) startKeepalive(controller);
     },
@@ -96,7 +103,7 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
             controller.close();
             return;
           }
-          const bytes = encode(converter.events(step.value));
+          const bytes = convert(step.value);
           if (bytes) controller.enqueue(bytes);
           if (endOnFailure(controller) || bytes) return;
         }

@@ -32,18 +32,23 @@ export function passthrough(options: TranslatorOptions): Translation {
       const collector = outputTextCollector(wire);
       let failure: GatewayError | undefined;
       return {
+        // The batch itself when nothing is left out, so the relay can forward its bytes.
         events(batch) {
-          const out: SseEvent[] = [];
-          for (const event of batch) {
+          let out = batch;
+          for (let i = 0; i < batch.length; i++) {
+            const event = batch[i]!;
             tap.observe(event);
             collector.observe(event);
-            if (hideUsageChunk && isChatUsageChunk(event.data)) continue;
-            out.push(event);
+            if (hideUsageChunk && isChatUsageChunk(event.data)) {
+              if (out === batch) out = batch.slice(0, i);
+              continue;
+            }
+            if (out !== batch) out.push(event);
             const report = wire.streamError(event);
             if (report) {
               // Relayed as the upstream sent it; the relay ends the stream after this batch.
               failure = upstreamStreamError(report, entry);
-              break;
+              return out === batch && i < batch.length - 1 ? batch.slice(0, i + 1) : out;
             }
           }
           return out;

@@ -4,17 +4,17 @@
  * per-step costs (timers, promises, writes) once per chunk rather than once per event.
  */
 import { createParser } from "eventsource-parser";
-import type { SseEvent } from "../protocols/sse.ts";
+import type { SseBatch, SseEvent } from "../protocols/sse.ts";
 
 /**
  * Yields the events of an SSE body chunk by chunk (never an empty batch), `data`
- * untouched. Stopping early (a `break`, a `return`, or the signal aborting) cancels
+ * untouched, with the chunk's bytes when they hold exactly the batch's events. Stopping early (a `break`, a `return`, or the signal aborting) cancels
  * the body so the upstream connection is released; an abort throws the signal's reason.
  */
 export async function* readSseBatches(
   body: ReadableStream<Uint8Array>,
   signal?: AbortSignal,
-): AsyncGenerator<SseEvent[]> {
+): AsyncGenerator<SseBatch> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let batch: SseEvent[] = [];
@@ -30,6 +30,8 @@ export async function* readSseBatches(
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
   signal?.addEventListener("abort", onAbort, { once: true });
   let finished = false;
+  // Whether the bytes read so far ended inside an event (its rest comes in a later chunk).
+  let partial = false;
   try {
     while (true) {
       signal?.throwIfAborted();
@@ -40,11 +42,14 @@ export async function* readSseBatches(
         finished = true;
         return;
       }
-      parser.feed(decoder.decode(result.value, { stream: true }));
+      const text = decoder.decode(result.value, { stream: true });
+      parser.feed(text);
+      const whole = !partial && endsEvent(text);
+      partial = !endsEvent(text);
       if (batch.length > 0) {
-        const ready = batch;
+        const events = batch;
         batch = [];
-        yield ready;
+        yield whole ? { events, bytes: result.value } : { events };
       }
     }
   } finally {
@@ -59,5 +64,10 @@ export async function* readSse(
   body: ReadableStream<Uint8Array>,
   signal?: AbortSignal,
 ): AsyncGenerator<SseEvent> {
-  for await (const batch of readSseBatches(body, signal)) yield* batch;
+  for await (const batch of readSseBatches(body, signal)) yield* batch.events;
+}
+
+/** Whether SSE text ends on an event boundary (a blank line, in any of the three line ends). */
+function endsEvent(text: string): boolean {
+  return text.endsWith("\n\n") || text.endsWith("\r\r") || text.endsWith("\r\n\r\n");
 }
