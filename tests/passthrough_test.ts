@@ -272,3 +272,29 @@ Deno.test("passthrough: a non-stream body reaches the client byte for byte", () 
       assert.equal(await response.text(), await tap.exchanges[0]!.body);
     }
   }));
+
+Deno.test("passthrough: a stream reaches the client byte for byte, comments and framing included", () =>
+  withScope(async (s) => {
+    const { fake, gateway, secret } = await relayOf(s, "messages");
+    // What OpenRouter-style proxies send: comment lines, `data:` without a space, an `id:`.
+    const sse = ": PROCESSING\n\n" +
+      'event: message_start\ndata:{"type":"message_start","message":{"id":"msg_1","type":"message",' +
+      '"role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,' +
+      '"usage":{"input_tokens":3,"output_tokens":1}}}\nid: 1\n\n' +
+      'event: content_block_start\ndata: {"type":"content_block_start","index":0,' +
+      '"content_block":{"type":"text","text":""}}\n\n' +
+      ": still working\n\n" +
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,' +
+      '"delta":{"type":"text_delta","text":"hi"}}\n\n' +
+      'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n' +
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn",' +
+      '"stop_sequence":null},"usage":{"output_tokens":2}}\n\n' +
+      'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+    fake.setBehaviour({ transcript: { sse } });
+    const response = await gateway.post(PATHS.messages, secret, {
+      ...BODIES.messages,
+      stream: true,
+    });
+    assert.equal(response.status, 200);
+    assert.equal(await response.text(), sse);
+  }));
