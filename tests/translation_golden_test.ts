@@ -15,23 +15,10 @@ import type { EntryProtocol } from "../src/config/schema.ts";
 import { protocolOf } from "../src/protocols/index.ts";
 import { encodeSse, type SseEvent } from "../src/protocols/sse.ts";
 import { createTranslator, type Translation } from "../src/translate/translation.ts";
+import { CASES } from "../src/translate/chat/test_support.ts";
 import { parseEvents } from "./support.ts";
 
 const PROTOCOLS: EntryProtocol[] = ["chat", "responses", "messages"];
-const CASES = [
-  "text",
-  "multi_turn",
-  "image",
-  "tool_call",
-  "parallel_tool_calls",
-  "tool_result",
-  "reasoning",
-  "length",
-  "content_filter",
-  "cached_usage",
-  "error_before_output",
-  "error_after_output",
-];
 const TRANSCRIPTS = new URL("./fixtures/transcripts/", import.meta.url);
 const GOLDEN = new URL("./fixtures/golden/", import.meta.url);
 const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
