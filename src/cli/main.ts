@@ -9,6 +9,7 @@ import {
   expectPositionals,
   parseCommandArgs,
 } from "./context.ts";
+import { DOCTOR_USAGE, runDoctorCommand } from "./doctor.ts";
 import { KEY_USAGE, runKeyCommand } from "./key.ts";
 import { REQUESTS_USAGE, runRequestsCommand } from "./requests.ts";
 import { runUsageCommand, USAGE_USAGE } from "./usage.ts";
@@ -32,6 +33,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   key: { usage: KEY_USAGE, run: runKeyCommand },
   usage: { usage: USAGE_USAGE, run: runUsageCommand },
   requests: { usage: REQUESTS_USAGE, run: runRequestsCommand },
+  doctor: { usage: DOCTOR_USAGE, run: runDoctorCommand },
 };
 
 /** The usage lines of every command. */
