@@ -27,37 +27,57 @@ export interface ConnectWatch {
 /** A connect watch over real TCP connections (or the given probe) and a clock. */
 export function createConnectWatch(now: () => number, probe: Probe = tcpProbe): ConnectWatch {
   const reachedAt = new Map<string, number>();
-  const hostOf = (url: URL) => url.host;
+  // One probe per host at a time: a burst of requests to a cold host shares it, instead
+  // of opening a second connection beside each request. It is given up when the last
+  // request waiting on it has timed out.
+  const probing = new Map<
+    string,
+    { done: Promise<void>; waiters: number; giveUp: AbortController }
+  >();
+  const probeHost = (url: URL, host: string) => {
+    let shared = probing.get(host);
+    if (!shared) {
+      const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+      const giveUp = new AbortController();
+      const done = probe(url.hostname.replace(/^\[|\]$/g, ""), port, giveUp.signal)
+        .then(() => void reachedAt.set(host, now()))
+        .finally(() => probing.delete(host));
+      shared = { done, waiters: 0, giveUp };
+      probing.set(host, shared);
+    }
+    shared.waiters++;
+    return shared;
+  };
   return {
     reachable(text, ms) {
       const url = new URL(text);
-      const host = hostOf(url);
+      const host = url.host;
       const at = reachedAt.get(host);
       if (at !== undefined && now() - at < REACHABLE_FOR_MS) return Promise.resolve();
-      const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+      const shared = probeHost(url, host);
       return new Promise<void>((resolve, reject) => {
-        const giveUp = new AbortController();
+        let timedOut = false;
         const timer = setTimeout(() => {
+          timedOut = true;
           const failure = new UpstreamFailure(
             "timeout",
             `The upstream accepted no connection within ${ms} ms.`,
           );
-          giveUp.abort(failure);
+          if (--shared.waiters === 0) shared.giveUp.abort(failure);
           reject(failure);
         }, ms);
-        probe(url.hostname.replace(/^\[|\]$/g, ""), port, giveUp.signal).then(() => {
+        shared.done.then(() => {
           clearTimeout(timer);
-          reachedAt.set(host, now());
-          resolve();
+          if (!timedOut) resolve();
         }, (cause) => {
           clearTimeout(timer);
-          if (giveUp.signal.aborted) return; // already rejected with the timeout
+          if (timedOut) return; // already rejected with the timeout
           reject(new UpstreamFailure("network", "The upstream could not be reached.", { cause }));
         });
       });
     },
     reached(text) {
-      reachedAt.set(hostOf(new URL(text)), now());
+      reachedAt.set(new URL(text).host, now());
     },
   };
 }
