@@ -1,8 +1,8 @@
 /**
  * Content blocks of the messages protocol (Anthropic `ContentBlockParam`) <-> IR parts:
- * images and documents with their sources, tool ids, and `cache_control` markers.
+ * image and document sources, tool ids, `cache_control` markers, and tool `input`.
  */
-import { asRecord, fields, stringOr } from "../../protocols/json_read.ts";
+import { asRecord, fields, listOf, stringOr } from "../../protocols/json_read.ts";
 import type { IrDocument, IrImage, IrSource } from "../ir.ts";
 
 /** `cacheControl` of a block that carries a `cache_control` marker. */
@@ -18,7 +18,10 @@ export function cacheField(part: { cacheControl?: Record<string, unknown> }) {
   return part.cacheControl ? { cache_control: part.cacheControl } : {};
 }
 
-/** The IR source of an image or document `source` (base64, url, text or file). */
+/**
+ * The IR source of an image or document `source`: base64, url, text, file, or a
+ * `content` source (the text of its text blocks; its images are the caller's to keep).
+ */
 export function sourceOf(value: unknown): IrSource | undefined {
   const source = fields(value);
   switch (source.type) {
@@ -34,6 +37,11 @@ export function sourceOf(value: unknown): IrSource | undefined {
       return { kind: "text", text: stringOr(source.data) };
     case "file":
       return { kind: "file", fileId: stringOr(source.file_id) };
+    case "content": {
+      if (typeof source.content === "string") return { kind: "text", text: source.content };
+      const texts = listOf(source.content).map(fields).filter((block) => block.type === "text");
+      return { kind: "text", text: texts.map((block) => stringOr(block.text)).join("\n") };
+    }
   }
   return undefined;
 }
@@ -51,6 +59,7 @@ export function encodeImage(image: IrImage): Record<string, unknown> | undefined
   if (source.kind === "url") {
     return { type: "image", source: { type: "url", url: source.url }, ...cacheField(image) };
   }
+  // A file id belongs to another provider's file store (Anthropic's needs a beta).
   return undefined;
 }
 
@@ -71,7 +80,7 @@ export function encodeDocument(document: IrDocument): Record<string, unknown> | 
   }
   if (source.kind !== "base64") return undefined;
   if (source.mediaType.startsWith("text/")) {
-    // The API takes base64 only for PDFs; a text file goes as its text.
+    // The API takes base64 only for PDFs (`Base64PDFSource`); a text file goes as its text.
     const text = new TextDecoder().decode(
       Uint8Array.from(atob(source.data), (c) => c.charCodeAt(0)),
     );
@@ -88,11 +97,36 @@ export function encodeDocument(document: IrDocument): Record<string, unknown> | 
   };
 }
 
+const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
+
 /**
  * A tool id Anthropic accepts (`^[a-zA-Z0-9_-]+$`): ids from other providers may hold
- * other characters. The same id always maps the same way, so a call and its result match.
+ * other characters (`call.1`, `functions.get:0`). The same id always maps the same way,
+ * so a call and its result still match; a hash of the original keeps two ids that
+ * differ only in such characters apart.
  */
 export function toolId(id: string): string {
-  const safe = id.replace(/[^a-zA-Z0-9_-]/g, "_");
-  return safe || "toolu_unnamed";
+  if (TOOL_ID.test(id)) return id;
+  return `${id.replace(/[^a-zA-Z0-9_-]/g, "_")}_${fnv1a(id)}`;
+}
+
+// FNV-1a (32 bits) in hex: short, deterministic, and enough to tell ids of one request apart.
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
+}
+
+/** Arguments JSON as the `input` object (`{}` when the model wrote none or broken JSON). */
+export function inputOf(args: string): Record<string, unknown> {
+  try {
+    const parsed = JSON.parse(args);
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed;
+  } catch {
+    // Broken or empty arguments: the API requires an object, so the call goes with none.
+  }
+  return {};
 }

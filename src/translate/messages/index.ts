@@ -2,7 +2,8 @@
 import type { Codec } from "../codec.ts";
 import { decodeMessagesRequest } from "./request_decode.ts";
 import { encodeMessagesRequest } from "./request_encode.ts";
-import { decodeMessagesResponse, encodeMessagesResponse } from "./response.ts";
+import { decodeMessagesResponse } from "./response_decode.ts";
+import { encodeMessagesResponse } from "./response_encode.ts";
 import { createMessagesStreamDecoder } from "./stream_decode.ts";
 import { createMessagesStreamEncoder } from "./stream_encode.ts";
 

@@ -1,25 +1,32 @@
 /**
- * A messages client body (Anthropic `MessageCreateParams`) as an IR request. Claude
- * Code's extras (adaptive thinking, `output_config.effort`, `context_management`,
- * server tools, `role: "system"` messages) are read or dropped, never refused.
+ * A messages client body (Anthropic `MessageCreateParams`) as an IR request. What Claude
+ * Code sends is read or dropped, never refused: system blocks and messages with
+ * `cache_control`, adaptive thinking with `output_config.effort`, `context_management`,
+ * server tools, `role: "system"` messages, `metadata.user_id`.
+ *
+ * | messages                              | IR                                          |
+ * |---------------------------------------|---------------------------------------------|
+ * | `system` (string or text blocks)      | system (with `cacheControl`)                |
+ * | `messages`                            | turns (messages_decode.ts)                  |
+ * | `tools`: custom (`input_schema`)      | function tools, `strict` absent = false     |
+ * | `tools`: `web_search_*`               | web_search (the tool object kept)           |
+ * | `tools`: bash, text editor, code ...  | dropped                                     |
+ * | `tool_choice` auto/any/none/tool      | auto/required/none/tool                     |
+ * | `disable_parallel_tool_use`           | parallelToolCalls (inverted)                |
+ * | `max_tokens`, `temperature`, `top_p`, `top_k`, `stop_sequences` | the same fields |
+ * | `thinking` enabled/disabled/adaptive  | reasoning (budget -> effort, reasoning.ts)  |
+ * | `output_config.effort`                | reasoning.effort (xhigh, max -> high)       |
+ * | `output_config.format` (json_schema)  | output                                      |
+ * | `metadata.user_id`                    | user                                        |
+ * | anything else (`service_tier`, `container`, `context_management`, `mcp_servers`, ...) | dropped |
  */
 import { asRecord, fields, listOf, stringOr } from "../../protocols/json_read.ts";
-import { convertError } from "../errors.ts";
-import type {
-  IrAssistantPart,
-  IrEffort,
-  IrReasoningConfig,
-  IrRequest,
-  IrText,
-  IrTool,
-  IrToolChoice,
-  IrTurn,
-  IrUserPart,
-} from "../ir.ts";
-import { unwrapOpaque } from "../opaque.ts";
+import type { IrEffort, IrReasoningConfig, IrRequest, IrTool, IrToolChoice } from "../ir.ts";
 import { effortOfBudget } from "../reasoning.ts";
-import { cacheOf, sourceOf } from "./content.ts";
+import { cacheOf } from "./content.ts";
+import { decodeMessages, decodeSystem } from "./messages_decode.ts";
 
+// Every field this decoder reads; any other field a client sets is reported as dropped.
 const READ = new Set([
   "model",
   "messages",
@@ -37,30 +44,14 @@ const READ = new Set([
   "output_config",
 ]);
 
-// Assistant blocks of server-run tools: their results are already in the history.
-const SERVER_BLOCKS = /^(server_tool_use|.*_tool_result|mcp_tool_use|container_upload)$/;
-
 /** Decodes a messages client body; throws `convert_request_failed` for content it cannot carry. */
 export function decodeMessagesRequest(body: Record<string, unknown>): IrRequest {
   const dropped = Object.keys(body).filter((key) => !READ.has(key) && body[key] != null);
-  const turns: IrTurn[] = [];
-  listOf(body.messages).forEach((value, i) => {
-    const message = fields(value);
-    const path = `messages[${i}]`;
-    if (message.role === "user") {
-      turns.push({ role: "user", parts: userParts(message.content, path) });
-    } else if (message.role === "assistant") {
-      turns.push({ role: "assistant", parts: assistantParts(message.content, path, dropped) });
-    } else if (message.role === "system") {
-      turns.push({ role: "system", parts: textBlocks(message.content, `${path}.content`) });
-    } else {
-      throw convertError(`${path}.role`, `the role ${JSON.stringify(message.role)} is unknown`);
-    }
-  });
+  const turns = decodeMessages(body.messages, dropped);
   const request: IrRequest = {
     model: stringOr(body.model),
     stream: body.stream === true,
-    system: textBlocks(body.system, "system"),
+    system: decodeSystem(body.system, "system"),
     turns,
     tools: decodeTools(body.tools, dropped),
     stop: listOf(body.stop_sequences).filter((s): s is string => typeof s === "string"),
@@ -72,14 +63,16 @@ export function decodeMessagesRequest(body: Record<string, unknown>): IrRequest 
   if (typeof choice.disable_parallel_tool_use === "boolean") {
     request.parallelToolCalls = !choice.disable_parallel_tool_use;
   }
-  if (typeof body.max_tokens === "number") request.maxOutputTokens = body.max_tokens;
-  if (typeof body.temperature === "number") request.temperature = body.temperature;
-  if (typeof body.top_p === "number") request.topP = body.top_p;
-  if (typeof body.top_k === "number") request.topK = body.top_k;
-  const reasoning = decodeThinking(fields(body.thinking), fields(body.output_config));
+  setNumber(request, "maxOutputTokens", body.max_tokens);
+  setNumber(request, "temperature", body.temperature);
+  setNumber(request, "topP", body.top_p);
+  setNumber(request, "topK", body.top_k);
+  const config = fields(body.output_config);
+  const reasoning = decodeThinking(fields(body.thinking), config, dropped);
   if (reasoning) request.reasoning = reasoning;
-  const format = asRecord(fields(body.output_config).format);
+  const format = asRecord(config.format);
   if (format?.type === "json_schema") {
+    // Anthropic's JSON outputs are always schema-exact; the IR's name is required.
     request.output = {
       type: "json_schema",
       name: "response",
@@ -92,105 +85,36 @@ export function decodeMessagesRequest(body: Record<string, unknown>): IrRequest 
   return request;
 }
 
-/** `system` or a system message's content: a string or text blocks. */
-function textBlocks(content: unknown, path: string): IrText[] {
-  if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
-  return listOf(content).map((value, j) => {
-    const block = fields(value);
-    if (block.type !== "text") {
-      throw convertError(`${path}[${j}]`, `a ${describe(block)} block cannot be a system prompt`);
-    }
-    return { type: "text", text: stringOr(block.text), ...cacheOf(block) };
-  });
+function setNumber(
+  request: IrRequest,
+  key: "maxOutputTokens" | "temperature" | "topP" | "topK",
+  value: unknown,
+): void {
+  if (typeof value === "number" && Number.isFinite(value)) request[key] = value;
 }
 
-function userParts(content: unknown, path: string): IrUserPart[] {
-  if (typeof content === "string") return [{ type: "text", text: content }];
-  return listOf(content).flatMap((value, j): IrUserPart[] => {
-    const block = fields(value);
-    const where = `${path}.content[${j}]`;
-    switch (block.type) {
-      case "text":
-        return [{ type: "text", text: stringOr(block.text), ...cacheOf(block) }];
-      case "image":
-      case "document": {
-        const source = sourceOf(block.source);
-        if (!source) throw convertError(`${where}.source`, "the source type is unknown");
-        if (block.type === "image") return [{ type: "image", source, ...cacheOf(block) }];
-        const title = stringOr(block.title);
-        return [{ type: "document", source, ...(title ? { title } : {}), ...cacheOf(block) }];
-      }
-      case "tool_result":
-        return [{
-          type: "tool_result",
-          callId: stringOr(block.tool_use_id),
-          content: resultContent(block.content, `${where}.content`),
-          ...(block.is_error === true ? { isError: true } : {}),
-          ...cacheOf(block),
-        }];
-    }
-    throw convertError(where, `a ${describe(block)} block cannot be translated`);
-  });
-}
-
-/** A tool result's content: a string, or text, image and document blocks. */
-function resultContent(content: unknown, path: string) {
-  const parts = userParts(content ?? "", path);
-  return parts.flatMap((part) => part.type === "tool_result" ? [] : [part]);
-}
-
-function assistantParts(content: unknown, path: string, dropped: string[]): IrAssistantPart[] {
-  if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
-  return listOf(content).flatMap((value, j): IrAssistantPart[] => {
-    const block = fields(value);
-    switch (block.type) {
-      case "text":
-        return [{ type: "text", text: stringOr(block.text) }];
-      case "thinking": {
-        const signature = stringOr(block.signature);
-        const opaque = signature ? { opaque: unwrapOpaque(signature, "anthropic_signature") } : {};
-        return [{ type: "reasoning", text: stringOr(block.thinking), ...opaque }];
-      }
-      case "redacted_thinking":
-        return [{
-          type: "reasoning",
-          text: "",
-          opaque: { kind: "anthropic_redacted", value: stringOr(block.data) },
-        }];
-      case "tool_use":
-        return [{
-          type: "tool_call",
-          id: stringOr(block.id),
-          name: stringOr(block.name),
-          arguments: JSON.stringify(block.input ?? {}),
-        }];
-    }
-    if (typeof block.type === "string" && SERVER_BLOCKS.test(block.type)) {
-      dropped.push(`${path}.content[${j}] (${block.type})`);
-      return [];
-    }
-    throw convertError(`${path}.content[${j}]`, `a ${describe(block)} block cannot be translated`);
-  });
-}
-
-/** Client tools (with `input_schema`) as functions; web search mapped; other server tools dropped. */
+/**
+ * Client tools (Anthropic `Tool`, `type` absent or `custom`) as functions; web search
+ * mapped; other server tools (bash, text editor, code execution, web fetch, memory,
+ * tool search) dropped, since only Anthropic runs them.
+ */
 function decodeTools(value: unknown, dropped: string[]): IrTool[] {
   const tools: IrTool[] = [];
   listOf(value).forEach((entry, i) => {
     const tool = fields(entry);
     const type = stringOr(tool.type);
-    if ((type === "" || type === "custom") && asRecord(tool.input_schema)) {
+    if (type === "" || type === "custom") {
       tools.push({
         kind: "function",
         name: stringOr(tool.name),
         ...(typeof tool.description === "string" ? { description: tool.description } : {}),
-        parameters: asRecord(tool.input_schema)!,
+        parameters: asRecord(tool.input_schema) ?? { type: "object", properties: {} },
         strict: tool.strict === true,
         ...cacheOf(tool),
       });
-    } else if (type.startsWith("web_search")) {
+    } else if (/^web_search_\d{8}$/.test(type)) {
       tools.push({ kind: "web_search", options: tool });
-    } else dropped.push(`tools[${i}] (${type || stringOr(tool.name)})`);
+    } else dropped.push(`tools[${i}] (${type})`);
   });
   return tools;
 }
@@ -209,33 +133,35 @@ function decodeToolChoice(choice: Record<string, unknown>): IrToolChoice | undef
   return undefined;
 }
 
+// `output_config.effort` beyond the IR's range folds onto its top.
 const EFFORTS: Record<string, IrEffort> = {
   low: "low",
   medium: "medium",
   high: "high",
+  xhigh: "high",
   max: "high",
 };
 
 /**
- * `thinking`: enabled with a budget, disabled, or adaptive (the model decides, guided by
- * `output_config.effort`, as Claude Code sends it).
+ * `thinking`: enabled with a budget, disabled, or adaptive / between_tools (the model
+ * decides, guided by `output_config.effort`, as Claude Code sends it). An effort alone
+ * asks for reasoning too. `display` (summarized or omitted thinking text) is dropped.
  */
 function decodeThinking(
   thinking: Record<string, unknown>,
   config: Record<string, unknown>,
+  dropped: string[],
 ): IrReasoningConfig | undefined {
+  if (thinking.display != null) dropped.push("thinking.display");
   const effort = EFFORTS[stringOr(config.effort)];
   if (thinking.type === "disabled") return { enabled: false };
   if (thinking.type === "enabled") {
+    // budget_tokens is required; a client leaving it out gets the medium budget.
     const budget = typeof thinking.budget_tokens === "number" ? thinking.budget_tokens : 10_000;
     return { enabled: true, budgetTokens: budget, effort: effort ?? effortOfBudget(budget) };
   }
-  if (thinking.type === "adaptive" || effort) {
+  if (thinking.type === "adaptive" || thinking.type === "between_tools" || effort) {
     return { enabled: true, ...(effort ? { effort } : {}) };
   }
   return undefined;
-}
-
-function describe(block: Record<string, unknown>): string {
-  return typeof block.type === "string" ? `\`${block.type}\`` : "typeless";
 }

@@ -1,33 +1,49 @@
 /**
- * An IR request as the body for a messages upstream (Anthropic `MessageCreateParams`).
+ * An IR request as the body for a messages upstream (Anthropic `MessageCreateParams`;
+ * the "Messages" API reference, "Extended thinking" and "Tool use" guides).
  *
  * | IR                    | messages                                                        |
  * |-----------------------|-----------------------------------------------------------------|
  * | system, system turns  | `system` (blocks when any carries `cache_control`, else a string) |
  * | turns                 | `messages`; tool results first in a user turn; same roles merged |
+ * | tool call ids         | made to match `^[a-zA-Z0-9_-]+$` (content.ts `toolId`)           |
+ * | reasoning parts       | `thinking` / `redacted_thinking` when Anthropic's own, else dropped |
  * | maxOutputTokens       | `max_tokens` (required: the model's `max_output_tokens` if unset) |
  * | stop                  | `stop_sequences`                                                |
- * | tools: function       | `{name, description, input_schema}` (strictness dropped)        |
- * | tools: custom         | a tool taking `{input: string}`                                 |
- * | tools: web_search     | `web_search_20250305`                                           |
+ * | temperature, topP, topK | the same fields (see thinking below)                          |
+ * | tools: function       | `{name, description, input_schema}` (`strict` dropped)          |
+ * | tools: custom         | a tool taking `{input: string}` (a grammar told in the description) |
+ * | tools: web_search     | `web_search_20250305` (domains and location kept)               |
  * | toolChoice            | auto / any / none / `{type: "tool", name}`                      |
  * | parallelToolCalls     | `tool_choice.disable_parallel_tool_use` (inverted)              |
- * | reasoning             | `thinking`, its budget clamped below `max_tokens` (reasoning.ts) |
+ * | reasoning             | `thinking` enabled with a budget (reasoning.ts), or disabled    |
+ * | reasoning.summary     | dropped (messages shows thinking as it is)                      |
  * | user                  | `metadata.user_id`                                              |
  * | output (JSON)         | dropped (no equivalent without a beta)                          |
- * | n > 1, logprobs, previousResponseId, audio | refused                                    |
+ * | n > 1, logprobs, topLogprobs, previousResponseId, audio | refused                       |
+ *
+ * Thinking: the budget stays below `max_tokens` (the client's cap, which its hold
+ * covers) by clamping the budget, never by raising `max_tokens`; below Anthropic's
+ * minimum of 1,024 thinking is dropped. With thinking on, the API rejects temperature
+ * other than 1, `top_k`, `top_p` under 0.95 and forced tool use: those are dropped.
  */
 import type { RequestEncodeContext } from "../codec.ts";
 import { convertError } from "../errors.ts";
-import type { IrAssistantPart, IrRequest, IrText, IrTool, IrUserPart } from "../ir.ts";
+import type { IrRequest, IrTool } from "../ir.ts";
 import { BUDGET_BY_EFFORT } from "../reasoning.ts";
-import { cacheField, encodeDocument, encodeImage, toolId } from "./content.ts";
-import { inputOf } from "./response.ts";
+import { cacheField } from "./content.ts";
+import {
+  type Block,
+  type Drop,
+  encodeSystem,
+  encodeTurns,
+  unsignedToolLoop,
+} from "./messages_encode.ts";
 
-type Block = Record<string, unknown>;
-type Drop = (what: string, why: string) => void;
-
-// Anthropic's smallest thinking budget.
+// Anthropic's web search tool types are dated (`web_search_20250305`); OpenAI's are not
+// (`web_search_preview`) or dated otherwise (`web_search_2025_08_26`).
+const ANTHROPIC_WEB_SEARCH = /^web_search_\d{8}$/;
+// Anthropic's smallest thinking budget (`ThinkingConfigEnabled.budget_tokens`).
 const MIN_BUDGET = 1_024;
 
 /** The messages upstream body of a request. */
@@ -40,10 +56,11 @@ export function encodeMessagesRequest(
   const body: Record<string, unknown> = { model: context.model };
   const system = [
     ...request.system,
-    ...request.turns.flatMap((t) => t.role === "system" ? t.parts : []),
+    ...request.turns.flatMap((turn) => turn.role === "system" ? turn.parts : []),
   ];
   if (system.length > 0) body.system = encodeSystem(system);
-  body.messages = encodeTurns(request, drop);
+  const messages = encodeTurns(request.turns, drop);
+  body.messages = messages;
   const maxTokens = request.maxOutputTokens ?? context.defaultMaxOutputTokens;
   body.max_tokens = maxTokens;
   if (request.stop.length > 0) body.stop_sequences = request.stop;
@@ -56,22 +73,12 @@ export function encodeMessagesRequest(
     const choice = encodeToolChoice(request);
     if (choice) body.tool_choice = choice;
   }
-  const reasoning = request.reasoning;
-  if (reasoning?.enabled) {
-    const wanted = reasoning.budgetTokens ?? BUDGET_BY_EFFORT[reasoning.effort ?? "medium"];
-    // The budget must stay below max_tokens, the client's cap (and what its hold covers).
-    const budget = Math.min(Math.max(MIN_BUDGET, wanted), maxTokens - 1);
-    if (budget < MIN_BUDGET) {
-      drop(
-        "reasoning",
-        `max_tokens ${maxTokens} leaves no room for Anthropic's minimum thinking budget`,
-      );
-    } else {
-      body.thinking = { type: "enabled", budget_tokens: budget };
-      thinkingLimits(body, drop);
-    }
-  } else if (reasoning && !reasoning.enabled) body.thinking = { type: "disabled" };
-  if (reasoning?.summary) drop("reasoning.summary", "messages shows thinking as it is");
+  const thinking = encodeThinking(request, maxTokens, messages, drop);
+  if (thinking) body.thinking = thinking;
+  if (thinking?.type === "enabled") thinkingLimits(body, drop);
+  if (request.reasoning?.summary) {
+    drop("reasoning.summary", "messages shows thinking as it is");
+  }
   if (request.output && request.output.type !== "text") {
     drop("response_format", "messages has no structured output without a beta");
   }
@@ -87,7 +94,7 @@ function refuse(request: IrRequest): void {
   if (request.logprobs || request.topLogprobs !== undefined) {
     throw convertError(
       request.logprobs ? "logprobs" : "top_logprobs",
-      "messages has no log probabilities",
+      "the messages protocol has no log probabilities",
     );
   }
   if (request.previousResponseId) {
@@ -96,17 +103,40 @@ function refuse(request: IrRequest): void {
       "the messages protocol keeps no conversation state; send the whole history instead",
     );
   }
-  if (request.audio) throw convertError("modalities", "messages has no audio output");
+  if (request.audio) throw convertError("modalities", "the messages protocol has no audio output");
 }
 
+// One debug line per kind of loss, however many parts it hit.
 function dropOnce(drop: Drop): Drop {
   const seen = new Set<string>();
   return (what, why) => {
-    if (!seen.has(what)) {
-      seen.add(what);
-      drop(what, why);
-    }
+    if (seen.has(what)) return;
+    seen.add(what);
+    drop(what, why);
   };
+}
+
+/** `thinking`, or undefined when the request says nothing or thinking cannot go. */
+function encodeThinking(
+  request: IrRequest,
+  maxTokens: number,
+  messages: Block[],
+  drop: Drop,
+): Block | undefined {
+  const reasoning = request.reasoning;
+  if (!reasoning) return undefined;
+  if (!reasoning.enabled) return { type: "disabled" };
+  const wanted = reasoning.budgetTokens ?? BUDGET_BY_EFFORT[reasoning.effort ?? "medium"];
+  const budget = Math.min(Math.max(MIN_BUDGET, wanted), maxTokens - 1);
+  if (budget < MIN_BUDGET) {
+    drop("reasoning", `max_tokens ${maxTokens} leaves no room for the minimum thinking budget`);
+    return undefined;
+  }
+  if (unsignedToolLoop(messages)) {
+    drop("reasoning", "the last tool call has no Anthropic thinking before it, as thinking needs");
+    return undefined;
+  }
+  return { type: "enabled", budget_tokens: budget };
 }
 
 /** With thinking on, Anthropic rejects sampling other than its own and forced tool use. */
@@ -131,108 +161,13 @@ function thinkingLimits(body: Record<string, unknown>, drop: Drop): void {
   }
 }
 
-function encodeSystem(parts: IrText[]): string | Block[] {
-  if (!parts.some((part) => part.cacheControl)) return parts.map((part) => part.text).join("\n\n");
-  return parts.filter((part) => part.text).map((part) => ({
-    type: "text",
-    text: part.text,
-    ...cacheField(part),
-  }));
-}
-
-/** The turns as messages: system turns went to `system`; consecutive same roles merge. */
-function encodeTurns(request: IrRequest, drop: Drop): Block[] {
-  const messages: { role: string; content: Block[] }[] = [];
-  for (const turn of request.turns) {
-    if (turn.role === "system") continue;
-    const content = turn.role === "user"
-      ? userBlocks(turn.parts, drop)
-      : assistantBlocks(turn.parts, drop);
-    if (content.length === 0) continue;
-    const last = messages[messages.length - 1];
-    if (last?.role === turn.role) {
-      // Tool results must lead a user message: a merged turn's results move up.
-      last.content = turn.role === "user"
-        ? resultsFirst([...last.content, ...content])
-        : [...last.content, ...content];
-    } else messages.push({ role: turn.role, content });
-  }
-  return messages;
-}
-
-function resultsFirst(blocks: Block[]): Block[] {
-  return [
-    ...blocks.filter((block) => block.type === "tool_result"),
-    ...blocks.filter((block) => block.type !== "tool_result"),
-  ];
-}
-
-function userBlocks(parts: IrUserPart[], drop: Drop): Block[] {
-  const blocks: Block[] = [];
-  for (const part of parts) {
-    if (part.type === "text") {
-      // The API rejects empty text blocks.
-      if (part.text) blocks.push({ type: "text", text: part.text, ...cacheField(part) });
-    } else if (part.type === "tool_result") {
-      const content = part.content.flatMap((item): Block[] => {
-        if (item.type === "text") return item.text ? [{ type: "text", text: item.text }] : [];
-        const encoded = item.type === "image" ? encodeImage(item) : encodeDocument(item);
-        if (!encoded) drop(`tool_result ${item.type}`, "messages cannot point at its source");
-        return encoded ? [encoded] : [];
-      });
-      const onlyText = content.every((block) => block.type === "text");
-      blocks.push({
-        type: "tool_result",
-        tool_use_id: toolId(part.callId),
-        content: onlyText ? content.map((block) => block.text).join("\n") : content,
-        ...(part.isError ? { is_error: true } : {}),
-        ...cacheField(part),
-      });
-    } else {
-      const encoded = part.type === "image" ? encodeImage(part) : encodeDocument(part);
-      if (encoded) blocks.push(encoded);
-      else drop(`${part.type} ${part.source.kind} source`, "messages cannot point at it");
-    }
-  }
-  return resultsFirst(blocks);
-}
-
-function assistantBlocks(parts: IrAssistantPart[], drop: Drop): Block[] {
-  const blocks: Block[] = [];
-  for (const part of parts) {
-    if (part.type === "text" || part.type === "refusal") {
-      if (part.text) blocks.push({ type: "text", text: part.text });
-    } else if (part.type === "tool_call") {
-      blocks.push({
-        type: "tool_use",
-        id: toolId(part.id),
-        name: part.name,
-        input: inputOf(part.arguments),
-      });
-    } else if (part.opaque?.kind === "anthropic_signature") {
-      blocks.push({ type: "thinking", thinking: part.text, signature: part.opaque.value });
-    } else if (part.opaque?.kind === "anthropic_redacted") {
-      blocks.push({ type: "redacted_thinking", data: part.opaque.value });
-    } else {
-      // Thinking without Anthropic's signature would be rejected.
-      drop("reasoning", "only Anthropic's own signed thinking can be sent back");
-    }
-  }
-  return blocks;
-}
-
 function encodeTool(tool: IrTool, drop: Drop): Block[] {
-  if (tool.kind === "web_search") {
-    const options = tool.options;
-    if (typeof options?.type === "string" && options.type.startsWith("web_search_")) {
-      return [options];
-    }
-    return [{ type: "web_search_20250305", name: "web_search" }];
-  }
+  if (tool.kind === "web_search") return [webSearchTool(tool.options)];
   if (tool.kind === "custom") {
+    const description = (tool.description ?? "") + grammarNote(tool.format);
     return [{
       name: tool.name,
-      ...(tool.description ? { description: tool.description } : {}),
+      ...(description ? { description } : {}),
       input_schema: {
         type: "object",
         properties: { input: { type: "string", description: "The tool's freeform input." } },
@@ -241,13 +176,40 @@ function encodeTool(tool: IrTool, drop: Drop): Block[] {
     }];
   }
   if (tool.strict) drop("strict", "messages tools are not strict");
-  const schema = { type: "object", ...tool.parameters };
+  // `input_schema` must be an object schema; a client's schema may leave `type` out.
   return [{
     name: tool.name,
     ...(tool.description !== undefined ? { description: tool.description } : {}),
-    input_schema: schema,
+    input_schema: { type: "object", ...tool.parameters },
     ...cacheField(tool),
   }];
+}
+
+/**
+ * Anthropic's web search tool (`WebSearchTool20250305`): a messages client's own tool
+ * object as it was; a responses `web_search` tool with its allowed domains and user
+ * location, which both APIs shape alike (`approximate` with city, region, country,
+ * timezone).
+ */
+function webSearchTool(options: Record<string, unknown> | undefined): Block {
+  if (typeof options?.type === "string" && ANTHROPIC_WEB_SEARCH.test(options.type)) return options;
+  const tool: Block = { type: "web_search_20250305", name: "web_search" };
+  const filters = options?.filters as Record<string, unknown> | undefined;
+  if (Array.isArray(filters?.allowed_domains)) tool.allowed_domains = filters.allowed_domains;
+  const location = options?.user_location as Record<string, unknown> | undefined;
+  if (location && typeof location === "object") tool.user_location = location;
+  return tool;
+}
+
+// A tool taking one string cannot carry a grammar; the model still needs the input's shape.
+function grammarNote(format: Record<string, unknown> | undefined): string {
+  if (format?.type !== "grammar") return "";
+  const grammar = format.grammar as Record<string, unknown> | undefined;
+  const definition = grammar?.definition ?? format.definition;
+  const syntax = grammar?.syntax ?? format.syntax ?? "lark";
+  return typeof definition === "string" && definition
+    ? `\n\nThe input must follow this ${syntax} grammar:\n${definition}`
+    : "";
 }
 
 function encodeToolChoice(request: IrRequest): Block | undefined {

@@ -1,37 +1,55 @@
 /**
- * A messages upstream stream (Anthropic "Streaming Messages") as IR events. Blocks map
- * one to one onto IR parts; server-tool blocks are skipped. Usage comes from
- * `message_start` (input) and each `message_delta` (cumulative output), through the
- * protocol's own usage tap; `ping` and unknown events are ignored.
+ * A messages upstream stream (Anthropic "Streaming Messages": `RawMessageStreamEvent`)
+ * as IR events. Blocks map one to one onto IR parts, renumbered from 0 because
+ * server-tool blocks are skipped. Usage comes from `message_start` (input) and each
+ * `message_delta` (cumulative output, sometimes restating input), through the protocol's
+ * own usage tap. `ping`, `citations_delta` and unknown events are ignored; an `error`
+ * event (`overloaded_error` and the rest) becomes the IR error, after which nothing.
  */
-import { createUsageTap } from "../../protocols/messages/usage.ts";
+import { asRecord, fields, parseEventData, stringOr } from "../../protocols/json_read.ts";
 import { streamError } from "../../protocols/messages/errors.ts";
-import { fields, parseEventData, stringOr } from "../../protocols/json_read.ts";
+import { createUsageTap } from "../../protocols/messages/usage.ts";
 import type { SseEvent } from "../../protocols/sse.ts";
 import type { StreamDecoder } from "../codec.ts";
 import type { IrEvent } from "../ir.ts";
-import { finishOfStop } from "./response.ts";
+import { finishOfStop } from "./finish.ts";
 
-/** The block being streamed: its IR index, and whether a tool call got any arguments. */
+/** The block being streamed: its upstream and IR indexes, and a tool call's input so far. */
 interface Open {
   upstream: number;
   index: number;
   kind: "text" | "reasoning" | "tool_call";
+  /** Whether input_json_delta arrived; else the input the block started with is sent. */
   args: boolean;
+  initial: string;
 }
 
 /** A decoder for one messages upstream stream. */
 export function createMessagesStreamDecoder(): StreamDecoder {
   const tap = createUsageTap();
   let started = false;
+  let finished = false;
   let failed = false;
   let next = 0;
   let open: Open | undefined;
 
+  const start = (message: Record<string, unknown>, out: IrEvent[]) => {
+    if (started) return;
+    started = true;
+    const event: IrEvent = {
+      type: "start",
+      id: stringOr(message.id),
+      model: stringOr(message.model),
+    };
+    const known = tap.usage();
+    if (known) event.usage = known;
+    out.push(event);
+  };
   const close = (out: IrEvent[]) => {
     if (!open) return;
     if (open.kind === "tool_call" && !open.args) {
-      out.push({ type: "arguments_delta", index: open.index, json: "{}" });
+      // A call streamed without deltas still owes its arguments (the API's `{}`).
+      out.push({ type: "arguments_delta", index: open.index, json: open.initial || "{}" });
     }
     out.push({ type: "part_end", index: open.index });
     open = undefined;
@@ -46,17 +64,33 @@ export function createMessagesStreamDecoder(): StreamDecoder {
     const block = fields(data.content_block);
     const upstream = typeof data.index === "number" ? data.index : -1;
     const index = next;
+    const opened = (kind: Open["kind"], initial = "") => {
+      next++;
+      open = { upstream, index, kind, args: false, initial };
+    };
     if (block.type === "text") {
       out.push({ type: "part_start", index, part: { type: "text" } });
-      if (stringOr(block.text)) out.push({ type: "text_delta", index, text: stringOr(block.text) });
-      open = { upstream, index, kind: "text", args: false };
-    } else if (block.type === "thinking" || block.type === "redacted_thinking") {
+      const text = stringOr(block.text);
+      if (text) out.push({ type: "text_delta", index, text });
+      opened("text");
+    } else if (block.type === "thinking") {
       out.push({ type: "part_start", index, part: { type: "reasoning" } });
-      if (block.type === "redacted_thinking") {
-        const opaque = { kind: "anthropic_redacted" as const, value: stringOr(block.data) };
-        out.push({ type: "reasoning_opaque", index, opaque });
+      const text = stringOr(block.thinking);
+      if (text) out.push({ type: "reasoning_delta", index, text });
+      const value = stringOr(block.signature);
+      if (value) {
+        out.push({
+          type: "reasoning_opaque",
+          index,
+          opaque: { kind: "anthropic_signature", value },
+        });
       }
-      open = { upstream, index, kind: "reasoning", args: false };
+      opened("reasoning");
+    } else if (block.type === "redacted_thinking") {
+      out.push({ type: "part_start", index, part: { type: "reasoning" } });
+      const opaque = { kind: "anthropic_redacted" as const, value: stringOr(block.data) };
+      out.push({ type: "reasoning_opaque", index, opaque });
+      opened("reasoning");
     } else if (block.type === "tool_use") {
       const part = {
         type: "tool_call" as const,
@@ -64,26 +98,49 @@ export function createMessagesStreamDecoder(): StreamDecoder {
         name: stringOr(block.name),
       };
       out.push({ type: "part_start", index, part });
-      open = { upstream, index, kind: "tool_call", args: false };
-    } else return; // server tools and their results: not the client's to see
-    next++;
+      // Some compatible servers put the whole input in the start block and send no deltas.
+      const input = asRecord(block.input);
+      opened("tool_call", input && Object.keys(input).length > 0 ? JSON.stringify(input) : "");
+    }
+    // Anything else (server_tool_use, web_search_tool_result, ...) is not the client's.
   };
 
   const blockDelta = (data: Record<string, unknown>, out: IrEvent[]) => {
     if (!open || data.index !== open.upstream) return;
     const delta = fields(data.delta);
     const { index } = open;
-    if (delta.type === "text_delta" && stringOr(delta.text)) {
+    if (delta.type === "text_delta" && open.kind === "text" && stringOr(delta.text)) {
       out.push({ type: "text_delta", index, text: stringOr(delta.text) });
-    } else if (delta.type === "thinking_delta" && stringOr(delta.thinking)) {
-      out.push({ type: "reasoning_delta", index, text: stringOr(delta.thinking) });
-    } else if (delta.type === "signature_delta" && stringOr(delta.signature)) {
-      const opaque = { kind: "anthropic_signature" as const, value: stringOr(delta.signature) };
-      out.push({ type: "reasoning_opaque", index, opaque });
-    } else if (delta.type === "input_json_delta" && stringOr(delta.partial_json)) {
-      open.args = true;
-      out.push({ type: "arguments_delta", index, json: stringOr(delta.partial_json) });
+    } else if (delta.type === "thinking_delta" && open.kind === "reasoning") {
+      const text = stringOr(delta.thinking);
+      if (text) out.push({ type: "reasoning_delta", index, text });
+    } else if (delta.type === "signature_delta" && open.kind === "reasoning") {
+      const value = stringOr(delta.signature);
+      if (value) {
+        out.push({
+          type: "reasoning_opaque",
+          index,
+          opaque: { kind: "anthropic_signature", value },
+        });
+      }
+    } else if (delta.type === "input_json_delta" && open.kind === "tool_call") {
+      const json = stringOr(delta.partial_json);
+      if (json) {
+        open.args = true;
+        out.push({ type: "arguments_delta", index, json });
+      }
     }
+  };
+
+  const messageDelta = (data: Record<string, unknown>, out: IrEvent[]) => {
+    close(out);
+    usage(out);
+    const delta = fields(data.delta);
+    if (delta.stop_reason == null || finished) return;
+    finished = true;
+    const finish: IrEvent = { type: "finish", reason: finishOfStop(delta.stop_reason) };
+    if (typeof delta.stop_sequence === "string") finish.stopSequence = delta.stop_sequence;
+    out.push(finish);
   };
 
   return {
@@ -95,47 +152,27 @@ export function createMessagesStreamDecoder(): StreamDecoder {
       const report = streamError(event);
       if (report) {
         failed = true;
+        // Usage known so far goes first, so what was produced is billed.
         usage(out);
         out.push({ type: "error", error: report });
         return out;
       }
       tap.observe(event);
-      switch (data.type) {
-        case "message_start": {
-          if (started) break;
-          started = true;
-          const message = fields(data.message);
-          const start: IrEvent = {
-            type: "start",
-            id: stringOr(message.id),
-            model: stringOr(message.model),
-          };
-          const known = tap.usage();
-          if (known) start.usage = known;
-          out.push(start);
-          break;
-        }
-        case "content_block_start":
-          blockStart(data, out);
-          break;
-        case "content_block_delta":
-          blockDelta(data, out);
-          break;
-        case "content_block_stop":
-          if (open && data.index === open.upstream) close(out);
-          break;
-        case "message_delta": {
-          close(out);
-          usage(out);
-          const delta = fields(data.delta);
-          if (delta.stop_reason != null) {
-            const finish: IrEvent = { type: "finish", reason: finishOfStop(delta.stop_reason) };
-            if (typeof delta.stop_sequence === "string") finish.stopSequence = delta.stop_sequence;
-            out.push(finish);
-          }
-          break;
-        }
+      if (data.type === "message_start") {
+        start(fields(data.message), out);
+        return out;
       }
+      if (
+        data.type !== "content_block_start" && data.type !== "content_block_delta" &&
+        data.type !== "content_block_stop" && data.type !== "message_delta"
+      ) return out; // ping, message_stop, and events this decoder does not know
+      // A server that skipped message_start still gets the grammar's `start` first.
+      start({}, out);
+      if (data.type === "message_delta") messageDelta(data, out);
+      else if (finished) return out;
+      else if (data.type === "content_block_start") blockStart(data, out);
+      else if (data.type === "content_block_delta") blockDelta(data, out);
+      else if (open && data.index === open.upstream) close(out);
       return out;
     },
     end(): IrEvent[] {

@@ -1,8 +1,10 @@
 /**
  * IR events as a messages client's stream, in the grammar the Anthropic SDK's
- * `MessageStream` and Claude Code parse: `message_start` (with the input usage, real
- * when the upstream said, else the gateway's estimate), blocks opened and closed in
- * order with consecutive indexes from 0, `message_delta` with the stop reason and the
+ * `MessageStream` and Claude Code parse ("Streaming Messages"): `message_start` (with
+ * the input usage, real when the upstream said, else the gateway's estimate, which
+ * Claude Code reads there), blocks opened and closed in order with consecutive indexes
+ * from 0 (text with `text_delta`; thinking with `thinking_delta` then `signature_delta`;
+ * tool_use with `input_json_delta`), `message_delta` with the stop reason and the
  * usage, then `message_stop`. Event names equal each payload's `type`.
  */
 import type { GatewayError } from "../../errors.ts";
@@ -11,10 +13,19 @@ import { encodeUsage } from "../../protocols/messages/usage.ts";
 import type { SseEvent } from "../../protocols/sse.ts";
 import type { Usage } from "../../protocols/types.ts";
 import type { ResponseEncodeContext, StreamEncoder } from "../codec.ts";
-import type { IrEvent, IrFinish, IrStreamPart } from "../ir.ts";
+import type { IrEvent, IrFinish, IrOpaque, IrStreamPart } from "../ir.ts";
 import { wrapOpaque } from "../opaque.ts";
 import { toolId } from "./content.ts";
-import { stopOfFinish } from "./response.ts";
+import { stopOfFinish } from "./finish.ts";
+import { estimatedUsage } from "./response_encode.ts";
+
+/**
+ * The part being sent. A reasoning part's block starts with its first delta: redacted
+ * state (data, no text) needs a `redacted_thinking` block rather than `thinking`.
+ */
+type Open =
+  | { kind: "text" | "tool_call" }
+  | { kind: "reasoning"; block?: "thinking" | "redacted_thinking" };
 
 /** An encoder for one messages client stream. */
 export function createMessagesStreamEncoder(context: ResponseEncodeContext): StreamEncoder {
@@ -23,7 +34,7 @@ export function createMessagesStreamEncoder(context: ResponseEncodeContext): Str
   let usage: Usage | undefined;
   let finish: { reason: IrFinish; stopSequence?: string } | undefined;
   let block = -1;
-  let open: IrStreamPart["type"] | undefined;
+  let open: Open | undefined;
 
   const event = (type: string, fields: Record<string, unknown>): SseEvent => ({
     event: type,
@@ -32,12 +43,6 @@ export function createMessagesStreamEncoder(context: ResponseEncodeContext): Str
   const start = (out: SseEvent[]) => {
     if (started) return;
     started = true;
-    const input = usage ?? {
-      input_tokens: context.inputTokensHint,
-      output_tokens: 0,
-      cached_tokens: 0,
-      cache_write_tokens: 0,
-    };
     out.push(event("message_start", {
       message: {
         id: context.newId("msg_"),
@@ -47,28 +52,55 @@ export function createMessagesStreamEncoder(context: ResponseEncodeContext): Str
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { ...encodeUsage(input), output_tokens: 1 },
+        // The API reports one output token here; the real count comes in message_delta.
+        usage: { ...encodeUsage(usage ?? estimatedUsage(context)), output_tokens: 1 },
       },
     }));
   };
+  const blockStart = (content: Record<string, unknown>, out: SseEvent[]) => {
+    block++;
+    out.push(event("content_block_start", { index: block, content_block: content }));
+  };
+  const thinkingStart = (reasoning: Extract<Open, { kind: "reasoning" }>, out: SseEvent[]) => {
+    if (reasoning.block) return;
+    reasoning.block = "thinking";
+    blockStart({ type: "thinking", thinking: "", signature: "" }, out);
+  };
   const close = (out: SseEvent[]) => {
     if (open === undefined) return;
+    // A reasoning part that sent nothing is still a (empty) thinking block.
+    if (open.kind === "reasoning") thinkingStart(open, out);
     out.push(event("content_block_stop", { index: block }));
     open = undefined;
   };
   const begin = (part: IrStreamPart, out: SseEvent[]) => {
     close(out);
-    block++;
-    open = part.type;
-    const content = part.type === "reasoning"
-      ? { type: "thinking", thinking: "", signature: "" }
-      : part.type === "tool_call"
-      ? { type: "tool_use", id: toolId(part.id), name: part.name, input: {} }
-      : { type: "text", text: "" };
-    out.push(event("content_block_start", { index: block, content_block: content }));
+    if (part.type === "reasoning") {
+      open = { kind: "reasoning" };
+    } else if (part.type === "tool_call") {
+      open = { kind: "tool_call" };
+      blockStart({ type: "tool_use", id: toolId(part.id), name: part.name, input: {} }, out);
+    } else {
+      // Messages has no refusal block: a refusal streams as text.
+      open = { kind: "text" };
+      blockStart({ type: "text", text: "" }, out);
+    }
   };
   const delta = (fields: Record<string, unknown>) =>
     event("content_block_delta", { index: block, delta: fields });
+  const opaque = (state: IrOpaque, out: SseEvent[]) => {
+    if (open?.kind !== "reasoning" || open.block === "redacted_thinking") return;
+    if (!open.block && state.kind === "anthropic_redacted") {
+      open.block = "redacted_thinking";
+      blockStart({ type: "redacted_thinking", data: state.value }, out);
+      return;
+    }
+    thinkingStart(open, out);
+    // Another provider's state travels wrapped, so it comes back when the client sends it.
+    out.push(
+      delta({ type: "signature_delta", signature: wrapOpaque(state, "anthropic_signature") }),
+    );
+  };
 
   return {
     encode(ir: IrEvent): SseEvent[] {
@@ -98,21 +130,21 @@ export function createMessagesStreamEncoder(context: ResponseEncodeContext): Str
           break;
         case "text_delta":
         case "refusal_delta":
-          if (ir.text && open !== undefined) out.push(delta({ type: "text_delta", text: ir.text }));
+          if (ir.text && open?.kind === "text") {
+            out.push(delta({ type: "text_delta", text: ir.text }));
+          }
           break;
         case "reasoning_delta":
-          if (ir.text && open === "reasoning") {
+          if (ir.text && open?.kind === "reasoning" && open.block !== "redacted_thinking") {
+            thinkingStart(open, out);
             out.push(delta({ type: "thinking_delta", thinking: ir.text }));
           }
           break;
         case "reasoning_opaque":
-          if (open === "reasoning") {
-            const signature = wrapOpaque(ir.opaque, "anthropic_signature");
-            out.push(delta({ type: "signature_delta", signature }));
-          }
+          opaque(ir.opaque, out);
           break;
         case "arguments_delta":
-          if (ir.json && open === "tool_call") {
+          if (ir.json && open?.kind === "tool_call") {
             out.push(delta({ type: "input_json_delta", partial_json: ir.json }));
           }
           break;
@@ -125,14 +157,14 @@ export function createMessagesStreamEncoder(context: ResponseEncodeContext): Str
       const out: SseEvent[] = [];
       start(out);
       close(out);
+      // A stream cut without a finish still ends as the client expects: `end_turn`.
       const reason = finish?.reason ?? "stop";
-      const counts = usage ? encodeUsage(usage) : { output_tokens: 0 };
       out.push(event("message_delta", {
         delta: {
           stop_reason: stopOfFinish(reason, finish?.stopSequence),
           stop_sequence: finish?.stopSequence ?? null,
         },
-        usage: counts,
+        usage: usage ? encodeUsage(usage) : { output_tokens: 0 },
       }));
       out.push(event("message_stop", {}));
       return out;
@@ -140,6 +172,7 @@ export function createMessagesStreamEncoder(context: ResponseEncodeContext): Str
     error(error: GatewayError): SseEvent[] {
       if (ended) return [];
       ended = true;
+      // A strict client reads the error and stops: nothing else is closed first.
       return protocolOf("messages").streamErrorEvents(error, context.requestId);
     },
   };

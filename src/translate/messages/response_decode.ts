@@ -1,0 +1,55 @@
+/**
+ * A messages upstream's whole answer (Anthropic `Message`) as an IR response. Text,
+ * thinking (its `signature` as opaque state), redacted thinking and tool calls map one
+ * to one; blocks of server-run tools are the upstream's own business and are skipped;
+ * usage goes through the protocol's reader (cache tokens added into input).
+ */
+import { asRecord, fields, listOf, stringOr } from "../../protocols/json_read.ts";
+import { usageFromResponse } from "../../protocols/messages/usage.ts";
+import type { IrAssistantPart, IrResponse } from "../ir.ts";
+import { finishOfStop } from "./finish.ts";
+
+/** Decodes a messages upstream's `message` body (tolerant of missing fields). */
+export function decodeMessagesResponse(json: unknown): IrResponse {
+  const body = fields(json);
+  const parts = listOf(body.content).flatMap((value) => partsOf(fields(value)));
+  const response: IrResponse = {
+    id: stringOr(body.id),
+    model: stringOr(body.model),
+    parts,
+    finish: finishOfStop(body.stop_reason),
+  };
+  if (typeof body.stop_sequence === "string") response.stopSequence = body.stop_sequence;
+  const usage = usageFromResponse(json);
+  if (usage) response.usage = usage;
+  return response;
+}
+
+function partsOf(block: Record<string, unknown>): IrAssistantPart[] {
+  switch (block.type) {
+    case "text":
+      return [{ type: "text", text: stringOr(block.text) }];
+    case "thinking": {
+      const signature = stringOr(block.signature);
+      return [{
+        type: "reasoning",
+        text: stringOr(block.thinking),
+        ...(signature ? { opaque: { kind: "anthropic_signature", value: signature } } : {}),
+      }];
+    }
+    case "redacted_thinking":
+      return [{
+        type: "reasoning",
+        text: "",
+        opaque: { kind: "anthropic_redacted", value: stringOr(block.data) },
+      }];
+    case "tool_use":
+      return [{
+        type: "tool_call",
+        id: stringOr(block.id),
+        name: stringOr(block.name),
+        arguments: JSON.stringify(asRecord(block.input) ?? {}),
+      }];
+  }
+  return [];
+}
