@@ -7,7 +7,7 @@ import { createParser } from "eventsource-parser";
 import type { SseBatch, SseEvent } from "../protocols/sse.ts";
 
 /** Bytes read per chunk: SSE events are small, and a long stream reads thousands of chunks. */
-const READ_BUFFER_BYTES = 16_384;
+const READ_BUFFER_BYTES = 4_096;
 
 /**
  * Yields the events of an SSE body chunk by chunk (never an empty batch), `data`
