@@ -291,3 +291,17 @@ for (const [client, upstream] of DIRECTIONS) {
       }
     }));
 }
+
+Deno.test("translation sdk: a messages upstream's 529 is 503 with Retry-After for a chat client", () =>
+  withScope(async (s) => {
+    const { fake, gateway, secret } = await translating(s, "messages");
+    fake.setBehaviour({ error: { status: 529, headers: { "retry-after": "30" } } });
+    const response = await gateway.post(PATHS.chat, secret, {
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+    });
+    const body = await response.json();
+    assert.equal(response.status, 503, JSON.stringify(body));
+    assert.equal(response.headers.get("retry-after"), "30");
+    assert.equal(typeof body.error?.message, "string");
+  }));
