@@ -10,6 +10,8 @@ export interface LoadPhase {
   headers: Record<string, string>;
   body: string;
   stream: boolean;
+  /** Text only the last event of a complete stream holds; `[DONE]` (chat) unless given. */
+  endMarker?: string;
   concurrency: number;
   durationMs: number;
 }
@@ -23,7 +25,7 @@ export interface Percentiles {
 
 /** What a phase measured. */
 export interface LoadResult {
-  /** Requests that completed with 200 and (streams) reached `[DONE]`. */
+  /** Requests that completed with 200 and (streams) reached their end marker. */
   requests: number;
   errors: number;
   /** The first error seen, to say why a target failed. */
@@ -47,22 +49,34 @@ export function percentiles(values: number[]): Percentiles {
   return { p50: rank(0.5), p99: rank(0.99), mean };
 }
 
-/** Reads a stream to its end; returns the time of the first chunk and whether `[DONE]` came. */
+/**
+ * How much of a stream's end is kept to look for its end marker: enough for a whole
+ * `response.completed` event, which repeats the answer's text.
+ */
+export const TAIL_BYTES = 8192;
+
+/** Reads a stream to its end; returns the time of the first chunk and whether the end marker came. */
 async function readStream(
   body: ReadableStream<Uint8Array>,
+  endMarker: string,
 ): Promise<{ firstAt: number; done: boolean }> {
   const reader = body.getReader();
   let firstAt = 0;
-  let last: Uint8Array | undefined;
+  // The last chunks, at least TAIL_BYTES of them when the stream had that many.
+  const tail: Uint8Array[] = [];
+  let tailBytes = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     if (firstAt === 0) firstAt = performance.now();
-    if (value.byteLength > 0) last = value;
+    if (value.byteLength === 0) continue;
+    tail.push(value);
+    tailBytes += value.byteLength;
+    while (tailBytes - tail[0]!.byteLength >= TAIL_BYTES) tailBytes -= tail.shift()!.byteLength;
   }
-  // Only the tail is decoded: `[DONE]` closes every complete chat stream.
-  const tail = last ? DECODER.decode(last.subarray(Math.max(0, last.byteLength - 32))) : "";
-  return { firstAt, done: tail.includes("[DONE]") };
+  // Only the tail is decoded: every protocol's end marker is in its stream's last event.
+  const text = tail.map((chunk) => DECODER.decode(chunk)).join("");
+  return { firstAt, done: text.includes(endMarker) };
 }
 
 /** Runs one phase and returns its measurements. */
@@ -75,6 +89,7 @@ export async function runLoad(phase: LoadPhase): Promise<LoadResult> {
     errors++;
     firstError ??= message;
   };
+  const endMarker = phase.endMarker ?? "[DONE]";
   const started = performance.now();
   const deadline = started + phase.durationMs;
 
@@ -92,9 +107,9 @@ export async function runLoad(phase: LoadPhase): Promise<LoadResult> {
           continue;
         }
         if (phase.stream) {
-          const { firstAt, done } = await readStream(response.body!);
+          const { firstAt, done } = await readStream(response.body!, endMarker);
           if (!done) {
-            fail("the stream ended without [DONE]");
+            fail(`the stream ended without ${endMarker}`);
             continue;
           }
           ttfbs.push(firstAt - sent);

@@ -39,9 +39,13 @@ export async function startChild(
     }
     return buffered.slice(0, buffered.indexOf("\n"));
   })();
-  const timeout = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error(`The ${name} process was not ready in 60 s.`)), 60_000)
-  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`The ${name} process was not ready in 60 s.`)),
+      60_000,
+    );
+  });
   let ready: ChildServer["ready"];
   try {
     ready = JSON.parse(await Promise.race([firstLine, timeout]));
@@ -50,6 +54,9 @@ export async function startChild(
       child.kill("SIGKILL");
     } catch { /* already gone */ }
     throw error;
+  } finally {
+    // A pending timer would keep the bench alive for the rest of the 60 s.
+    clearTimeout(timer);
   }
   // Keep draining stdout so a chatty child never blocks on a full pipe.
   (async () => {
@@ -61,10 +68,12 @@ export async function startChild(
     ready,
     async stop() {
       await child.stdin.close().catch(() => {});
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const exited = await Promise.race([
         child.status.then(() => true),
-        new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000)),
+        new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), 5_000)),
       ]);
+      clearTimeout(timer);
       if (!exited) {
         child.kill("SIGKILL");
         await child.status;

@@ -1,4 +1,5 @@
 /** The bench's arithmetic and its printed tables: derived figures, target ratios, layout. */
+import { directionName, type DirectionResult } from "./directions.ts";
 import type { LoadResult } from "./load.ts";
 
 /** The phases every target runs; `cN` is the loaded concurrency of the settings. */
@@ -39,8 +40,12 @@ export interface Report {
     concurrency: number;
     streamConcurrency: number;
     chunks: number;
+    phases: string[];
   };
+  /** The four targets' phases (empty when `--phases` left them out). */
   results: TargetResults[];
+  /** tollgate's streams by direction (empty when `--phases` left them out). */
+  directions: DirectionResult[];
   ratios: Ratio[];
 }
 
@@ -87,6 +92,39 @@ export function ratios(results: TargetResults[]): Ratio[] {
   return out;
 }
 
+/** The most a translated stream may cost per chunk, as a multiple of pass-through. */
+export const TRANSLATION_CPU_TARGET = 1.5;
+
+/** A direction's server CPU per chunk over that of its client protocol's pass-through. */
+export function translationCpuRatio(
+  directions: DirectionResult[],
+  direction: DirectionResult,
+  chunks: number,
+): number | undefined {
+  const passthrough = directions.find((d) =>
+    d.client === direction.client && d.upstream === direction.client
+  );
+  const own = cpuMicrosPer(direction.result, chunks);
+  const base = passthrough && cpuMicrosPer(passthrough.result, chunks);
+  return own === undefined || !base ? undefined : own / base;
+}
+
+/** The translation target per translated direction: CPU per chunk vs pass-through. */
+export function directionRatios(directions: DirectionResult[], chunks: number): Ratio[] {
+  return directions.flatMap((direction) => {
+    const value = direction.client === direction.upstream
+      ? undefined
+      : translationCpuRatio(directions, direction, chunks);
+    if (value === undefined) return [];
+    return [{
+      name: `server CPU/chunk ${directionName(direction)} / ${direction.client} pass-through`,
+      value,
+      target: `<= ${TRANSLATION_CPU_TARGET}`,
+      met: value <= TRANSLATION_CPU_TARGET,
+    }];
+  });
+}
+
 /** CPU microseconds of the serving process per request of a phase (per chunk with `chunks`). */
 export function cpuMicrosPer(result: PhaseResult, chunks = 1): number | undefined {
   if (result.cpuMs === undefined || result.requests === 0) return undefined;
@@ -105,19 +143,32 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 
+const errors = (r: PhaseResult) => (r.errors > 0 ? ` (${r.errors} errors)` : "");
+
 /** Prints the report as readable tables on stdout. */
 export function printReport(report: Report): void {
-  const { settings, results } = report;
-  const direct = (key: PhaseKey) => phase(results, "direct", key);
-  const errors = (r: PhaseResult) => (r.errors > 0 ? ` (${r.errors} errors)` : "");
-  const out: string[] = [];
-  out.push(
+  const { settings } = report;
+  const out: string[] = [
     `tollgate bench, ${report.date}`,
     `${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.os}, deno ${report.deno}`,
     `${settings.duration} s per phase, ${settings.warmup} s warm-up per target, ` +
-      `${settings.chunks}-chunk streams`,
+    `${settings.chunks}-chunk streams`,
     "",
-  );
+  ];
+  if (report.results.length > 0) out.push(...targetTables(report));
+  if (report.directions.length > 0) out.push(...directionTable(report));
+  out.push("Targets");
+  out.push(table(
+    ["figure", "value", "target", "status"],
+    report.ratios.map((r) => [r.name, r.value.toFixed(2), r.target, r.met ? "met" : "MISSED"]),
+  ));
+  console.log(out.join("\n"));
+}
+
+/** The non-stream and stream tables of the four targets. */
+function targetTables({ settings, results }: Report): string[] {
+  const direct = (key: PhaseKey) => phase(results, "direct", key);
+  const out: string[] = [];
   for (
     const [key, title] of [["chat_c1", "concurrency 1"], [
       "chat_cN",
@@ -172,11 +223,33 @@ export function printReport(report: Report): void {
     "(times in ms; 'direct' server CPU is the fake upstream's own; CPU per chunk is taken " +
       `at concurrency ${settings.streamConcurrency})`,
     "",
-    "Targets",
   );
-  out.push(table(
-    ["figure", "value", "target", "status"],
-    report.ratios.map((r) => [r.name, r.value.toFixed(2), r.target, r.met ? "met" : "MISSED"]),
-  ));
-  console.log(out.join("\n"));
+  return out;
+}
+
+/** tollgate's streams by direction, each translation against its client's pass-through. */
+function directionTable({ settings, directions }: Report): string[] {
+  const c = settings.streamConcurrency;
+  return [
+    `Streams by direction (client -> upstream), ${settings.chunks} chunks, concurrency ${c}`,
+    table(
+      ["direction", "streams/s", "TTFB p50 ms", "server CPU µs/chunk", "CPU vs pass-through"],
+      directions.map((direction) => {
+        const { result } = direction;
+        const ratio = direction.client === direction.upstream
+          ? "-"
+          : opt(translationCpuRatio(directions, direction, settings.chunks), 2);
+        return [
+          direction.name,
+          result.requestsPerSecond.toFixed(0) + errors(result),
+          ms(result.ttfb!.p50),
+          opt(cpuMicrosPer(result, settings.chunks), 1),
+          ratio,
+        ];
+      }),
+    ),
+    `(tollgate only, unpriced models; the ratio is to the pass-through of the client's ` +
+    `protocol, target <= ${TRANSLATION_CPU_TARGET})`,
+    "",
+  ];
 }

@@ -6,7 +6,7 @@
  * Run as a child of bench/soak.ts: `deno run -A bench/soak_upstream.ts CHUNKS GAP_MS`.
  */
 import { serveUntilStdinCloses } from "./child.ts";
-import { completionBody } from "./fake_upstream.ts";
+import { completionBody } from "./fake_answers.ts";
 
 const chunks = Number(Deno.args[0] ?? 30);
 const gapMs = Number(Deno.args[1] ?? 2_000);
