@@ -205,6 +205,8 @@ export interface IrRequest {
   topLogprobs?: number;
   /** Responses' server-side conversation state. */
   previousResponseId?: string;
+  /** Responses' `store` as the client set it (the gateway otherwise asks for `false`). */
+  store?: boolean;
   /** Audio output was asked for (chat `modalities` with `audio`). */
   audio?: boolean;
   /** Names of client fields that were dropped because no protocol uses them here. */

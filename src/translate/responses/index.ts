@@ -2,7 +2,8 @@
 import type { Codec } from "../codec.ts";
 import { decodeResponsesRequest } from "./request_decode.ts";
 import { encodeResponsesRequest } from "./request_encode.ts";
-import { decodeResponsesResponse, encodeResponsesResponse } from "./response.ts";
+import { decodeResponsesResponse } from "./response_decode.ts";
+import { encodeResponsesResponse } from "./response_encode.ts";
 import { createResponsesStreamDecoder } from "./stream_decode.ts";
 import { createResponsesStreamEncoder } from "./stream_encode.ts";
 

@@ -1,13 +1,28 @@
 /**
  * A responses client body (OpenAI `ResponseCreateParams`) as an IR request, including
- * what Codex CLI sends: developer messages, reasoning items with `encrypted_content`,
- * custom (freeform) tools and their calls, namespace and hosted tools (dropped).
+ * everything Codex CLI sends (`prompt_cache_key`, `text.verbosity`, `client_metadata`,
+ * namespace and hosted tools: dropped, never refused).
+ *
+ * | responses                                   | IR                                        |
+ * |---------------------------------------------|-------------------------------------------|
+ * | `instructions` + leading system/developer   | system                                    |
+ * | `input` (string or items)                   | turns (input_decode.ts)                   |
+ * | `tools`: function (`strict` absent = true)  | function tools                            |
+ * | `tools`: custom (freeform, grammar)         | custom tools                              |
+ * | `tools`: `web_search*`                      | web_search (the tool object kept)         |
+ * | `tools`: namespace, hosted, unknown         | dropped                                   |
+ * | `tool_choice`, `parallel_tool_calls`        | toolChoice, parallelToolCalls             |
+ * | `max_output_tokens`, `temperature`, `top_p` | the same                                  |
+ * | `reasoning` {effort, summary}               | reasoning (`none` = off; xhigh, max: high) |
+ * | `text.format`                               | output; `text.verbosity` dropped          |
+ * | `include` output_text logprobs, `top_logprobs` | logprobs, topLogprobs                  |
+ * | `safety_identifier` / `user`                | user                                      |
+ * | `previous_response_id`, `store`             | kept (targets other than responses refuse the first) |
+ * | `conversation`, `prompt`, `background`      | refused: OpenAI's stored state            |
  */
-import { asRecord, fields, listOf, stringOr } from "../../protocols/json_read.ts";
-import { parseDataUrl, sourceOfUrl } from "../chat/content.ts";
+import { asRecord, listOf, stringOr } from "../../protocols/json_read.ts";
 import { convertError } from "../errors.ts";
 import type {
-  IrAssistantPart,
   IrEffort,
   IrOutputFormat,
   IrReasoningConfig,
@@ -15,11 +30,10 @@ import type {
   IrText,
   IrTool,
   IrToolChoice,
-  IrTurn,
-  IrUserPart,
 } from "../ir.ts";
-import { unwrapOpaque } from "../opaque.ts";
+import { decodeInput } from "./input_decode.ts";
 
+// Every field this decoder reads; any other field a client sets is reported as dropped.
 const READ = new Set([
   "model",
   "input",
@@ -31,31 +45,39 @@ const READ = new Set([
   "max_output_tokens",
   "temperature",
   "top_p",
+  "top_logprobs",
   "reasoning",
   "text",
+  "include",
   "user",
   "safety_identifier",
   "previous_response_id",
-  "top_logprobs",
+  "store",
+  "background",
 ]);
 
+// The include asking for log probabilities. Encrypted reasoning needs no note (encoders ask
+// for it whenever reasoning is on); the other includes belong to hosted tools, dropped.
+const LOGPROBS_INCLUDE = "message.output_text.logprobs";
+
+// The API's efforts beyond the IR's range fold onto its ends.
 const EFFORTS: Record<string, IrEffort> = {
   minimal: "minimal",
   low: "low",
   medium: "medium",
   high: "high",
   xhigh: "high",
+  max: "high",
 };
 
-/** Decodes a responses client body; throws `convert_request_failed` for content it cannot carry. */
+/** Decodes a responses client body; throws `convert_request_failed` for what it cannot carry. */
 export function decodeResponsesRequest(body: Record<string, unknown>): IrRequest {
+  refuseStoredState(body);
   const dropped = Object.keys(body).filter((key) => !READ.has(key) && body[key] != null);
   const system: IrText[] = [];
   const instructions = stringOr(body.instructions);
   if (instructions) system.push({ type: "text", text: instructions });
-  const turns = typeof body.input === "string"
-    ? [{ role: "user" as const, parts: [{ type: "text" as const, text: body.input }] }]
-    : decodeItems(listOf(body.input), system, dropped);
+  const turns = decodeInput(body.input, system, dropped);
   const request: IrRequest = {
     model: stringOr(body.model),
     stream: body.stream === true,
@@ -70,202 +92,142 @@ export function decodeResponsesRequest(body: Record<string, unknown>): IrRequest
   if (typeof body.parallel_tool_calls === "boolean") {
     request.parallelToolCalls = body.parallel_tool_calls;
   }
-  if (typeof body.max_output_tokens === "number") request.maxOutputTokens = body.max_output_tokens;
-  if (typeof body.temperature === "number") request.temperature = body.temperature;
-  if (typeof body.top_p === "number") request.topP = body.top_p;
-  if (typeof body.top_logprobs === "number") request.topLogprobs = body.top_logprobs;
-  const reasoning = asRecord(body.reasoning);
-  if (reasoning) {
-    const effort = stringOr(reasoning.effort);
-    const config: IrReasoningConfig = { enabled: effort !== "none" };
-    if (EFFORTS[effort]) config.effort = EFFORTS[effort];
-    if (stringOr(reasoning.summary)) config.summary = stringOr(reasoning.summary);
-    request.reasoning = config;
-  }
-  const output = decodeFormat(asRecord(fields(body.text).format));
+  const max = numberOf(body.max_output_tokens);
+  if (max !== undefined) request.maxOutputTokens = max;
+  const temperature = numberOf(body.temperature);
+  if (temperature !== undefined) request.temperature = temperature;
+  const topP = numberOf(body.top_p);
+  if (topP !== undefined) request.topP = topP;
+  decodeLogprobs(body, request);
+  const reasoning = decodeReasoning(asRecord(body.reasoning));
+  if (reasoning) request.reasoning = reasoning;
+  const text = asRecord(body.text);
+  const output = decodeFormat(asRecord(text?.format));
   if (output) request.output = output;
+  if (text?.verbosity != null) dropped.push("text.verbosity");
   const user = stringOr(body.safety_identifier) || stringOr(body.user);
   if (user) request.user = user;
-  if (stringOr(body.previous_response_id)) {
-    request.previousResponseId = body.previous_response_id as string;
-  }
+  const previous = stringOr(body.previous_response_id);
+  if (previous) request.previousResponseId = previous;
+  if (typeof body.store === "boolean") request.store = body.store;
   return request;
 }
 
 /**
- * Input items as turns: leading system/developer messages join the system prompt;
- * reasoning, assistant messages and calls in a row form one assistant turn; outputs
- * of calls are tool results in a user turn.
+ * A stored conversation or prompt template supplies input only OpenAI has, and a
+ * background response is polled from OpenAI: a translated request cannot honour them.
  */
-function decodeItems(items: unknown[], system: IrText[], dropped: string[]): IrTurn[] {
-  const turns: IrTurn[] = [];
-  const add = <R extends "user" | "assistant">(
-    role: R,
-    part: R extends "user" ? IrUserPart : IrAssistantPart,
-  ) => {
-    const last = turns[turns.length - 1];
-    if (last?.role === role) (last.parts as unknown[]).push(part);
-    else turns.push({ role, parts: [part] } as IrTurn);
-  };
-  items.forEach((value, i) => {
-    const item = fields(value);
-    const path = `input[${i}]`;
-    const type = stringOr(item.type) || "message";
-    if (type === "message") {
-      const role = item.role;
-      if (role === "system" || role === "developer") {
-        const parts = userContent(item.content, path).filter((p): p is IrText => p.type === "text");
-        if (turns.length === 0) system.push(...parts);
-        else turns.push({ role: "system", parts });
-      } else if (role === "user") {
-        const parts = userContent(item.content, path);
-        const last = turns[turns.length - 1];
-        if (last?.role === "user") last.parts.push(...parts);
-        else turns.push({ role: "user", parts });
-      } else if (role === "assistant") {
-        for (const part of assistantContent(item.content, path)) add("assistant", part);
-      } else throw convertError(`${path}.role`, `the role ${JSON.stringify(role)} is unknown`);
-    } else if (type === "function_call" || type === "custom_tool_call") {
-      const args = type === "function_call"
-        ? stringOr(item.arguments)
-        : JSON.stringify({ input: stringOr(item.input) });
-      add("assistant", {
-        type: "tool_call",
-        id: stringOr(item.call_id),
-        name: stringOr(item.name),
-        arguments: args,
-        ...(stringOr(item.id) ? { itemId: stringOr(item.id) } : {}),
-      });
-    } else if (type === "function_call_output" || type === "custom_tool_call_output") {
-      add("user", {
-        type: "tool_result",
-        callId: stringOr(item.call_id),
-        content: typeof item.output === "string"
-          ? [{ type: "text", text: item.output }]
-          : userContent(item.output, `${path}.output`).filter((p) => p.type !== "tool_result"),
-      } as IrUserPart);
-    } else if (type === "reasoning") {
-      const summary = listOf(item.summary).map((s) => stringOr(fields(s).text));
-      const content = listOf(item.content).map((s) => stringOr(fields(s).text));
-      const encrypted = stringOr(item.encrypted_content);
-      add("assistant", {
-        type: "reasoning",
-        text: (summary.length > 0 ? summary : content).join("\n\n"),
-        ...(encrypted ? { opaque: unwrapOpaque(encrypted, "openai_encrypted") } : {}),
-        ...(stringOr(item.id) ? { itemId: stringOr(item.id) } : {}),
-      });
-    } else {
-      // Hosted tool calls, item references, compactions: state only OpenAI's server holds.
-      dropped.push(`${path} (${type})`);
-    }
-  });
-  return turns;
+function refuseStoredState(body: Record<string, unknown>): void {
+  if (body.conversation != null) {
+    throw convertError("conversation", "it names a conversation stored by OpenAI");
+  }
+  if (body.prompt != null) throw convertError("prompt", "it names a prompt stored by OpenAI");
+  if (body.background === true) {
+    throw convertError("background", "background responses are kept and polled on OpenAI");
+  }
 }
 
-function userContent(content: unknown, path: string): IrUserPart[] {
-  if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
-  return listOf(content).map((value, j): IrUserPart => {
-    const part = fields(value);
-    const where = `${path}.content[${j}]`;
-    switch (part.type) {
-      case "input_text":
-      case "output_text":
-      case "text":
-        return { type: "text", text: stringOr(part.text) };
-      case "input_image": {
-        const url = stringOr(part.image_url);
-        const detail = stringOr(part.detail);
-        const detailed = detail ? { detail } : {};
-        if (url) return { type: "image", source: sourceOfUrl(url), ...detailed };
-        const fileId = stringOr(part.file_id);
-        if (fileId) return { type: "image", source: { kind: "file", fileId }, ...detailed };
-        throw convertError(where, "the image has neither `image_url` nor `file_id`");
-      }
-      case "input_file": {
-        const filename = stringOr(part.filename);
-        const named = filename ? { filename } : {};
-        const data = stringOr(part.file_data);
-        const parsed = data ? parseDataUrl(data) : undefined;
-        if (parsed) return { type: "document", source: { kind: "base64", ...parsed }, ...named };
-        if (data) {
-          return {
-            type: "document",
-            source: { kind: "base64", mediaType: "application/pdf", data },
-            ...named,
-          };
-        }
-        if (stringOr(part.file_url)) {
-          return {
-            type: "document",
-            source: { kind: "url", url: stringOr(part.file_url) },
-            ...named,
-          };
-        }
-        const fileId = stringOr(part.file_id);
-        if (fileId) return { type: "document", source: { kind: "file", fileId }, ...named };
-        throw convertError(where, "the file has no data, URL or id");
-      }
-    }
-    throw convertError(where, `a ${describe(part)} part cannot be translated`);
-  });
+function numberOf(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
 }
 
-function assistantContent(content: unknown, path: string): IrAssistantPart[] {
-  if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
-  return listOf(content).map((value, j): IrAssistantPart => {
-    const part = fields(value);
-    if (part.type === "output_text" || part.type === "input_text") {
-      return { type: "text", text: stringOr(part.text) };
+/** Log probabilities come only with `include: ["message.output_text.logprobs"]`. */
+function decodeLogprobs(body: Record<string, unknown>, request: IrRequest): void {
+  const include = listOf(body.include);
+  for (const value of include) {
+    if (value !== LOGPROBS_INCLUDE && value !== "reasoning.encrypted_content") {
+      request.dropped.push(`include (${String(value)})`);
     }
-    if (part.type === "refusal") return { type: "refusal", text: stringOr(part.refusal) };
-    throw convertError(`${path}.content[${j}]`, `a ${describe(part)} part cannot be translated`);
-  });
+  }
+  const top = numberOf(body.top_logprobs);
+  if (include.includes(LOGPROBS_INCLUDE)) {
+    request.logprobs = true;
+    if (top !== undefined) request.topLogprobs = top;
+  } else if (top) request.dropped.push("top_logprobs");
 }
 
-/** Function tools (`strict` absent means true in this API), custom tools, web search. */
+// Hosted web search in its GA, preview and dated forms (`WebSearchTool`, `WebSearchPreviewTool`).
+const WEB_SEARCH = /^web_search(_preview)?(_\d{4}_\d{2}_\d{2})?$/;
+
+/** Function tools, custom tools and web search; namespace and hosted tools are dropped. */
 function decodeTools(tools: unknown[], dropped: string[]): IrTool[] {
   const out: IrTool[] = [];
   tools.forEach((value, i) => {
-    const tool = fields(value);
+    const tool = asRecord(value) ?? {};
+    const type = stringOr(tool.type);
     const description = typeof tool.description === "string"
       ? { description: tool.description }
       : {};
-    if (tool.type === "function") {
+    if (type === "function") {
       out.push({
         kind: "function",
         name: stringOr(tool.name),
         ...description,
+        // The reference: omitted or null `parameters` is a function without parameters.
         parameters: asRecord(tool.parameters) ?? { type: "object", properties: {} },
+        // This API's default is strict: only an explicit `false` is not.
         strict: tool.strict !== false,
       });
-    } else if (tool.type === "custom") {
+    } else if (type === "custom") {
       const format = asRecord(tool.format);
       out.push({
         kind: "custom",
         name: stringOr(tool.name),
         ...description,
+        // An unconstrained `text` format says nothing a target needs.
         ...(format && format.type !== "text" ? { format } : {}),
       });
-    } else if (typeof tool.type === "string" && tool.type.startsWith("web_search")) {
-      out.push({ kind: "web_search", options: tool });
-    } else dropped.push(`tools[${i}] (${stringOr(tool.type)})`);
+    } else if (WEB_SEARCH.test(type)) out.push({ kind: "web_search", options: tool });
+    else dropped.push(`tools[${i}] (${type || "typeless"})`);
   });
   return out;
 }
 
+/**
+ * `tool_choice`: none / auto / required, a named function or custom tool, or
+ * `allowed_tools` (the tools narrowed to its list, under its mode). A choice of a hosted
+ * tool, or of a tool that was dropped, is dropped too: the target has no such tool.
+ */
 function decodeToolChoice(value: unknown, request: IrRequest): IrToolChoice | undefined {
-  if (value === "auto" || value === "none" || value === "required") return { type: value };
+  if (value === "none" || value === "auto" || value === "required") return { type: value };
   const choice = asRecord(value);
   if (!choice) return undefined;
   if (choice.type === "allowed_tools") {
-    const names = new Set(listOf(choice.tools).map((tool) => stringOr(fields(tool).name)));
-    request.tools = request.tools.filter((tool) => "name" in tool && names.has(tool.name));
+    const allowed = listOf(choice.tools).map((tool) => asRecord(tool) ?? {});
+    request.tools = request.tools.filter((tool) =>
+      allowed.some((entry) =>
+        tool.kind === "web_search"
+          ? WEB_SEARCH.test(stringOr(entry.type))
+          : entry.name === tool.name
+      )
+    );
     return { type: choice.mode === "required" ? "required" : "auto" };
   }
-  if ((choice.type === "function" || choice.type === "custom") && stringOr(choice.name)) {
-    return { type: "tool", name: stringOr(choice.name) };
+  const name = stringOr(choice.name);
+  const known = request.tools.some((tool) => tool.kind !== "web_search" && tool.name === name);
+  if ((choice.type === "function" || choice.type === "custom") && known) {
+    return { type: "tool", name };
   }
+  request.dropped.push(`tool_choice (${stringOr(choice.type) || "typeless"})`);
   return undefined;
+}
+
+/**
+ * `reasoning` (`Shared.Reasoning`): effort `none` turns it off; an object without an
+ * effort (Codex sends only `summary`) asks for the model's default reasoning.
+ */
+function decodeReasoning(
+  reasoning: Record<string, unknown> | undefined,
+): IrReasoningConfig | undefined {
+  if (!reasoning) return undefined;
+  const effort = stringOr(reasoning.effort);
+  if (effort === "none") return { enabled: false };
+  const config: IrReasoningConfig = { enabled: true };
+  if (EFFORTS[effort]) config.effort = EFFORTS[effort];
+  // `generate_summary` is the deprecated name of `summary`.
+  const summary = stringOr(reasoning.summary) || stringOr(reasoning.generate_summary);
+  if (summary) config.summary = summary;
+  return config;
 }
 
 /** `text.format`: text, JSON mode or a JSON schema (`ResponseFormatTextJSONSchemaConfig`). */
@@ -279,8 +241,4 @@ function decodeFormat(format: Record<string, unknown> | undefined): IrOutputForm
     strict: format.strict === true,
     ...(typeof format.description === "string" ? { description: format.description } : {}),
   };
-}
-
-function describe(part: Record<string, unknown>): string {
-  return typeof part.type === "string" ? `\`${part.type}\`` : "typeless";
 }

@@ -1,197 +1,293 @@
 /**
- * A responses upstream stream (OpenAI "Streaming events") as IR events: message content
- * parts, reasoning items and tool calls become parts in order; the terminal event
- * (`response.completed` / `.incomplete`) gives the usage and the finish; `error` and
- * `response.failed` end it. Events it does not need are ignored.
+ * A responses upstream stream (OpenAI `ResponseStreamEvent`s) as IR events: message
+ * content parts, reasoning items and tool calls become parts in output order; the
+ * terminal `response.completed` / `.incomplete` gives the usage and the finish;
+ * `response.failed` and `error` end it. Tolerates what compatible servers do: events it
+ * does not need (ignored), `obfuscation`, `[DONE]`, content without its `*.added` event,
+ * text only in `*.done` events, items only in `output_item.done`, a stream whose output
+ * comes only in `response.completed`, and reasoning as summaries or raw `reasoning_text`.
  */
 import { fields, parseEventData, stringOr } from "../../protocols/json_read.ts";
-import { streamError } from "../../protocols/responses/errors.ts";
 import { usageFromResponse } from "../../protocols/responses/usage.ts";
 import type { SseEvent } from "../../protocols/sse.ts";
 import type { StreamDecoder } from "../codec.ts";
 import type { IrEvent } from "../ir.ts";
-import { finishOf, reasoningOfItem } from "./response.ts";
+import { finishOfResponse } from "./finish.ts";
+import { callOfItem, reasoningOfItem } from "./items.ts";
+import { decodeResponsesResponse } from "./response_decode.ts";
+import { emitPart, errorOf, escapeInput, type Open, type OpenKind } from "./stream_parts.ts";
 
-interface Open {
-  index: number;
-  kind: "text" | "refusal" | "reasoning" | "tool_call";
-  /** The upstream item it belongs to. */
-  itemId: string;
-  /** Whether any delta arrived (else the `.done` event carries the content). */
-  streamed: boolean;
-  /** A custom tool call: its raw input goes out as the JSON text `{"input": "…"}`. */
-  custom: boolean;
-  summaries: number;
-}
+type Data = Record<string, unknown>;
 
 /** A decoder for one responses upstream stream. */
 export function createResponsesStreamDecoder(): StreamDecoder {
-  let started = false;
-  let failed = false;
-  let next = 0;
-  let open: Open | undefined;
-  let calledTools = false;
+  return new ResponsesStreamDecoder();
+}
 
-  const close = (out: IrEvent[]) => {
-    if (!open) return;
-    if (open.custom) out.push({ type: "arguments_delta", index: open.index, json: '"}' });
-    out.push({ type: "part_end", index: open.index });
-    open = undefined;
-  };
-  const begin = (
-    kind: Open["kind"],
-    itemId: string,
-    out: IrEvent[],
-    part: IrEvent & { type: "part_start" },
-  ) => {
-    close(out);
-    open = { index: part.index, kind, itemId, streamed: false, custom: false, summaries: 0 };
-    next++;
-    out.push(part);
-    return open;
-  };
+class ResponsesStreamDecoder implements StreamDecoder {
+  #started = false;
+  #ended = false;
+  #next = 0;
+  #open: Open | undefined;
+  #calledTools = false;
+  /** The message item being streamed and how many of its content parts were seen. */
+  #message: { itemId: string; seen: number } | undefined;
 
-  const itemAdded = (item: Record<string, unknown>, out: IrEvent[]) => {
+  decode(event: SseEvent): IrEvent[] {
+    if (this.#ended) return [];
+    const data = parseEventData(event.data);
+    if (!data) return [];
+    const out: IrEvent[] = [];
+    const error = errorOf(event, data);
+    if (error) {
+      this.#ended = true;
+      const usage = usageFromResponse(data.response);
+      if (usage) out.push({ type: "usage", usage });
+      out.push({ type: "error", error });
+      return out;
+    }
+    const type = stringOr(data.type);
+    if (type === "response.created" || type === "response.in_progress") {
+      this.#start(fields(data.response), out);
+    } else if (type === "response.completed" || type === "response.incomplete") {
+      this.#terminal(fields(data.response), out);
+    } else if (type.startsWith("response.")) {
+      this.#start({}, out);
+      this.#content(type, data, out);
+    }
+    return out;
+  }
+
+  end(): IrEvent[] {
+    if (this.#ended) return [];
+    this.#ended = true;
+    const out: IrEvent[] = [];
+    this.#close(out);
+    return out;
+  }
+
+  #start(response: Data, out: IrEvent[]): void {
+    if (this.#started) return;
+    this.#started = true;
+    const start: IrEvent = {
+      type: "start",
+      id: stringOr(response.id),
+      model: stringOr(response.model),
+    };
+    if (typeof response.created_at === "number") start.created = response.created_at;
+    out.push(start);
+  }
+
+  #terminal(response: Data, out: IrEvent[]): void {
+    this.#start(response, out);
+    this.#close(out);
+    // A server that sent no item events puts the whole output in the terminal response.
+    if (this.#next === 0) {
+      for (const part of decodeResponsesResponse(response).parts) {
+        if (part.type === "tool_call") this.#calledTools = true;
+        emitPart(part, this.#next++, out);
+      }
+    }
+    this.#ended = true;
+    const usage = usageFromResponse(response);
+    if (usage) out.push({ type: "usage", usage });
+    out.push({ type: "finish", reason: finishOfResponse(response, this.#calledTools) });
+  }
+
+  #content(type: string, data: Data, out: IrEvent[]): void {
+    const itemId = stringOr(data.item_id);
+    switch (type) {
+      case "response.output_item.added":
+        return this.#itemAdded(fields(data.item), out);
+      case "response.output_item.done":
+        return this.#itemDone(fields(data.item), out);
+      case "response.content_part.added":
+      case "response.content_part.done": {
+        const part = fields(data.part);
+        const index = typeof data.content_index === "number" ? data.content_index : 0;
+        if (part.type === "reasoning_text") {
+          // Raw reasoning parts in a row read as the whole text does: blank-line separated.
+          const open = this.#ensure("reasoning", itemId, out);
+          if (type.endsWith("added") && index > 0 && open.summaries === 0) {
+            this.#delta("reasoning", itemId, "\n\n", out);
+          }
+          if (type.endsWith("added")) open.streamed = false;
+          return;
+        }
+        const kind = part.type === "refusal" ? "refusal" : "text";
+        if (type.endsWith("added")) return void this.#openText(kind, itemId, index, out);
+        this.#fallback(kind, itemId, stringOr(part.text) || stringOr(part.refusal), out);
+        if (this.#open?.kind === kind) this.#close(out);
+        return;
+      }
+      case "response.output_text.delta":
+        return this.#delta("text", itemId, stringOr(data.delta), out);
+      case "response.output_text.done":
+        return this.#fallback("text", itemId, stringOr(data.text), out);
+      case "response.refusal.delta":
+        return this.#delta("refusal", itemId, stringOr(data.delta), out);
+      case "response.refusal.done":
+        return this.#fallback("refusal", itemId, stringOr(data.refusal), out);
+      case "response.reasoning_summary_part.added": {
+        const open = this.#ensure("reasoning", itemId, out);
+        if (typeof data.summary_index === "number" && data.summary_index > 0) {
+          this.#delta("reasoning", itemId, "\n\n", out);
+        }
+        open.summaries++;
+        open.streamed = false;
+        return;
+      }
+      case "response.reasoning_summary_text.delta":
+        return this.#delta("reasoning", itemId, stringOr(data.delta), out);
+      case "response.reasoning_summary_text.done":
+        return this.#fallback("reasoning", itemId, stringOr(data.text), out);
+      case "response.reasoning_summary_part.done":
+        return this.#fallback("reasoning", itemId, stringOr(fields(data.part).text), out);
+      case "response.reasoning_text.delta":
+        // Summaries, when a server sends both, are what the whole answer shows.
+        if (this.#open?.kind === "reasoning" && this.#open.summaries > 0) return;
+        return this.#delta("reasoning", itemId, stringOr(data.delta), out);
+      case "response.reasoning_text.done":
+        if (this.#open?.kind === "reasoning" && this.#open.summaries > 0) return;
+        return this.#fallback("reasoning", itemId, stringOr(data.text), out);
+      case "response.function_call_arguments.delta":
+        return this.#delta("tool_call", itemId, stringOr(data.delta), out);
+      case "response.function_call_arguments.done":
+        return this.#fallback("tool_call", itemId, stringOr(data.arguments), out);
+      case "response.custom_tool_call_input.delta":
+        return this.#delta("tool_call", itemId, stringOr(data.delta), out);
+      case "response.custom_tool_call_input.done":
+        return this.#fallback("tool_call", itemId, stringOr(data.input), out);
+    }
+  }
+
+  #itemAdded(item: Data, out: IrEvent[]): void {
+    this.#close(out);
+    this.#message = undefined;
     const itemId = stringOr(item.id);
-    if (item.type === "reasoning") {
-      begin("reasoning", itemId, out, {
-        type: "part_start",
-        index: next,
-        part: { type: "reasoning", itemId },
-      });
-    } else if (item.type === "function_call" || item.type === "custom_tool_call") {
-      calledTools = true;
-      const part = {
-        type: "tool_call" as const,
-        id: stringOr(item.call_id),
-        name: stringOr(item.name),
-        itemId,
-      };
-      const opened = begin("tool_call", itemId, out, { type: "part_start", index: next, part });
-      if (item.type === "custom_tool_call") {
-        opened.custom = true;
-        out.push({ type: "arguments_delta", index: opened.index, json: '{"input":"' });
-      }
+    if (item.type === "message") this.#message = { itemId, seen: 0 };
+    else if (item.type === "reasoning") this.#ensure("reasoning", itemId, out);
+    else if (item.type === "function_call" || item.type === "custom_tool_call") {
+      this.#openCall(item, out);
     }
-  };
+  }
 
-  const itemDone = (item: Record<string, unknown>, out: IrEvent[]) => {
-    if (!open || open.itemId !== stringOr(item.id)) return;
-    const { index } = open;
-    if (open.kind === "reasoning") {
+  #itemDone(item: Data, out: IrEvent[]): void {
+    const itemId = stringOr(item.id);
+    if (item.type === "message") {
+      if (this.#open?.kind === "text" || this.#open?.kind === "refusal") this.#close(out);
+      // Content parts the server never streamed come whole with the item.
+      const seen = this.#message?.itemId === itemId ? this.#message.seen : 0;
+      const content = Array.isArray(item.content) ? item.content.slice(seen) : [];
+      for (const part of decodeResponsesResponse({ output: [{ ...item, content }] }).parts) {
+        emitPart(part, this.#next++, out);
+      }
+      this.#message = undefined;
+    } else if (item.type === "reasoning") {
+      const open = this.#ensure("reasoning", itemId, out);
       const reasoning = reasoningOfItem(item);
-      if (!open.streamed && reasoning.text) {
-        out.push({ type: "reasoning_delta", index, text: reasoning.text });
+      if (!open.any && reasoning.text) this.#delta("reasoning", itemId, reasoning.text, out);
+      if (reasoning.opaque) {
+        out.push({ type: "reasoning_opaque", index: open.index, opaque: reasoning.opaque });
       }
-      if (reasoning.opaque) out.push({ type: "reasoning_opaque", index, opaque: reasoning.opaque });
-    } else if (open.kind === "tool_call" && !open.streamed) {
-      const json = open.custom
-        ? JSON.stringify(stringOr(item.input)).slice(1, -1)
+      this.#close(out);
+    } else if (item.type === "function_call" || item.type === "custom_tool_call") {
+      const open = this.#open?.kind === "tool_call" && this.#open.itemId === itemId
+        ? this.#open
+        : this.#openCall(item, out);
+      const text = item.type === "custom_tool_call"
+        ? stringOr(item.input)
         : stringOr(item.arguments);
-      if (json) out.push({ type: "arguments_delta", index, json });
+      if (!open.any && text) this.#delta("tool_call", itemId, text, out);
+      this.#close(out);
     }
-    close(out);
-  };
+  }
 
-  const delta = (kind: Open["kind"], text: string, out: IrEvent[]) => {
-    if (!open || open.kind !== kind || !text) return;
+  #openCall(item: Data, out: IrEvent[]): Open {
+    this.#close(out);
+    this.#calledTools = true;
+    const call = callOfItem(item);
+    const custom = item.type === "custom_tool_call";
+    const open = this.#begin("tool_call", stringOr(item.id), custom);
+    out.push({
+      type: "part_start",
+      index: open.index,
+      part: {
+        type: "tool_call",
+        id: call.id,
+        name: call.name,
+        ...(call.itemId ? { itemId: call.itemId } : {}),
+      },
+    });
+    // A custom tool's raw input streams inside the JSON text `{"input": "…"}`.
+    if (custom) out.push({ type: "arguments_delta", index: open.index, json: '{"input":"' });
+    return open;
+  }
+
+  #openText(kind: "text" | "refusal", itemId: string, contentIndex: number, out: IrEvent[]) {
+    this.#close(out);
+    if (this.#message) this.#message.seen = Math.max(this.#message.seen, contentIndex + 1);
+    const open = this.#begin(kind, itemId, false);
+    out.push({ type: "part_start", index: open.index, part: { type: kind } });
+    return open;
+  }
+
+  /** The open part of this kind and item, opened (text, reasoning) when another is open. */
+  #ensure(kind: OpenKind, itemId: string, out: IrEvent[]): Open {
+    const open = this.#open;
+    if (open?.kind === kind && (!itemId || !open.itemId || open.itemId === itemId)) return open;
+    if (kind === "reasoning") {
+      this.#close(out);
+      const opened = this.#begin("reasoning", itemId, false);
+      const part = { type: "reasoning" as const, ...(itemId ? { itemId } : {}) };
+      out.push({ type: "part_start", index: opened.index, part });
+      return opened;
+    }
+    const index = this.#message?.itemId === itemId ? this.#message.seen : 0;
+    return kind === "tool_call"
+      ? this.#openCall({ type: "function_call", id: itemId }, out)
+      : this.#openText(kind, itemId, index, out);
+  }
+
+  #begin(kind: OpenKind, itemId: string, custom: boolean): Open {
+    const open: Open = {
+      kind,
+      index: this.#next++,
+      itemId,
+      custom,
+      any: false,
+      streamed: false,
+      summaries: 0,
+    };
+    this.#open = open;
+    return open;
+  }
+
+  /** A piece of the open part's text (a custom tool's input escaped into its JSON). */
+  #delta(kind: OpenKind, itemId: string, text: string, out: IrEvent[]): void {
+    if (!text) return;
+    const open = this.#ensure(kind, itemId, out);
+    open.any = true;
     open.streamed = true;
     const { index } = open;
     if (kind === "text") out.push({ type: "text_delta", index, text });
     else if (kind === "refusal") out.push({ type: "refusal_delta", index, text });
     else if (kind === "reasoning") out.push({ type: "reasoning_delta", index, text });
-    else {out.push({
-        type: "arguments_delta",
-        index,
-        json: open.custom ? JSON.stringify(text).slice(1, -1) : text,
-      });}
-  };
+    else out.push({ type: "arguments_delta", index, json: open.custom ? escapeInput(text) : text });
+  }
 
-  return {
-    decode(event: SseEvent): IrEvent[] {
-      if (failed) return [];
-      const data = parseEventData(event.data);
-      if (!data) return [];
-      const out: IrEvent[] = [];
-      const report = streamError(event);
-      if (report) {
-        failed = true;
-        const usage = usageFromResponse(data.response);
-        if (usage) out.push({ type: "usage", usage });
-        out.push({ type: "error", error: report });
-        return out;
-      }
-      const type = stringOr(data.type);
-      if (!started && (type === "response.created" || type === "response.in_progress")) {
-        started = true;
-        const response = fields(data.response);
-        const start: IrEvent = {
-          type: "start",
-          id: stringOr(response.id),
-          model: stringOr(response.model),
-        };
-        if (typeof response.created_at === "number") start.created = response.created_at;
-        out.push(start);
-        return out;
-      }
-      switch (type) {
-        case "response.output_item.added":
-          itemAdded(fields(data.item), out);
-          break;
-        case "response.output_item.done":
-          itemDone(fields(data.item), out);
-          break;
-        case "response.content_part.added": {
-          const part = fields(data.part);
-          const kind = part.type === "refusal" ? "refusal" : "text";
-          begin(kind, stringOr(data.item_id), out, {
-            type: "part_start",
-            index: next,
-            part: { type: kind },
-          });
-          break;
-        }
-        case "response.content_part.done":
-          if (open && !open.streamed) {
-            const part = fields(data.part);
-            delta(open.kind, stringOr(part.text) || stringOr(part.refusal), out);
-          }
-          if (open?.kind === "text" || open?.kind === "refusal") close(out);
-          break;
-        case "response.output_text.delta":
-          delta("text", stringOr(data.delta), out);
-          break;
-        case "response.refusal.delta":
-          delta("refusal", stringOr(data.delta), out);
-          break;
-        case "response.reasoning_summary_part.added":
-          if (open?.kind === "reasoning" && open.summaries++ > 0) delta("reasoning", "\n\n", out);
-          break;
-        case "response.reasoning_summary_text.delta":
-        case "response.reasoning_text.delta":
-          delta("reasoning", stringOr(data.delta), out);
-          break;
-        case "response.function_call_arguments.delta":
-        case "response.custom_tool_call_input.delta":
-          delta("tool_call", stringOr(data.delta), out);
-          break;
-        case "response.completed":
-        case "response.incomplete": {
-          close(out);
-          const response = fields(data.response);
-          const usage = usageFromResponse(response);
-          if (usage) out.push({ type: "usage", usage });
-          out.push({ type: "finish", reason: finishOf(response, calledTools) });
-          break;
-        }
-      }
-      return out;
-    },
-    end(): IrEvent[] {
-      if (failed) return [];
-      const out: IrEvent[] = [];
-      close(out);
-      return out;
-    },
-  };
+  /** The whole text a `*.done` event restates: new only when no delta came before it. */
+  #fallback(kind: OpenKind, itemId: string, text: string, out: IrEvent[]): void {
+    const open = this.#open;
+    if (open?.kind === kind && open.streamed) return;
+    this.#delta(kind, itemId, text, out);
+  }
+
+  #close(out: IrEvent[]): void {
+    const open = this.#open;
+    if (!open) return;
+    this.#open = undefined;
+    if (open.custom) out.push({ type: "arguments_delta", index: open.index, json: '"}' });
+    out.push({ type: "part_end", index: open.index });
+  }
 }

@@ -1,10 +1,14 @@
 /**
- * IR events as a responses client's stream, in the grammar the openai SDK's
- * `ResponseStream` and Codex CLI parse: `type` in every payload and as the event name,
- * `sequence_number` from 0; `response.created`, `response.in_progress`; per part an
- * output item added ... done (message content parts with text deltas, reasoning summary
- * parts, function-call argument deltas, custom tool input); then `response.completed`
- * (or `response.incomplete`) whose `response` holds every output item and the usage.
+ * IR events as a responses client's stream (OpenAI `ResponseStreamEvent`), in the grammar
+ * the openai SDK's `ResponseStream` validates and Codex CLI reads: `type` in every payload
+ * and as the event name, `sequence_number` from 0; `response.created`,
+ * `response.in_progress`; per output item `output_item.added` … `.done` (a message item's
+ * content parts with `content_part.added`, text deltas, `output_text.done`,
+ * `content_part.done`; a reasoning item's summary part and text events; a function call's
+ * argument deltas and `.done`; a custom tool call's input, sent once whole because the IR
+ * streams it inside JSON text); then `response.completed` (or `response.incomplete`) whose
+ * `response` holds every output item and the usage. Text and refusal parts in a row
+ * share one message item, as the API's own answers do.
  */
 import type { GatewayError } from "../../errors.ts";
 import { protocolOf } from "../../protocols/index.ts";
@@ -13,201 +17,246 @@ import type { Usage } from "../../protocols/types.ts";
 import { customInput, customToolNames } from "../chat/response_encode.ts";
 import type { ResponseEncodeContext, StreamEncoder } from "../codec.ts";
 import type { IrEvent, IrFinish, IrOpaque, IrStreamPart } from "../ir.ts";
-import { callItem, contentPart, messageItem, reasoningItem, responseObject } from "./response.ts";
+import { callItem, contentPart, itemIdOf, messageItem, reasoningItem } from "./items.ts";
+import { responseObject } from "./response_encode.ts";
 
 type Item = Record<string, unknown>;
 
-interface Open {
-  part: IrStreamPart;
-  outputIndex: number;
-  itemId: string;
-  text: string;
-  opaque?: IrOpaque;
-}
+/** The output item being streamed; `text` gathers its deltas for the `.done` events. */
+type Open =
+  | { kind: "text"; contentIndex: number; text: string }
+  | { kind: "refusal"; contentIndex: number; text: string }
+  | { kind: "reasoning"; itemId: string; text: string; opaque?: IrOpaque }
+  | { kind: "tool_call"; itemId: string; id: string; name: string; custom: boolean; text: string };
 
 /** An encoder for one responses client stream. */
 export function createResponsesStreamEncoder(context: ResponseEncodeContext): StreamEncoder {
-  const custom = customToolNames(context.request);
-  const id = context.newId("resp_");
-  const done: Item[] = [];
-  let created = 0;
-  let sequence = 0;
-  let started = false;
-  let ended = false;
-  let usage: Usage | undefined;
-  let finish: IrFinish | undefined;
-  let open: Open | undefined;
+  return new ResponsesStreamEncoder(context);
+}
 
-  const emit = (out: SseEvent[], type: string, fields: Item) =>
-    out.push({
-      event: type,
-      data: JSON.stringify({ type, sequence_number: sequence++, ...fields }),
+class ResponsesStreamEncoder implements StreamEncoder {
+  readonly #context: ResponseEncodeContext;
+  readonly #id: string;
+  readonly #custom: Set<string>;
+  /** Finished output items, for `response.completed`; the open item's index is its length. */
+  readonly #output: Item[] = [];
+  #sequence = 0;
+  #created = 0;
+  #started = false;
+  #ended = false;
+  #usage: Usage | undefined;
+  #finish: IrFinish | undefined;
+  /** The message item open across text parts in a row: its id and finished content. */
+  #message: { itemId: string; content: Item[] } | undefined;
+  #open: Open | undefined;
+
+  constructor(context: ResponseEncodeContext) {
+    this.#context = context;
+    this.#id = context.newId("resp_");
+    this.#custom = customToolNames(context.request);
+  }
+
+  encode(event: IrEvent): SseEvent[] {
+    if (this.#ended) return [];
+    const out: SseEvent[] = [];
+    if (event.type === "start") {
+      if (event.usage) this.#usage = event.usage;
+      this.#start(out, event.created);
+    } else if (event.type === "usage") this.#usage = event.usage;
+    else if (event.type === "finish") this.#finish ??= event.reason;
+    else if (event.type !== "error" && this.#finish === undefined) {
+      this.#start(out);
+      if (event.type === "part_start") this.#begin(event.part, out);
+      else if (event.type === "part_end") this.#close(out);
+      else this.#delta(event, out);
+    }
+    return out;
+  }
+
+  end(): SseEvent[] {
+    if (this.#ended) return [];
+    const out: SseEvent[] = [];
+    this.#start(out);
+    this.#close(out);
+    this.#closeMessage(out);
+    this.#ended = true;
+    // A stream cut without a finish still ends as the client expects.
+    const response = responseObject(this.#context, {
+      id: this.#id,
+      created: this.#created,
+      output: this.#output,
+      finish: this.#finish ?? "stop",
+      usage: this.#usage,
     });
-  const start = (out: SseEvent[], at?: number) => {
-    if (started) return;
-    started = true;
-    created = at ?? Math.floor(context.now() / 1000);
-    const response = responseObject(context, id, created, [], undefined, undefined);
-    emit(out, "response.created", { response });
-    emit(out, "response.in_progress", { response });
-  };
+    const type = response.status === "incomplete" ? "response.incomplete" : "response.completed";
+    this.#emit(out, type, { response });
+    return out;
+  }
 
-  const begin = (part: IrStreamPart, out: SseEvent[]) => {
-    close(out);
-    const outputIndex = done.length;
+  /** The protocol's `error` event, numbered like every event of the stream. */
+  error(error: GatewayError): SseEvent[] {
+    if (this.#ended) return [];
+    this.#ended = true;
+    return protocolOf("responses").streamErrorEvents(error, this.#context.requestId).map(
+      (event) => {
+        const { type, ...rest } = JSON.parse(event.data);
+        const data = JSON.stringify({ type, sequence_number: this.#sequence++, ...rest });
+        return { ...event, data };
+      },
+    );
+  }
+
+  #emit(out: SseEvent[], type: string, fields: Item): void {
+    const data = JSON.stringify({ type, sequence_number: this.#sequence++, ...fields });
+    out.push({ event: type, data });
+  }
+
+  #start(out: SseEvent[], created?: number): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.#created = created ?? Math.floor(this.#context.now() / 1000);
+    const response = responseObject(this.#context, {
+      id: this.#id,
+      created: this.#created,
+      output: [],
+      finish: undefined,
+      usage: undefined,
+    });
+    this.#emit(out, "response.created", { response });
+    this.#emit(out, "response.in_progress", { response });
+  }
+
+  /** Where the open item's events point: its id and output index. */
+  #at(itemId: string): Item {
+    return { item_id: itemId, output_index: this.#output.length };
+  }
+
+  #begin(part: IrStreamPart, out: SseEvent[]): void {
+    this.#close(out);
     if (part.type === "text" || part.type === "refusal") {
-      const itemId = context.newId("msg_");
-      open = { part, outputIndex, itemId, text: "" };
-      emit(out, "response.output_item.added", {
-        output_index: outputIndex,
-        item: { ...messageItem(itemId, []), status: "in_progress" },
-      });
-      emit(out, "response.content_part.added", {
-        item_id: itemId,
-        output_index: outputIndex,
-        content_index: 0,
+      if (!this.#message) {
+        const itemId = this.#context.newId("msg_");
+        this.#message = { itemId, content: [] };
+        const item = messageItem(itemId, [], "in_progress");
+        this.#emit(out, "response.output_item.added", { output_index: this.#output.length, item });
+      }
+      const contentIndex = this.#message.content.length;
+      this.#open = { kind: part.type, contentIndex, text: "" };
+      this.#emit(out, "response.content_part.added", {
+        ...this.#at(this.#message.itemId),
+        content_index: contentIndex,
         part: contentPart(part.type, ""),
       });
-    } else if (part.type === "reasoning") {
-      const itemId = part.itemId ?? context.newId("rs_");
-      open = { part, outputIndex, itemId, text: "" };
-      emit(out, "response.output_item.added", {
-        output_index: outputIndex,
-        item: { id: itemId, type: "reasoning", summary: [] },
-      });
-    } else {
-      const call = { type: "tool_call" as const, id: part.id, name: part.name, arguments: "" };
-      const item = callItem(call, custom, context);
-      open = { part, outputIndex, itemId: String(item.id), text: "" };
-      emit(out, "response.output_item.added", {
-        output_index: outputIndex,
-        item: { ...item, status: "in_progress" },
-      });
+      return;
     }
-  };
-
-  const where = (o: Open) => ({ item_id: o.itemId, output_index: o.outputIndex });
-
-  const close = (out: SseEvent[]) => {
-    const o = open;
-    if (!o) return;
-    open = undefined;
+    this.#closeMessage(out);
     let item: Item;
-    if (o.part.type === "text" || o.part.type === "refusal") {
-      const part = contentPart(o.part.type, o.text);
-      const doneEvent = o.part.type === "text"
-        ? "response.output_text.done"
-        : "response.refusal.done";
-      const body = o.part.type === "text" ? { text: o.text, logprobs: [] } : { refusal: o.text };
-      emit(out, doneEvent, { ...where(o), content_index: 0, ...body });
-      emit(out, "response.content_part.done", { ...where(o), content_index: 0, part });
-      item = messageItem(o.itemId, [part]);
-    } else if (o.part.type === "reasoning") {
-      const reasoning = {
-        type: "reasoning" as const,
-        text: o.text,
-        itemId: o.itemId,
-        opaque: o.opaque,
-      };
-      if (o.text) {
-        const summary = { ...where(o), summary_index: 0 };
-        emit(out, "response.reasoning_summary_text.done", { ...summary, text: o.text });
-        emit(out, "response.reasoning_summary_part.done", {
-          ...summary,
-          part: { type: "summary_text", text: o.text },
+    if (part.type === "reasoning") {
+      const itemId = itemIdOf(part, "rs_", this.#context);
+      this.#open = { kind: "reasoning", itemId, text: "" };
+      item = { id: itemId, type: "reasoning", summary: [] };
+    } else {
+      const custom = this.#custom.has(part.name);
+      const itemId = itemIdOf(part, custom ? "ctc_" : "fc_", this.#context);
+      this.#open = { kind: "tool_call", itemId, id: part.id, name: part.name, custom, text: "" };
+      const call = { type: "tool_call" as const, id: part.id, name: part.name, arguments: "" };
+      item = callItem(call, custom, itemId, "in_progress");
+    }
+    this.#emit(out, "response.output_item.added", { output_index: this.#output.length, item });
+  }
+
+  #delta(event: IrEvent, out: SseEvent[]): void {
+    const open = this.#open;
+    if (!open) return;
+    if (event.type === "text_delta" || event.type === "refusal_delta") {
+      if (open.kind !== "text" && open.kind !== "refusal" || !event.text || !this.#message) return;
+      open.text += event.text;
+      const fields = { ...this.#at(this.#message.itemId), content_index: open.contentIndex };
+      if (open.kind === "text") {
+        this.#emit(out, "response.output_text.delta", {
+          ...fields,
+          delta: event.text,
+          logprobs: [],
+        });
+      } else this.#emit(out, "response.refusal.delta", { ...fields, delta: event.text });
+    } else if (event.type === "reasoning_delta" && open.kind === "reasoning" && event.text) {
+      const fields = { ...this.#at(open.itemId), summary_index: 0 };
+      if (!open.text) {
+        const part = { type: "summary_text", text: "" };
+        this.#emit(out, "response.reasoning_summary_part.added", { ...fields, part });
+      }
+      open.text += event.text;
+      this.#emit(out, "response.reasoning_summary_text.delta", { ...fields, delta: event.text });
+    } else if (event.type === "reasoning_opaque" && open.kind === "reasoning") {
+      open.opaque = event.opaque;
+    } else if (event.type === "arguments_delta" && open.kind === "tool_call" && event.json) {
+      open.text += event.json;
+      if (!open.custom) {
+        this.#emit(out, "response.function_call_arguments.delta", {
+          ...this.#at(open.itemId),
+          delta: event.json,
         });
       }
-      item = reasoningItem(reasoning, context);
+    }
+  }
+
+  /** Ends the open part: its `.done` events, and the item's unless it is message text. */
+  #close(out: SseEvent[]): void {
+    const open = this.#open;
+    if (!open) return;
+    this.#open = undefined;
+    if (open.kind === "text" || open.kind === "refusal") {
+      const message = this.#message!;
+      const fields = { ...this.#at(message.itemId), content_index: open.contentIndex };
+      if (open.kind === "text") {
+        this.#emit(out, "response.output_text.done", { ...fields, text: open.text, logprobs: [] });
+      } else this.#emit(out, "response.refusal.done", { ...fields, refusal: open.text });
+      const part = contentPart(open.kind, open.text);
+      this.#emit(out, "response.content_part.done", { ...fields, part });
+      message.content.push(part);
+      return;
+    }
+    const at = this.#at(open.itemId);
+    let item: Item;
+    if (open.kind === "reasoning") {
+      if (open.text) {
+        const fields = { ...at, summary_index: 0 };
+        this.#emit(out, "response.reasoning_summary_text.done", { ...fields, text: open.text });
+        const part = { type: "summary_text", text: open.text };
+        this.#emit(out, "response.reasoning_summary_part.done", { ...fields, part });
+      }
+      const reasoning = { type: "reasoning" as const, text: open.text, opaque: open.opaque };
+      item = reasoningItem(reasoning, open.itemId);
     } else {
       const call = {
         type: "tool_call" as const,
-        id: o.part.id,
-        name: o.part.name,
-        arguments: o.text,
+        id: open.id,
+        name: open.name,
+        arguments: open.text,
       };
-      item = { ...callItem(call, custom, context), id: o.itemId };
-      if (item.type === "custom_tool_call") {
-        const input = customInput(o.text);
+      item = callItem(call, open.custom, open.itemId, "completed");
+      if (open.custom) {
+        const input = customInput(open.text);
         if (input) {
-          emit(out, "response.custom_tool_call_input.delta", { ...where(o), delta: input });
+          this.#emit(out, "response.custom_tool_call_input.delta", { ...at, delta: input });
         }
-        emit(out, "response.custom_tool_call_input.done", { ...where(o), input });
+        this.#emit(out, "response.custom_tool_call_input.done", { ...at, input });
       } else {
-        emit(out, "response.function_call_arguments.done", {
-          ...where(o),
-          name: o.part.name,
-          arguments: o.text,
-        });
+        this.#emit(out, "response.function_call_arguments.done", { ...at, arguments: open.text });
       }
     }
-    emit(out, "response.output_item.done", { output_index: o.outputIndex, item });
-    done.push(item);
-  };
+    this.#finishItem(out, item);
+  }
 
-  const delta = (ir: IrEvent, out: SseEvent[]) => {
-    const o = open;
-    if (!o) return;
-    if ((ir.type === "text_delta" || ir.type === "refusal_delta") && ir.text) {
-      o.text += ir.text;
-      const type = o.part.type === "refusal"
-        ? "response.refusal.delta"
-        : "response.output_text.delta";
-      emit(out, type, { ...where(o), content_index: 0, delta: ir.text, logprobs: [] });
-    } else if (ir.type === "reasoning_delta" && ir.text && o.part.type === "reasoning") {
-      if (!o.text) {
-        emit(out, "response.reasoning_summary_part.added", {
-          ...where(o),
-          summary_index: 0,
-          part: { type: "summary_text", text: "" },
-        });
-      }
-      o.text += ir.text;
-      emit(out, "response.reasoning_summary_text.delta", {
-        ...where(o),
-        summary_index: 0,
-        delta: ir.text,
-      });
-    } else if (ir.type === "reasoning_opaque") o.opaque = ir.opaque;
-    else if (ir.type === "arguments_delta" && ir.json && o.part.type === "tool_call") {
-      o.text += ir.json;
-      if (!custom.has(o.part.name)) {
-        emit(out, "response.function_call_arguments.delta", { ...where(o), delta: ir.json });
-      }
-    }
-  };
+  #closeMessage(out: SseEvent[]): void {
+    const message = this.#message;
+    if (!message) return;
+    this.#message = undefined;
+    this.#finishItem(out, messageItem(message.itemId, message.content));
+  }
 
-  return {
-    encode(ir: IrEvent): SseEvent[] {
-      if (ended) return [];
-      const out: SseEvent[] = [];
-      if (ir.type === "start") {
-        if (ir.usage) usage = ir.usage;
-        start(out, ir.created);
-      } else if (ir.type === "usage") usage = ir.usage;
-      else if (ir.type === "finish") finish = ir.reason;
-      else if (ir.type !== "error") {
-        start(out);
-        if (ir.type === "part_start") begin(ir.part, out);
-        else if (ir.type === "part_end") close(out);
-        else delta(ir, out);
-      }
-      return out;
-    },
-    end(): SseEvent[] {
-      if (ended) return [];
-      ended = true;
-      const out: SseEvent[] = [];
-      start(out);
-      close(out);
-      const response = responseObject(context, id, created, done, finish ?? "stop", usage);
-      const type = response.status === "incomplete" ? "response.incomplete" : "response.completed";
-      emit(out, type, { response });
-      return out;
-    },
-    error(error: GatewayError): SseEvent[] {
-      if (ended) return [];
-      ended = true;
-      return protocolOf("responses").streamErrorEvents(error, context.requestId);
-    },
-  };
+  #finishItem(out: SseEvent[], item: Item): void {
+    this.#emit(out, "response.output_item.done", { output_index: this.#output.length, item });
+    this.#output.push(item);
+  }
 }
