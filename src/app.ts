@@ -20,6 +20,8 @@ import { createObserver, type Observer } from "./observability/observer.ts";
 import { healthz, readyz } from "./routes/health.ts";
 import { metricsRoute } from "./routes/metrics.ts";
 import { createSender } from "./upstream/send.ts";
+import type { Limiter } from "./limits/limiter.ts";
+import { createMemoryLimiter } from "./limits/memory_limiter.ts";
 import type { MiddlewareHandler } from "hono";
 
 /** Everything the app is built from; tests pass their own. */
@@ -37,6 +39,8 @@ export interface AppDeps {
   router?: Router;
   /** Where finished requests are reported (request log, metrics). */
   observer?: Observer;
+  /** Rate, token and concurrency limits; counted in this process's memory when absent. */
+  limiter?: Limiter;
   /** Whether the database answers, for `/readyz`. */
   databaseReady?: () => Promise<boolean>;
 }
@@ -75,6 +79,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const relayDeps = {
     router,
     accounting: deps.accounting,
+    limiter: deps.limiter ?? createMemoryLimiter({ now }),
     sender: createSender(deps.fetch ?? fetch, now),
     log: deps.log,
     now,

@@ -14,6 +14,8 @@ export interface AppVariables {
   principal: Principal;
   /** What this request did, for the request log and the metrics. */
   record: RequestRecord;
+  /** The `x-ratelimit-*` headers of an admitted request of a limited key, for every answer. */
+  limitHeaders?: Readonly<Record<string, string>>;
 }
 
 /** What the server passes with each request. */

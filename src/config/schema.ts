@@ -48,6 +48,10 @@ export const ModelSchema = z.strictObject({
    */
   reasoning: z.boolean().optional(),
   max_output_tokens: positiveInt.optional(),
+  /** Requests per minute to this model, across all keys. */
+  rpm: positiveInt.optional(),
+  /** Tokens (input plus output) per minute of this model, across all keys. */
+  tpm: positiveInt.optional(),
   input_price: price.optional(),
   output_price: price.optional(),
   cached_input_price: price.optional(),
@@ -61,9 +65,14 @@ export type ModelConfig = z.infer<typeof ModelSchema>;
 export const GroupSchema = z.strictObject({
   models: z.array(z.string()).default(["*"]),
   price_multiplier: price.default(1),
+  /** Per key: requests per minute, tokens (input plus output) per minute, requests at once. */
   rpm: positiveInt.optional(),
   tpm: positiveInt.optional(),
   concurrency: positiveInt.optional(),
+  /** Per account, across its keys: the same three limits. */
+  account_rpm: positiveInt.optional(),
+  account_tpm: positiveInt.optional(),
+  account_concurrency: positiveInt.optional(),
 });
 /** A group: which models its keys may use, at what price and rate. */
 export type GroupConfig = z.infer<typeof GroupSchema>;

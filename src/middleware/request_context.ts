@@ -21,7 +21,8 @@ export function requestIdFrom(incoming: string | undefined): string {
 }
 
 /**
- * Sets the per-request context, stamps `x-request-id` on every response, and reports
+ * Sets the per-request context, stamps `x-request-id` (and an admitted request's
+ * `x-ratelimit-*`) on every response, and reports
  * the request when it is over (a stream reports itself when it ends).
  */
 export function requestContext(options: {
@@ -43,15 +44,27 @@ export function requestContext(options: {
     c.set("snapshot", snapshot);
     c.set("record", record);
     await next();
+    // Rate-limit headers go on every answer after admission, errors included.
+    const limitHeaders = c.get("limitHeaders");
     try {
-      c.res.headers.set("x-request-id", requestId);
+      stamp(c.res.headers, requestId, limitHeaders);
     } catch {
       // Immutable headers (a response built elsewhere): rebuild it around the same body.
       c.res = new Response(c.res.body, c.res);
-      c.res.headers.set("x-request-id", requestId);
+      stamp(c.res.headers, requestId, limitHeaders);
     }
     record.status = c.res.status;
     if (record.outcome === undefined && c.res.status >= 400) record.outcome = "refused";
     if (!record.streaming) options.observer.finished(record, snapshot.config.server);
   };
+}
+
+function stamp(
+  headers: Headers,
+  requestId: string,
+  limitHeaders: Readonly<Record<string, string>> | undefined,
+): void {
+  headers.set("x-request-id", requestId);
+  if (!limitHeaders) return;
+  for (const name in limitHeaders) headers.set(name, limitHeaders[name]!);
 }

@@ -1,0 +1,64 @@
+/**
+ * The context-window check of design.md: input plus requested output over the model's
+ * `context_window` is the client's 400, found before any hold or upstream call (the
+ * upstream would refuse it anyway, after the gateway had paid for the round trip).
+ */
+import { estimateUsage } from "../billing/estimate.ts";
+import type { EntryProtocol, ModelConfig } from "../config/schema.ts";
+import { GatewayError } from "../errors.ts";
+import type { EntryRequest } from "../protocols/types.ts";
+
+/** What the check reads of a request. */
+export interface ContextCheck {
+  request: EntryRequest;
+  /** The model's config entry, if the config has one. */
+  model: ModelConfig | undefined;
+  /** The size of the client's body in bytes. */
+  bodyBytes: number;
+}
+
+/** How each protocol names its cap on output tokens, for the message. */
+const OUTPUT_FIELD: Record<EntryProtocol, string> = {
+  chat: "max_completion_tokens",
+  responses: "max_output_tokens",
+  messages: "max_tokens",
+};
+
+/** How each protocol names its input, as OpenAI's `param` of this error does. */
+const INPUT_FIELD: Record<EntryProtocol, string> = {
+  chat: "messages",
+  responses: "input",
+  messages: "messages",
+};
+
+/**
+ * Throws 400 `context_length_exceeded` when the request cannot fit the model's context
+ * window. Returns the input tokens when it had to count them (a better estimate than
+ * the body size, for later steps), undefined when the model has no window or the body
+ * is too small to matter.
+ */
+export function checkContextWindow(check: ContextCheck): number | undefined {
+  const { request, model } = check;
+  const window = model?.context_window;
+  if (window === undefined) return undefined;
+  // A request without a cap may produce the model's whole max output: that must fit too.
+  const output = request.maxOutputTokens ?? model?.max_output_tokens ?? 0;
+  // A token is at least one byte of the text, and the text is part of the body: a body
+  // this small fits whatever it says, with no tokenizer run.
+  if (check.bodyBytes + output <= window) return undefined;
+  const input = estimateUsage(request.protocol, request.body, "").input_tokens;
+  if (input + output <= window) return input;
+  const asked = request.maxOutputTokens === undefined
+    ? `the model's max_output_tokens of ${output} (the request sets no ${
+      OUTPUT_FIELD[request.protocol]
+    })`
+    : `${output} requested output tokens`;
+  throw new GatewayError(
+    400,
+    "context_length_exceeded",
+    `Request too long for model "${request.model}": about ${input} input tokens plus ${asked} ` +
+      `is ${input + output} tokens, over its context window of ${window}. Shorten the input ` +
+      `or lower ${OUTPUT_FIELD[request.protocol]}.`,
+    { param: INPUT_FIELD[request.protocol] },
+  );
+}
