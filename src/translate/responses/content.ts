@@ -89,13 +89,22 @@ export function encodeInputPart(
   const named = filename ? { filename } : {};
   if (source.kind === "url") return { type: "input_file", file_url: source.url, ...named };
   if (source.kind === "file") return { type: "input_file", file_id: source.fileId, ...named };
-  // Inline data needs a file name beside it (the API reference's file-input example).
+  // Inline data needs a file name with its extension (the API reference's file inputs).
+  const extension = EXTENSIONS[source.mediaType] ?? "pdf";
+  const name = filename ?? "document";
   return {
     type: "input_file",
-    filename: filename ?? `document.${source.mediaType === "application/pdf" ? "pdf" : "txt"}`,
+    filename: name.includes(".") ? name : `${name}.${extension}`,
     file_data: dataUrl(source.mediaType, source.data),
   };
 }
+
+const EXTENSIONS: Record<string, string> = {
+  "application/pdf": "pdf",
+  "text/plain": "txt",
+  "text/markdown": "md",
+  "text/csv": "csv",
+};
 
 /** How an error names a part: its type, or that it has none. */
 export function describe(part: Record<string, unknown>): string {

@@ -19,10 +19,11 @@ export function encodeResponsesResponse(
   response: IrResponse,
   context: ResponseEncodeContext,
 ): Record<string, unknown> {
+  const id = context.newId("resp_");
   const created = response.created ?? Math.floor(context.now() / 1000);
   const output = outputItems(response.parts, context);
   return responseObject(context, {
-    id: context.newId("resp_"),
+    id,
     created,
     output,
     finish: response.finish,
