@@ -274,3 +274,20 @@ Deno.test("limits: a prompt over the context window is 400 with both numbers, be
     await ok(await gateway.post(CHAT, secret, chatBody("m", "a short question")));
     assert.equal(upstreamPosts(fake), 1);
   }));
+
+Deno.test("limits: a request refused after admission (no balance for its hold) gives its slot back", () =>
+  withScope(async (s) => {
+    const { fake, gateway } = await limitedGateway(
+      s,
+      "concurrency = 1\nrpm = 10",
+      `[models."m"]\ninput_price = 1\noutput_price = 1\n`,
+    );
+    const { secret } = await gateway.createKey({ balanceUsd: "0" });
+    for (let i = 0; i < 3; i++) {
+      const refused = await gateway.post(CHAT, secret, chatBody("m"));
+      // Admitted, so it carries the headers of the limits it counted toward.
+      assert.equal(requestHeaders(refused).remaining, String(9 - i));
+      await assertOpenAiError(refused, 403, "insufficient_user_quota");
+    }
+    assert.equal(upstreamPosts(fake), 0);
+  }));
