@@ -7,7 +7,6 @@ import type { EntryProtocol } from "../config/schema.ts";
 import type { GatewayError } from "../errors.ts";
 import { protocolOf } from "../protocols/index.ts";
 import { asRecord } from "../protocols/json_read.ts";
-import type { SseEvent } from "../protocols/sse.ts";
 import { outputTextCollector } from "../protocols/text.ts";
 import { upstreamStreamError } from "./errors.ts";
 import type { StreamConverter, Translation, TranslatorOptions } from "./translation.ts";
