@@ -58,10 +58,8 @@ function documentOf(part: Record<string, unknown>, path: string): IrDocument {
   throw convertError(path, "the file has no `file_data`, `file_url` or `file_id`");
 }
 
-/**
- * The input content part of an IR part (`detail` written: the API requires it), or
- * undefined for an image given as text, which no API has.
- */
+// `detail` is always written: `ResponseInputImage` requires it.
+/** The input content part of an IR part; undefined for an image given as text. */
 export function encodeInputPart(
   part: InputPart,
   drop: Drop,

@@ -19,16 +19,15 @@ export function finishOfResponse(
   return calledTools ? "tool_calls" : "stop";
 }
 
-/** A response's status and `incomplete_details` for an IR finish (undefined: still running). */
+/** A response's `status` and `incomplete_details`. */
 export interface Outcome {
   status: "in_progress" | "completed" | "incomplete";
   incomplete_details: { reason: "max_output_tokens" | "content_filter" } | null;
 }
 
-/**
- * The status of an IR finish. `tool_calls`, `stop` and messages' `pause_turn` complete
- * the response (a responses client tells calls by the items themselves).
- */
+// `tool_calls`, `stop` and messages' `pause_turn` complete the response: a responses
+// client tells calls by the items themselves.
+/** The status and `incomplete_details` of an IR finish (undefined: still running). */
 export function outcomeOf(finish: IrFinish | undefined): Outcome {
   if (finish === undefined) return { status: "in_progress", incomplete_details: null };
   if (finish === "length") {

@@ -41,11 +41,9 @@ const HOSTED_ITEMS = new Set([
   "program_output",
 ]);
 
-/**
- * The turns of `input`; leading system text goes to `system` (after `instructions`),
- * dropped items' names to `dropped`. Throws `convert_request_failed` for an item or part
- * the IR cannot carry.
- */
+// Leading system text goes to `system` (after `instructions`), dropped items' names to
+// `dropped`; an item or part the IR cannot carry is a `convert_request_failed`.
+/** The turns of a responses `input`. */
 export function decodeInput(input: unknown, system: IrText[], dropped: string[]): IrTurn[] {
   if (typeof input === "string") return [{ role: "user", parts: [{ type: "text", text: input }] }];
   const turns: IrTurn[] = [];

@@ -13,10 +13,9 @@ import { unwrapOpaque, wrapOpaque } from "../opaque.ts";
 
 type Item = Record<string, unknown>;
 
-/**
- * A reasoning item: its summary parts (or, from servers that send raw reasoning such as
- * gpt-oss ones, its `reasoning_text` content) joined by blank lines, and its state.
- */
+// The text is the summary parts, or from servers that send raw reasoning (gpt-oss ones)
+// the `reasoning_text` content, joined by blank lines.
+/** A reasoning item as IR reasoning: its text and its state. */
 export function reasoningOfItem(item: Item): IrReasoning {
   const summary = listOf(item.summary).map((part) => stringOr(fields(part).text));
   const content = listOf(item.content).map((part) => stringOr(fields(part).text));
@@ -70,10 +69,8 @@ export function reasoningItem(part: IrReasoning, id: string): Item {
   return item;
 }
 
-/**
- * A call item: `custom_tool_call` with the raw input for a tool the client declared
- * `custom` (`ResponseCustomToolCall`), else `function_call` (`ResponseFunctionToolCall`).
- */
+// `ResponseCustomToolCall` carries the raw input; `ResponseFunctionToolCall` the JSON text.
+/** A call item: `custom_tool_call` for a tool the client declared custom, else `function_call`. */
 export function callItem(call: IrToolCall, custom: boolean, id: string, status: string): Item {
   return custom
     ? {

@@ -66,11 +66,9 @@ export interface ResponseState {
   usage: Usage | undefined;
 }
 
-/**
- * The `response` object: the state, and the request parameters the API echoes (the
- * client's own values, else the API's defaults). Nothing is stored upstream or here, so
- * `store` is false and there is no previous response to name.
- */
+// The echoed parameters are the client's own values, else the API's defaults. Nothing is
+// stored upstream or here, so `store` is false and there is no previous response to name.
+/** The `response` object of a state, with the request parameters the API echoes. */
 export function responseObject(context: ResponseEncodeContext, state: ResponseState): Item {
   const body = context.body;
   const { status, incomplete_details } = outcomeOf(state.finish);
