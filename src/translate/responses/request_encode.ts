@@ -87,8 +87,12 @@ export function encodeResponsesRequest(
   if (reasoning) {
     const effort = reasoning.effort ??
       (reasoning.budgetTokens !== undefined ? effortOfBudget(reasoning.budgetTokens) : undefined);
-    // Without an effort the model's own default applies; summaries make reasoning visible.
-    body.reasoning = { ...(effort ? { effort } : {}), summary: reasoning.summary ?? "auto" };
+    // Without an effort the model's own default applies. A summary is asked for only when
+    // the client asked: OpenAI answers 400 to organizations not verified for summaries.
+    body.reasoning = {
+      ...(effort ? { effort } : {}),
+      ...(reasoning.summary ? { summary: reasoning.summary } : {}),
+    };
   } else if (request.reasoning) {
     drop("reasoning (disabled)", "models before gpt-5.1 reject effort `none`: the default applies");
   }

@@ -87,7 +87,8 @@ Deno.test("responses request encode: reasoning from a thinking budget, sampling 
     temperature: 0.5,
     topP: 0.9,
   });
-  assert.deepEqual(body.reasoning, { effort: "medium", summary: "auto" });
+  // No summary unless asked: unverified organizations get a 400 for one.
+  assert.deepEqual(body.reasoning, { effort: "medium" });
   assert.deepEqual(body.include, ["reasoning.encrypted_content"]);
   assert.equal(body.temperature, undefined);
   assert.equal(body.top_p, undefined);
@@ -96,7 +97,9 @@ Deno.test("responses request encode: reasoning from a thinking budget, sampling 
 
 Deno.test("responses request encode: reasoning without effort or budget leaves the model's default", () => {
   const { body } = encode({ reasoning: { enabled: true } });
-  assert.deepEqual(body.reasoning, { summary: "auto" });
+  assert.deepEqual(body.reasoning, {});
+  const summarized = encode({ reasoning: { enabled: true, summary: "detailed" } }).body;
+  assert.deepEqual(summarized.reasoning, { summary: "detailed" });
 });
 
 Deno.test("responses request encode: reasoning turned off is not sent", () => {
