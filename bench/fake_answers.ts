@@ -13,6 +13,11 @@ export interface FakeAnswers {
   whole: string;
   /** The stream's events, one write each. */
   events: Uint8Array[];
+  /**
+   * Chat only: the stream's events for a request without `stream_options.include_usage`
+   * (no `usage` field and no usage chunk); `events` are those of a request with it.
+   */
+  withoutUsage?: Uint8Array[];
 }
 
 const CREATED = 1_700_000_000;
@@ -27,25 +32,36 @@ const dataEvent = (data: unknown) => encoder.encode(`data: ${JSON.stringify(data
 const namedEvent = (type: string, data: Record<string, unknown>) =>
   encoder.encode(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
 
-/** Chat completions: N chunks (the last with `finish_reason`), a usage chunk and `[DONE]`. */
+/**
+ * Chat completions: N chunks (the last with `finish_reason`), a usage chunk and `[DONE]`.
+ * As the API does once the request asks for `stream_options.include_usage` (tollgate
+ * always does), every chunk but the usage one carries `"usage":null`; without it
+ * (`withoutUsage`), no chunk has a `usage` field and there is no usage chunk.
+ */
 export function chatAnswers(chunks: number): FakeAnswers {
   const id = "chatcmpl-bench";
-  const chunk = (choices: unknown[], usage?: unknown) =>
+  const chunk = (choices: unknown[], usage: unknown) =>
     dataEvent({
       id,
       object: "chat.completion.chunk",
       created: CREATED,
       model: "bench",
       choices,
-      ...(usage ? { usage } : {}),
+      ...(usage === undefined ? {} : { usage }),
     });
-  const events: Uint8Array[] = [];
-  for (let i = 0; i < chunks; i++) {
-    const delta = i === 0 ? { role: "assistant", content: token(i) } : { content: token(i) };
-    events.push(chunk([{ index: 0, delta, finish_reason: i === chunks - 1 ? "stop" : null }]));
-  }
-  events.push(chunk([], chatUsage(chunks)));
-  events.push(encoder.encode("data: [DONE]\n\n"));
+  const stream = (includeUsage: boolean) => {
+    const events: Uint8Array[] = [];
+    for (let i = 0; i < chunks; i++) {
+      const delta = i === 0 ? { role: "assistant", content: token(i) } : { content: token(i) };
+      const finish = i === chunks - 1 ? "stop" : null;
+      events.push(
+        chunk([{ index: 0, delta, finish_reason: finish }], includeUsage ? null : undefined),
+      );
+    }
+    if (includeUsage) events.push(chunk([], chatUsage(chunks)));
+    events.push(encoder.encode("data: [DONE]\n\n"));
+    return events;
+  };
   const whole = JSON.stringify({
     id,
     object: "chat.completion",
@@ -58,7 +74,7 @@ export function chatAnswers(chunks: number): FakeAnswers {
     }],
     usage: chatUsage(WHOLE_TOKENS),
   });
-  return { whole, events };
+  return { whole, events: stream(true), withoutUsage: stream(false) };
 }
 
 function chatUsage(output: number) {

@@ -29,13 +29,15 @@ export async function startChild(
     stderr: "inherit",
     env: { NO_COLOR: "1" },
   }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  // Raw bytes: only the ready line is decoded, the rest (tollgate's request log) is not.
+  const reader = child.stdout.getReader();
+  const decoder = new TextDecoder();
   let buffered = "";
   const firstLine = (async () => {
     while (!buffered.includes("\n")) {
-      const { done, value } = await lines.read();
+      const { done, value } = await reader.read();
       if (done) throw new Error(`The ${name} process exited before it was ready.`);
-      buffered += value;
+      buffered += decoder.decode(value, { stream: true });
     }
     return buffered.slice(0, buffered.indexOf("\n"));
   })();
@@ -60,7 +62,7 @@ export async function startChild(
   }
   // Keep draining stdout so a chatty child never blocks on a full pipe.
   (async () => {
-    while (!(await lines.read()).done) { /* discard */ }
+    while (!(await reader.read()).done) { /* discard */ }
   })().catch(() => {});
   return {
     name,
@@ -115,4 +117,26 @@ export async function machine(): Promise<{ cpu: string; cores: number; os: strin
     cpu = /model name\s*:\s*(.+)/.exec(info)?.[1]?.trim() ?? cpu;
   } catch { /* not Linux */ }
   return { cpu, cores: navigator.hardwareConcurrency, os: `${Deno.build.os} ${Deno.build.arch}` };
+}
+
+/** Resident memory of a process (`VmRSS`), in KiB; undefined without /proc or once it exited. */
+export async function rssKib(pid: number): Promise<number | undefined> {
+  try {
+    const status = await Deno.readTextFile(`/proc/${pid}/status`);
+    const kib = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+    return kib === undefined ? undefined : Number(kib);
+  } catch {
+    return undefined;
+  }
+}
+
+/** This process's soft limit of open files (children inherit it); undefined without /proc. */
+export async function openFileLimit(): Promise<number | undefined> {
+  try {
+    const limits = await Deno.readTextFile("/proc/self/limits");
+    const soft = /Max open files\s+(\S+)/.exec(limits)?.[1];
+    return soft === undefined || soft === "unlimited" ? undefined : Number(soft);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,11 @@
 /** The bench's arithmetic and its printed tables: derived figures, target ratios, layout. */
+import { type CostResult, type CostRun, costTables } from "./costs.ts";
 import { directionName, type DirectionResult } from "./directions.ts";
+import { type IdleResult, idleTable } from "./idle_streams.ts";
 import type { LoadResult } from "./load.ts";
+import { type MemoryResult, memoryTable } from "./memory.ts";
+import type { Settings } from "./settings.ts";
+import { errors, ms, opt, table } from "./table.ts";
 
 /** The phases every target runs; `cN` is the loaded concurrency of the settings. */
 export type PhaseKey = "chat_c1" | "chat_cN" | "stream_c1" | "stream_cN";
@@ -34,18 +39,20 @@ export interface Report {
   date: string;
   machine: { cpu: string; cores: number; os: string };
   deno: string;
-  settings: {
-    duration: number;
-    warmup: number;
-    concurrency: number;
-    streamConcurrency: number;
-    chunks: number;
-    phases: string[];
-  };
+  settings: Omit<Settings, "json">;
   /** The four targets' phases (empty when `--phases` left them out). */
   results: TargetResults[];
   /** tollgate's streams by direction (empty when `--phases` left them out). */
   directions: DirectionResult[];
+  /** The observability and limits phases: interleaved throughput per target (or empty). */
+  costRuns: CostRun[];
+  costs: CostResult[];
+  /** Concurrent slow streams with memory (empty when left out). */
+  memory: MemoryResult[];
+  /** Idle streams held open (absent when left out). */
+  idle?: IdleResult;
+  /** `[server] keepalive_ms` of the idle phase's tollgate. */
+  idleKeepaliveMs: number;
   ratios: Ratio[];
 }
 
@@ -131,20 +138,6 @@ export function cpuMicrosPer(result: PhaseResult, chunks = 1): number | undefine
   return (result.cpuMs * 1000) / (result.requests * chunks);
 }
 
-const ms = (value: number) => value.toFixed(2);
-const opt = (value: number | undefined, digits = 0) =>
-  value === undefined ? "n/a" : value.toFixed(digits);
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) =>
-    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
-      .join("  ");
-  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
-}
-
-const errors = (r: PhaseResult) => (r.errors > 0 ? ` (${r.errors} errors)` : "");
-
 /** Prints the report as readable tables on stdout. */
 export function printReport(report: Report): void {
   const { settings } = report;
@@ -157,11 +150,16 @@ export function printReport(report: Report): void {
   ];
   if (report.results.length > 0) out.push(...targetTables(report));
   if (report.directions.length > 0) out.push(...directionTable(report));
-  out.push("Targets");
-  out.push(table(
-    ["figure", "value", "target", "status"],
-    report.ratios.map((r) => [r.name, r.value.toFixed(2), r.target, r.met ? "met" : "MISSED"]),
-  ));
+  out.push(...costTables(report.costRuns, report.costs, settings.chunks));
+  out.push(...memoryTable(report.memory, settings));
+  out.push(...idleTable(report.idle, report.idleKeepaliveMs));
+  if (report.ratios.length > 0) {
+    out.push("Targets");
+    out.push(table(
+      ["figure", "value", "target", "status"],
+      report.ratios.map((r) => [r.name, r.value.toFixed(2), r.target, r.met ? "met" : "MISSED"]),
+    ));
+  }
   console.log(out.join("\n"));
 }
 

@@ -1,259 +1,211 @@
 /**
  * tollgate's load and latency bench (`deno task bench`, see bench/README.md).
  *
- * Starts a fast fake upstream, a bare Hono + fetch pass-through proxy and tollgate, each
- * in its own process, then drives the same load at each target from this process:
- * non-stream chat at concurrency 1 and C, and N-chunk streams at concurrency 1 and S.
- * Then streams at concurrency S through tollgate in each direction (client protocol ->
- * channel protocol). Prints tables and the ratios the performance targets are stated in
- * (`--json`: JSON).
+ * Starts a fake upstream, a bare Hono + fetch pass-through proxy and tollgate, each in
+ * its own process, then drives load at them from this process, part by part (`--phases`):
+ * the four targets (non-stream chat at concurrency 1 and C, N-chunk streams at 1 and S);
+ * streams through tollgate in each direction (client protocol -> channel protocol); what
+ * the request log and metrics, and never-refusing group limits, cost in throughput;
+ * concurrent slow streams with RSS against fresh proxies; and idle streams held open
+ * through a fresh tollgate. Prints tables and the ratios the performance targets are
+ * stated in (`--json`: JSON).
  */
-import { parseArgs } from "node:util";
+import { COST_TARGETS, costRatios, costResults, type CostRun, runCosts } from "./costs.ts";
 import { type DirectionResult, runDirections } from "./directions.ts";
-import { runLoad } from "./load.ts";
-import { checkAnswers, measure } from "./measure.ts";
+import { IDLE_KEEPALIVE_MS, type IdleResult, runIdleStreams } from "./idle_streams.ts";
+import { memoryRatios, type MemoryResult, runMemory } from "./memory.ts";
 import { type ChildServer, machine, startChild } from "./processes.ts";
-import { clientRequest } from "./protocols.ts";
-import {
-  directionRatios,
-  type PhaseResult,
-  printReport,
-  type Ratio,
-  ratios,
-  type TargetResults,
-} from "./report.ts";
+import { directionRatios, printReport, type Ratio, ratios, type TargetResults } from "./report.ts";
+import { type PhaseGroup, type Settings, settingsFrom } from "./settings.ts";
+import { requestOf, runTargets, type Target } from "./targets.ts";
 
-/** The bench's two parts: the four targets' phases and tollgate's streams by direction. */
-const PHASE_GROUPS = ["targets", "directions"] as const;
-type PhaseGroup = typeof PHASE_GROUPS[number];
+/** tollgate's flags, as `deno task start` runs it. */
+const TOLLGATE_FLAGS = ["--unstable-no-legacy-abort"];
 
-/** The bench's settings, from flags or `BENCH_*` environment variables. */
-export interface Settings {
-  /** Seconds each phase runs per target. */
-  duration: number;
-  /** Seconds of warm-up load per target before any measurement. */
-  warmup: number;
-  concurrency: number;
-  streamConcurrency: number;
-  chunks: number;
-  /** Which parts run. */
-  phases: PhaseGroup[];
-  json: boolean;
-}
+type Progress = (line: string) => void;
 
-const USAGE = `Usage: deno task bench [--duration S] [--warmup S] [--concurrency N]
-                        [--stream-concurrency N] [--chunks N]
-                        [--phases targets,directions] [--json]
-  --duration S            seconds per phase and target (BENCH_DURATION, default 5)
-  --warmup S              seconds of warm-up per target (BENCH_WARMUP, default 2)
-  --concurrency N         non-stream concurrency of the loaded phase (BENCH_CONCURRENCY, 32)
-  --stream-concurrency N  stream concurrency of the loaded phase (BENCH_STREAM_CONCURRENCY, 8)
-  --chunks N              content chunks per stream (BENCH_CHUNKS, default 64)
-  --phases LIST           parts to run, comma-separated: targets (direct, bare proxy,
-                          tollgate; chat), directions (tollgate streams per protocol
-                          pair) (BENCH_PHASES, default both)
-  --json                  print one JSON object instead of the table`;
-
-function settingsFrom(args: string[]): Settings {
-  const { values } = parseArgs({
-    args,
-    options: {
-      duration: { type: "string" },
-      warmup: { type: "string" },
-      concurrency: { type: "string" },
-      "stream-concurrency": { type: "string" },
-      chunks: { type: "string" },
-      phases: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-    },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    Deno.exit(0);
-  }
-  const number = (flag: string | undefined, env: string, fallback: number, integer = false) => {
-    const text = flag ?? Deno.env.get(env);
-    const value = text === undefined ? fallback : Number(text);
-    if (!(value > 0) || (integer && !Number.isInteger(value))) {
-      const kind = integer ? "a positive integer" : "a positive number";
-      throw new Error(`Invalid ${env} (or its flag): "${text}" is not ${kind}.`);
-    }
-    return value;
-  };
-  return {
-    duration: number(values.duration, "BENCH_DURATION", 5),
-    warmup: number(values.warmup, "BENCH_WARMUP", 2),
-    concurrency: number(values.concurrency, "BENCH_CONCURRENCY", 32, true),
-    streamConcurrency: number(values["stream-concurrency"], "BENCH_STREAM_CONCURRENCY", 8, true),
-    chunks: number(values.chunks, "BENCH_CHUNKS", 64, true),
-    phases: phaseGroups(values.phases ?? Deno.env.get("BENCH_PHASES")),
-    json: values.json || Deno.env.get("BENCH_JSON") === "1",
-  };
-}
-
-function phaseGroups(text: string | undefined): PhaseGroup[] {
-  if (text === undefined) return [...PHASE_GROUPS];
-  const names = text.split(",").map((name) => name.trim()).filter(Boolean);
-  const unknown = names.find((name) => !(PHASE_GROUPS as readonly string[]).includes(name));
-  if (unknown !== undefined || names.length === 0) {
-    throw new Error(
-      `Invalid BENCH_PHASES (or --phases): "${text}" is not a list of ${PHASE_GROUPS.join(", ")}.`,
-    );
-  }
-  return PHASE_GROUPS.filter((group) => names.includes(group));
-}
-
-/** One thing under load: where to send, with which key and model, and whose CPU to read. */
-interface Target {
-  name: string;
-  url: string;
-  key?: string;
-  model: string;
-  /** The process serving it: the fake for direct, else the proxy. */
-  server: ChildServer;
-}
-
-function requestOf(target: Target, stream: boolean) {
-  return clientRequest(
-    "chat",
-    { baseUrl: target.url, key: target.key, model: target.model },
-    stream,
-  );
-}
-
-/** Runs one phase against one target, with the serving process's CPU time around it. */
-function measureTarget(
-  target: Target,
-  stream: boolean,
-  concurrency: number,
-  seconds: number,
-): Promise<PhaseResult> {
-  return measure(target.server.pid, {
-    ...requestOf(target, stream),
-    stream,
-    concurrency,
-    durationMs: seconds * 1000,
-  });
-}
-
-/**
- * The four targets' phases: each target checked and warmed up, then phase by phase, all
- * targets in turn, so slow drift of the machine hits all alike.
- */
-async function runTargets(
-  targets: Target[],
-  settings: Settings,
-  progress: (line: string) => void,
-): Promise<TargetResults[]> {
-  for (const target of targets) {
-    await checkAnswers(target.name, "chat", (stream) => requestOf(target, stream), settings.chunks);
-    progress(`warming up ${target.name}`);
-    const half = (settings.warmup * 1000) / 2;
-    await runLoad({
-      ...requestOf(target, false),
-      stream: false,
-      concurrency: settings.concurrency,
-      durationMs: half,
-    });
-    await runLoad({
-      ...requestOf(target, true),
-      stream: true,
-      concurrency: settings.streamConcurrency,
-      durationMs: half,
-    });
-  }
-
-  const phases = [
-    { key: "chat_c1", stream: false, concurrency: 1 },
-    { key: "chat_cN", stream: false, concurrency: settings.concurrency },
-    { key: "stream_c1", stream: true, concurrency: 1 },
-    { key: "stream_cN", stream: true, concurrency: settings.streamConcurrency },
-  ] as const;
-  const results: TargetResults[] = targets.map((target) => ({ target: target.name, phases: {} }));
-  for (const phase of phases) {
-    for (const [index, target] of targets.entries()) {
-      progress(`${phase.key} ${target.name}`);
-      const result = await measureTarget(
-        target,
-        phase.stream,
-        phase.concurrency,
-        settings.duration,
-      );
-      if (result.errors > 0) {
-        progress(`${target.name}: ${result.errors} errors, first: ${result.firstError}`);
-      }
-      results[index]!.phases[phase.key] = result;
-    }
-  }
-  return results;
-}
-
-async function main(): Promise<void> {
-  const settings = settingsFrom(Deno.args);
-  const progress = (line: string) => console.error(`bench: ${line}`);
-  const withTargets = settings.phases.includes("targets");
-  const children: ChildServer[] = [];
+/** Starts the children `start` returns, runs `body`, and stops them even if it throws. */
+async function withChildren<T>(
+  start: () => Promise<ChildServer>[],
+  body: (children: ChildServer[]) => Promise<T>,
+): Promise<T> {
+  const starting = start();
+  const settled = await Promise.allSettled(starting);
+  const children = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
   try {
-    progress(`starting the fake upstream, ${withTargets ? "the bare proxy " : ""}and tollgate`);
-    const fake = await startChild("fake upstream", "fake_upstream.ts", [String(settings.chunks)]);
-    children.push(fake);
-    const [tollgate, proxy] = await Promise.all([
-      startChild("tollgate", "tollgate_server.ts", [fake.ready.url], [
-        "--unstable-no-legacy-abort",
-      ]),
-      withTargets ? startChild("bare proxy", "bare_proxy.ts", [fake.ready.url]) : undefined,
-    ]);
-    children.push(tollgate, ...(proxy ? [proxy] : []));
-    const unpricedKey = String(tollgate.ready.unpricedKey);
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) throw failed.reason;
+    return await body(children);
+  } finally {
+    await Promise.all(children.map((child) => child.stop()));
+  }
+}
 
+/** The parts on the long-lived tollgate: targets, directions, observability and limits. */
+async function runMainParts(fake: ChildServer, settings: Settings, progress: Progress) {
+  const wants = (group: PhaseGroup) => settings.phases.includes(group);
+  const empty = { results: [] as TargetResults[], directions: [] as DirectionResult[] };
+  if (!["targets", "directions", "observability", "limits"].some((g) => wants(g as PhaseGroup))) {
+    return { ...empty, costRuns: [] as CostRun[] };
+  }
+  progress("starting tollgate" + (wants("targets") ? " and the bare proxy" : ""));
+  const upstream = fake.ready.url;
+  return await withChildren(() => [
+    startChild("tollgate", "tollgate_server.ts", [upstream], TOLLGATE_FLAGS),
+    ...(wants("targets") ? [startChild("bare proxy", "bare_proxy.ts", [upstream])] : []),
+    ...(wants("observability")
+      ? [startChild("quiet tollgate", "tollgate_server.ts", [upstream, "--no-observability"], [
+        ...TOLLGATE_FLAGS,
+      ])]
+      : []),
+  ], async (children) => {
+    const [tollgate, ...others] = children as [ChildServer, ...ChildServer[]];
+    const proxy = others.find((child) => child.name === "bare proxy");
+    const quiet = others.find((child) => child.name === "quiet tollgate");
+    const key = (name: string) => String(tollgate.ready[name]);
+    const priced: Target = {
+      name: COST_TARGETS.priced,
+      url: tollgate.ready.url,
+      key: key("pricedKey"),
+      model: "bench-priced",
+      server: tollgate,
+    };
     let results: TargetResults[] = [];
     if (proxy) {
       results = await runTargets(
         [
-          { name: "direct", url: fake.ready.url, model: "bench", server: fake },
+          { name: "direct", url: upstream, model: "bench", server: fake },
           { name: "bare proxy", url: proxy.ready.url, model: "bench", server: proxy },
           {
             name: "tollgate unpriced",
             url: tollgate.ready.url,
-            key: unpricedKey,
+            key: key("unpricedKey"),
             model: "bench-unpriced",
             server: tollgate,
           },
-          {
-            name: "tollgate priced",
-            url: tollgate.ready.url,
-            key: String(tollgate.ready.pricedKey),
-            model: "bench-priced",
-            server: tollgate,
-          },
+          priced,
         ],
         settings,
         progress,
       );
     }
-    const directions: DirectionResult[] = settings.phases.includes("directions")
-      ? await runDirections(tollgate, unpricedKey, settings, progress)
+    const directions = wants("directions")
+      ? await runDirections(tollgate, key("unpricedKey"), settings, progress)
       : [];
+    const costTargets: Target[] = [
+      priced,
+      ...(quiet
+        ? [{
+          ...priced,
+          name: COST_TARGETS.quiet,
+          url: quiet.ready.url,
+          key: String(quiet.ready.pricedKey),
+          server: quiet,
+        }]
+        : []),
+      ...(wants("limits")
+        ? [{ ...priced, name: COST_TARGETS.limited, key: key("limitedKey") }]
+        : []),
+    ];
+    const costRuns = costTargets.length > 1 ? await runCosts(costTargets, settings, progress) : [];
+    return { results, directions, costRuns };
+  });
+}
 
+/** Concurrent slow streams against a fresh bare proxy and a fresh tollgate priced. */
+function runMemoryPart(fake: ChildServer, settings: Settings, progress: Progress) {
+  progress("starting a fresh bare proxy and tollgate for the slow streams");
+  const slow = `${fake.ready.url}/slow`;
+  return withChildren(() => [
+    startChild("slow bare proxy", "bare_proxy.ts", [slow]),
+    startChild("slow tollgate", "tollgate_server.ts", [fake.ready.url], TOLLGATE_FLAGS),
+  ], ([proxy, tollgate]) =>
+    runMemory(
+      [
+        { name: "bare proxy", url: proxy!.ready.url, model: "bench", server: proxy! },
+        {
+          name: COST_TARGETS.priced,
+          url: tollgate!.ready.url,
+          key: String(tollgate!.ready.pricedKey),
+          model: "bench-slow",
+          server: tollgate!,
+        },
+      ],
+      settings,
+      progress,
+    ));
+}
+
+/** Idle streams through a fresh tollgate priced with a short keep-alive. */
+function runIdlePart(fake: ChildServer, settings: Settings, progress: Progress) {
+  progress("starting a fresh tollgate for the idle streams");
+  return withChildren(() => [
+    startChild("idle tollgate", "tollgate_server.ts", [
+      fake.ready.url,
+      "--keepalive-ms",
+      String(IDLE_KEEPALIVE_MS),
+    ], TOLLGATE_FLAGS),
+  ], ([tollgate]) => {
+    const target: Target = {
+      name: "idle tollgate",
+      url: tollgate!.ready.url,
+      key: String(tollgate!.ready.pricedKey),
+      model: "bench-idle",
+      server: tollgate!,
+    };
+    return runIdleStreams(
+      tollgate!.pid,
+      (stream) => requestOf(target, stream),
+      settings,
+      progress,
+    );
+  });
+}
+
+async function main(): Promise<void> {
+  const settings = settingsFrom(Deno.args);
+  const progress: Progress = (line) => console.error(`bench: ${line}`);
+  const wants = (group: PhaseGroup) => settings.phases.includes(group);
+  progress("starting the fake upstream");
+  const { json: _, ...recorded } = settings;
+  const report = await withChildren(() => [
+    startChild("fake upstream", "fake_upstream.ts", [
+      String(settings.chunks),
+      String(settings.slowChunks),
+      String(settings.slowDelayMs),
+    ]),
+  ], async ([fake]) => {
+    const { results, directions, costRuns } = await runMainParts(fake!, settings, progress);
+    const memory: MemoryResult[] = wants("memory")
+      ? await runMemoryPart(fake!, settings, progress)
+      : [];
+    const idle: IdleResult | undefined = wants("idle")
+      ? await runIdlePart(fake!, settings, progress)
+      : undefined;
+    const costs = costResults(costRuns);
     const summary: Ratio[] = [
       ...(results.length > 0 ? ratios(results) : []),
       ...directionRatios(directions, settings.chunks),
+      ...costRatios(costs),
+      ...memoryRatios(memory, "bare proxy", COST_TARGETS.priced),
     ];
-    const report = {
+    return {
       date: new Date().toISOString(),
       machine: await machine(),
       deno: Deno.version.deno,
-      settings,
+      settings: recorded,
       results,
       directions,
+      costRuns,
+      costs,
+      memory,
+      idle,
+      idleKeepaliveMs: IDLE_KEEPALIVE_MS,
       ratios: summary,
     };
-    if (settings.json) console.log(JSON.stringify(report, null, 2));
-    else printReport(report);
-  } finally {
-    await Promise.all(children.map((child) => child.stop()));
-  }
+  });
+  if (settings.json) console.log(JSON.stringify(report, null, 2));
+  else printReport(report);
 }
 
 if (import.meta.main) {

@@ -1,54 +1,159 @@
 /**
- * tollgate as the bench runs it: `startServer` (through the test harness) on a temp
- * dir config and SQLite file, with a chat channel to the fake upstream serving a model
- * without a price and a priced one, one channel of each protocol to the fake serving
- * `bench-<protocol>` (unpriced; the direction phase's models), and two keys in group
- * `default`: one of an unlimited account (for the unpriced models) and one of an account
- * with a large balance (for the priced model, so every request takes and settles a real
- * hold).
+ * tollgate as the bench runs it: `startServer` on a temp-dir config and SQLite file, with
+ * the request log on stdout as in production (bench/processes.ts drains the pipe) and a
+ * silent logger. The config has:
+ *
+ * - a chat channel to the fake upstream serving `bench-unpriced` (no price) and
+ *   `bench-priced` (priced like a small hosted model);
+ * - one channel of each protocol serving `bench-<protocol>` (unpriced; the direction
+ *   phase's models);
+ * - chat channels to the fake's slow and idle streams serving `bench-slow` and
+ *   `bench-idle`, priced as `bench-priced`;
+ * - group `default`, without limits, and group `limited`, with `rpm`, `tpm` and
+ *   `concurrency` too high ever to refuse (what the limiter costs when it lets all pass).
+ *
+ * Keys: one of an unlimited account (for the unpriced models), and two of an account
+ * with a large balance (priced models: every request takes and settles a real hold), in
+ * `default` and in `limited`.
  *
  * Run as a child of bench/run.ts: `deno run -A --unstable-no-legacy-abort
- * bench/tollgate_server.ts UPSTREAM_URL`; prints `{"url","unpricedKey","pricedKey"}`.
+ * bench/tollgate_server.ts UPSTREAM_URL [--no-observability] [--keepalive-ms N]`; prints
+ * `{"url","unpricedKey","pricedKey","limitedKey"}`. `--no-observability` sets
+ * `[server] metrics = false` and `request_log = false`.
  */
-import { channel, configWith, startGateway } from "../tests/harness.ts";
+import { parseArgs } from "node:util";
+import { issueKey } from "../src/auth/issue_key.ts";
+import { usdToMicros } from "../src/billing/money.ts";
+import { createAccount } from "../src/db/accounts.ts";
+import { openDatabase } from "../src/db/database.ts";
+import { silentLogger } from "../src/log.ts";
+import { startServer } from "../src/server.ts";
 import { announce, stdinClosed } from "./child.ts";
 import { protocolModel, PROTOCOLS } from "./protocols.ts";
 
-const LIMITS = "context_window = 128000\nmax_output_tokens = 4096";
+/** Options of one bench tollgate. */
+export interface BenchConfigOptions {
+  dbPath: string;
+  /** The fake upstream's root URL. */
+  upstream: string;
+  /** `[server] metrics` and `request_log` (both on by default, as in production). */
+  observability: boolean;
+  /** `[server] keepalive_ms`; the default (15 s) unless given. */
+  keepaliveMs?: number;
+}
 
-/** The models the bench config defines; the priced one costs like a small hosted model. */
-export const BENCH_MODELS = [
-  `[models."bench-unpriced"]\n${LIMITS}`,
-  `[models."bench-priced"]\n${LIMITS}\ninput_price = 0.15\noutput_price = 0.60`,
-  ...PROTOCOLS.map((protocol) => `[models."${protocolModel(protocol)}"]\n${LIMITS}`),
-].join("\n\n") + "\n";
+const LIMITS = "context_window = 128000\nmax_output_tokens = 4096";
+const PRICES = "input_price = 0.15\noutput_price = 0.60";
+/** Limits of group `limited`: set, but far above anything the bench sends. */
+export const NEVER_REFUSING_LIMITS = {
+  rpm: 100_000_000,
+  tpm: 10_000_000_000,
+  concurrency: 100_000,
+};
+
+function channelSection(name: string, protocol: string, baseUrl: string, models: string[]) {
+  return `[[channels]]
+name = "${name}"
+protocol = "${protocol}"
+base_url = "${baseUrl}"
+models = ${JSON.stringify(models)}
+keys = ["sk-bench-upstream"]
+groups = ["default", "limited"]
+`;
+}
+
+/** The config file of a bench tollgate. */
+export function benchConfig(options: BenchConfigOptions): string {
+  const { upstream } = options;
+  const server = [
+    ...(options.keepaliveMs === undefined ? [] : [`keepalive_ms = ${options.keepaliveMs}`]),
+    ...(options.observability ? [] : ["metrics = false", "request_log = false"]),
+  ];
+  const limits = NEVER_REFUSING_LIMITS;
+  return [
+    `[server]\n${server.join("\n")}\n`,
+    `[database]\nurl = "file:${options.dbPath}"\n`,
+    `[groups.default]\nmodels = ["*"]\n`,
+    `[groups.limited]\nmodels = ["*"]\nrpm = ${limits.rpm}\ntpm = ${limits.tpm}\n` +
+    `concurrency = ${limits.concurrency}\n`,
+    `[models."bench-unpriced"]\n${LIMITS}\n`,
+    ...["bench-priced", "bench-slow", "bench-idle"].map((model) =>
+      `[models."${model}"]\n${LIMITS}\n${PRICES}\n`
+    ),
+    ...PROTOCOLS.map((protocol) => `[models."${protocolModel(protocol)}"]\n${LIMITS}\n`),
+    channelSection("bench-upstream", "chat", `${upstream}/v1`, ["bench-unpriced", "bench-priced"]),
+    ...PROTOCOLS.map((protocol) =>
+      channelSection(`bench-${protocol}-upstream`, protocol, `${upstream}/v1`, [
+        protocolModel(protocol),
+      ])
+    ),
+    channelSection("bench-slow-upstream", "chat", `${upstream}/slow/v1`, ["bench-slow"]),
+    channelSection("bench-idle-upstream", "chat", `${upstream}/idle/v1`, ["bench-idle"]),
+  ].join("\n");
+}
+
+/** Creates the bench's accounts and returns the secrets of its keys. */
+async function createKeys(dbPath: string) {
+  const db = await openDatabase(`file:${dbPath}`);
+  try {
+    const createdAt = Date.now();
+    const unlimited = await createAccount(db.kysely, {
+      name: "bench-unlimited",
+      balanceMicros: 0,
+      unlimited: true,
+      createdAt,
+    });
+    const funded = await createAccount(db.kysely, {
+      name: "bench-funded",
+      balanceMicros: usdToMicros("1000000"),
+      unlimited: false,
+      createdAt,
+    });
+    const key = async (accountId: number, group: string) =>
+      (await issueKey(db.kysely, { accountId, group, createdAt })).secret;
+    return {
+      unpricedKey: await key(unlimited!.id, "default"),
+      pricedKey: await key(funded!.id, "default"),
+      limitedKey: await key(funded!.id, "limited"),
+    };
+  } finally {
+    await db.close();
+  }
+}
 
 if (import.meta.main) {
-  const upstream = Deno.args[0];
-  if (!upstream) throw new Error("Usage: tollgate_server.ts UPSTREAM_URL");
-  const channels = [
-    channel({
-      name: "bench-upstream",
-      protocol: "chat",
-      baseUrl: `${upstream}/v1`,
-      models: ["bench-unpriced", "bench-priced"],
-      keys: ["sk-bench-upstream"],
+  const { values, positionals } = parseArgs({
+    args: Deno.args,
+    allowPositionals: true,
+    options: {
+      "no-observability": { type: "boolean", default: false },
+      "keepalive-ms": { type: "string" },
+    },
+  });
+  const upstream = positionals[0];
+  if (!upstream) {
+    throw new Error(
+      "Usage: tollgate_server.ts UPSTREAM_URL [--no-observability] [--keepalive-ms N]",
+    );
+  }
+  const keepalive = values["keepalive-ms"];
+  const dir = await Deno.makeTempDir({ prefix: "tollgate_bench_" });
+  const configPath = `${dir}/config.toml`;
+  const dbPath = `${dir}/tollgate.db`;
+  await Deno.writeTextFile(
+    configPath,
+    benchConfig({
+      dbPath,
+      upstream,
+      observability: !values["no-observability"],
+      keepaliveMs: keepalive === undefined ? undefined : Number(keepalive),
     }),
-    ...PROTOCOLS.map((protocol) =>
-      channel({
-        name: `bench-${protocol}-upstream`,
-        protocol,
-        baseUrl: `${upstream}/v1`,
-        models: [protocolModel(protocol)],
-        keys: ["sk-bench-upstream"],
-      })
-    ),
-  ];
-  const gateway = await startGateway(configWith(channels.join("\n"), BENCH_MODELS));
-  const unpriced = await gateway.createKey({ account: "bench-unlimited", unlimited: true });
-  const priced = await gateway.createKey({ account: "bench-funded", balanceUsd: "1000000" });
-  announce({ url: gateway.url, unpricedKey: unpriced.secret, pricedKey: priced.secret });
+  );
+  // No `requestLog` option: the request log goes to stdout, as `tollgate serve` writes it.
+  const server = await startServer({ configPath, log: silentLogger, port: 0 });
+  announce({ url: server.url, ...await createKeys(dbPath) });
   await stdinClosed();
-  await gateway.close();
+  await server.shutdown();
+  await Deno.remove(dir, { recursive: true });
   Deno.exit(0);
 }

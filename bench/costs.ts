@@ -1,0 +1,193 @@
+/**
+ * The cost phases: what a feature costs tollgate, as 1 - throughput with it / without it,
+ * on non-stream chat at concurrency C and on streams at concurrency S. The targets that
+ * differ in one feature (the request log and metrics, never-refusing group limits) are
+ * measured in interleaved slices (A B C, then C B A), so drift of a shared machine
+ * during the phase falls on all of them alike.
+ */
+import { measureTarget, type Target, type TargetSettings, warmUp } from "./targets.ts";
+import type { Ratio } from "./report.ts";
+import { errors, opt, percent, table } from "./table.ts";
+
+/** The names of the cost targets: tollgate priced, and it with one thing changed. */
+export const COST_TARGETS = {
+  priced: "tollgate priced",
+  quiet: "tollgate priced, no log/metrics",
+  limited: "tollgate priced, limits",
+} as const;
+
+/** The stated targets: the most each feature may cost, as a fraction of throughput. */
+const COSTS = [
+  { name: "observability", with: COST_TARGETS.priced, without: COST_TARGETS.quiet, most: 0.03 },
+  { name: "limits", with: COST_TARGETS.limited, without: COST_TARGETS.priced, most: 0.05 },
+] as const;
+
+/** One target's slices of one kind of load, summed. */
+export interface CostSide {
+  target: string;
+  requests: number;
+  errors: number;
+  firstError?: string;
+  seconds: number;
+  requestsPerSecond: number;
+  /** Server CPU per request (per chunk for streams), µs; undefined without /proc. */
+  cpuMicros?: number;
+}
+
+/** One kind of load against every cost target. */
+export interface CostRun {
+  kind: "chat" | "streams";
+  concurrency: number;
+  sides: CostSide[];
+}
+
+/** A feature's cost on one kind of load. */
+export interface CostResult {
+  name: string;
+  kind: CostRun["kind"];
+  /** 1 - requests/s with the feature / without it: the figure of the target. */
+  throughputCost: number;
+  /** 1 - server CPU per request without / with: the same cost in CPU, steadier. */
+  cpuCost?: number;
+  most: number;
+}
+
+/** Slices per target and kind: passes alternate forward and backward. */
+const PASSES = 4;
+
+/**
+ * Warms up every target, then for chat and for streams runs `duration / 2` s slices
+ * against the targets forward and then backward, so each gets `duration` s in all.
+ */
+export async function runCosts(
+  targets: Target[],
+  settings: TargetSettings,
+  progress: (line: string) => void,
+): Promise<CostRun[]> {
+  for (const target of targets) await warmUp(target, settings, progress);
+  const kinds = [
+    { kind: "chat", stream: false, concurrency: settings.concurrency },
+    { kind: "streams", stream: true, concurrency: settings.streamConcurrency },
+  ] as const;
+  const runs: CostRun[] = [];
+  for (const { kind, stream, concurrency } of kinds) {
+    const sums = targets.map((target) => ({
+      target,
+      requests: 0,
+      errors: 0,
+      firstError: undefined as string | undefined,
+      seconds: 0,
+      cpuMs: 0 as number | undefined,
+    }));
+    for (let pass = 0; pass < PASSES; pass++) {
+      const order = pass % 2 === 0 ? sums : [...sums].reverse();
+      for (const sum of order) {
+        progress(`${kind} c${concurrency} ${sum.target.name} (${pass + 1}/${PASSES})`);
+        const result = await measureTarget(
+          sum.target,
+          stream,
+          concurrency,
+          settings.duration / PASSES,
+        );
+        sum.requests += result.requests;
+        sum.errors += result.errors;
+        sum.firstError ??= result.firstError;
+        sum.seconds += result.seconds;
+        sum.cpuMs = sum.cpuMs === undefined || result.cpuMs === undefined
+          ? undefined
+          : sum.cpuMs + result.cpuMs;
+      }
+    }
+    runs.push({
+      kind,
+      concurrency,
+      sides: sums.map((sum) => {
+        if (sum.errors > 0) {
+          progress(`${sum.target.name}: ${sum.errors} errors, first: ${sum.firstError}`);
+        }
+        const units = sum.requests * (stream ? settings.chunks : 1);
+        return {
+          target: sum.target.name,
+          requests: sum.requests,
+          errors: sum.errors,
+          firstError: sum.firstError,
+          seconds: sum.seconds,
+          requestsPerSecond: sum.requests / sum.seconds,
+          cpuMicros: sum.cpuMs === undefined || units === 0
+            ? undefined
+            : (sum.cpuMs * 1000) / units,
+        };
+      }),
+    });
+  }
+  return runs;
+}
+
+/** Each feature's cost on each kind of load, where both of its targets ran. */
+export function costResults(runs: CostRun[]): CostResult[] {
+  return runs.flatMap((run) =>
+    COSTS.flatMap((cost) => {
+      const on = run.sides.find((side) => side.target === cost.with);
+      const off = run.sides.find((side) => side.target === cost.without);
+      if (!on || !off) return [];
+      const cpuCost = on.cpuMicros && off.cpuMicros ? 1 - off.cpuMicros / on.cpuMicros : undefined;
+      return [{
+        name: cost.name,
+        kind: run.kind,
+        throughputCost: 1 - on.requestsPerSecond / off.requestsPerSecond,
+        cpuCost,
+        most: cost.most,
+      }];
+    })
+  );
+}
+
+/** The cost targets as ratios of the report. */
+export function costRatios(costs: CostResult[]): Ratio[] {
+  return costs.map((cost) => ({
+    name: `${cost.name} cost 1 - with / without (${cost.kind})`,
+    value: cost.throughputCost,
+    target: `< ${cost.most}`,
+    met: cost.throughputCost < cost.most,
+  }));
+}
+
+/** The cost phases' tables: each target's throughput and CPU, then each feature's cost. */
+export function costTables(runs: CostRun[], costs: CostResult[], chunks: number): string[] {
+  const [chat, streams] = [
+    runs.find((r) => r.kind === "chat"),
+    runs.find((r) => r.kind === "streams"),
+  ];
+  if (!chat || !streams) return [];
+  return [
+    `Costs: interleaved slices, chat at concurrency ${chat.concurrency}, ${chunks}-chunk streams ` +
+    `at concurrency ${streams.concurrency}`,
+    table(
+      ["target", "chat req/s", "server CPU µs/req", "streams/s", "server CPU µs/chunk"],
+      chat.sides.map((side, index) => {
+        const stream = streams.sides[index]!;
+        return [
+          side.target,
+          side.requestsPerSecond.toFixed(0) + errors(side),
+          opt(side.cpuMicros),
+          stream.requestsPerSecond.toFixed(0) + errors(stream),
+          opt(stream.cpuMicros, 1),
+        ];
+      }),
+    ),
+    "",
+    table(
+      ["cost", "load", "1 - req/s with / without", "1 - CPU without / with", "target"],
+      costs.map((cost) => [
+        cost.name,
+        cost.kind,
+        percent(cost.throughputCost),
+        cost.cpuCost === undefined ? "n/a" : percent(cost.cpuCost),
+        `< ${percent(cost.most)}`,
+      ]),
+    ),
+    "(observability: request log on stdout and metrics on vs both off; limits: rpm, tpm and " +
+    "concurrency set too high to refuse vs none)",
+    "",
+  ];
+}

@@ -1,0 +1,112 @@
+/**
+ * The targets phase: direct to the fake, the bare proxy and tollgate (unpriced and
+ * priced), each checked and warmed up, then measured phase by phase: non-stream chat at
+ * concurrency 1 and C, streams at concurrency 1 and S.
+ */
+import { runLoad } from "./load.ts";
+import { checkAnswers, measure } from "./measure.ts";
+import type { ChildServer } from "./processes.ts";
+import { type ClientRequest, clientRequest } from "./protocols.ts";
+import type { PhaseResult, TargetResults } from "./report.ts";
+
+/** One thing under load: where to send, with which key and model, and whose CPU to read. */
+export interface Target {
+  name: string;
+  url: string;
+  key?: string;
+  model: string;
+  /** The process serving it: the fake for direct, else the proxy. */
+  server: ChildServer;
+}
+
+/** What the targets' phases need from the bench's settings. */
+export interface TargetSettings {
+  duration: number;
+  warmup: number;
+  concurrency: number;
+  streamConcurrency: number;
+  chunks: number;
+}
+
+/** The chat request a client sends to `target`. */
+export function requestOf(target: Target, stream: boolean): ClientRequest {
+  return clientRequest(
+    "chat",
+    { baseUrl: target.url, key: target.key, model: target.model },
+    stream,
+  );
+}
+
+/** Checks `target`'s answers, then loads it for the warm-up time: half chat, half streams. */
+export async function warmUp(
+  target: Target,
+  settings: TargetSettings,
+  progress: (line: string) => void,
+): Promise<void> {
+  await checkAnswers(target.name, "chat", (stream) => requestOf(target, stream), settings.chunks);
+  progress(`warming up ${target.name}`);
+  const half = (settings.warmup * 1000) / 2;
+  await runLoad({
+    ...requestOf(target, false),
+    stream: false,
+    concurrency: settings.concurrency,
+    durationMs: half,
+  });
+  await runLoad({
+    ...requestOf(target, true),
+    stream: true,
+    concurrency: settings.streamConcurrency,
+    durationMs: half,
+  });
+}
+
+/** Runs one phase against one target, with the serving process's CPU time around it. */
+export function measureTarget(
+  target: Target,
+  stream: boolean,
+  concurrency: number,
+  seconds: number,
+): Promise<PhaseResult> {
+  return measure(target.server.pid, {
+    ...requestOf(target, stream),
+    stream,
+    concurrency,
+    durationMs: seconds * 1000,
+  });
+}
+
+/**
+ * The four targets' phases: each target checked and warmed up, then phase by phase, all
+ * targets in turn, so slow drift of the machine hits all alike.
+ */
+export async function runTargets(
+  targets: Target[],
+  settings: TargetSettings,
+  progress: (line: string) => void,
+): Promise<TargetResults[]> {
+  for (const target of targets) await warmUp(target, settings, progress);
+
+  const phases = [
+    { key: "chat_c1", stream: false, concurrency: 1 },
+    { key: "chat_cN", stream: false, concurrency: settings.concurrency },
+    { key: "stream_c1", stream: true, concurrency: 1 },
+    { key: "stream_cN", stream: true, concurrency: settings.streamConcurrency },
+  ] as const;
+  const results: TargetResults[] = targets.map((target) => ({ target: target.name, phases: {} }));
+  for (const phase of phases) {
+    for (const [index, target] of targets.entries()) {
+      progress(`${phase.key} ${target.name}`);
+      const result = await measureTarget(
+        target,
+        phase.stream,
+        phase.concurrency,
+        settings.duration,
+      );
+      if (result.errors > 0) {
+        progress(`${target.name}: ${result.errors} errors, first: ${result.firstError}`);
+      }
+      results[index]!.phases[phase.key] = result;
+    }
+  }
+  return results;
+}
