@@ -3,7 +3,7 @@ import type { EntryProtocol } from "../config/schema.ts";
 import type { SseEvent } from "./sse.ts";
 import { protocolOf } from "./index.ts";
 import type { Usage } from "./types.ts";
-import { encodeUsage as encodeChat } from "./chat/usage.ts";
+import { encodeUsage as encodeChat, reportsUsage } from "./chat/usage.ts";
 import { encodeUsage as encodeMessages } from "./messages/usage.ts";
 import { encodeUsage as encodeResponses } from "./responses/usage.ts";
 
@@ -261,4 +261,12 @@ Deno.test("encodeUsage round-trips through each protocol's reader", () => {
     assert.deepEqual(protocolOf(protocol).usageFromResponse(json), usage, protocol);
   }
   assert.equal(encodeMessages(usage).input_tokens, 300, "Anthropic counts cache tokens apart");
+});
+
+Deno.test("chat: only a chunk with a usage object reports usage", () => {
+  assert.equal(reportsUsage('{"choices":[],"usage":{"prompt_tokens":1}}'), true);
+  assert.equal(reportsUsage('{"choices":[], "usage" : { "prompt_tokens": 1 }}'), true);
+  assert.equal(reportsUsage('{"choices":[{"delta":{"content":"x"}}],"usage":null}'), false);
+  // Inside a string the quotes are escaped: not a usage field.
+  assert.equal(reportsUsage('{"choices":[{"delta":{"content":"\\"usage\\": {"}}]}'), false);
 });

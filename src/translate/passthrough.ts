@@ -7,6 +7,7 @@ import type { EntryProtocol } from "../config/schema.ts";
 import type { GatewayError } from "../errors.ts";
 import { protocolOf } from "../protocols/index.ts";
 import { asRecord } from "../protocols/json_read.ts";
+import { reportsUsage } from "../protocols/chat/usage.ts";
 import { outputTextCollector } from "../protocols/text.ts";
 import { upstreamStreamError } from "./errors.ts";
 import type { StreamConverter, Translation, TranslatorOptions } from "./translation.ts";
@@ -64,7 +65,7 @@ export function passthrough(options: TranslatorOptions): Translation {
 
 /** Whether a chat chunk carries only usage (`choices: []`), as `include_usage` adds at the end. */
 export function isChatUsageChunk(data: string): boolean {
-  if (!data.includes('"usage"')) return false;
+  if (!reportsUsage(data)) return false;
   try {
     const chunk = JSON.parse(data);
     return Array.isArray(chunk?.choices) && chunk.choices.length === 0 && chunk.usage != null;

@@ -20,13 +20,23 @@ export function usageFromResponse(json: unknown): Usage | undefined {
   return readOpenAiUsage(asRecord(json)?.usage, USAGE_FIELDS);
 }
 
+// `"usage": {`, outside any string (a quote inside a JSON string is escaped).
+const USAGE_OBJECT = /"usage"\s*:\s*\{/;
+
+/**
+ * Whether a chunk's JSON text holds a usage object. Once `include_usage` is set every
+ * chunk says `"usage":null`; only the last one counts, and only it is worth parsing.
+ */
+export function reportsUsage(data: string): boolean {
+  return data.includes('"usage"') && USAGE_OBJECT.test(data);
+}
+
 /** A tap reading the `usage` of stream chunks (the last chunk with `include_usage`). */
 export function createUsageTap(): UsageTap {
   let seen: Usage | undefined;
   return {
     observe(event: SseEvent) {
-      // Most chunks carry no usage; skip parsing them.
-      if (!event.data.includes('"usage"')) return;
+      if (!reportsUsage(event.data)) return;
       seen = readOpenAiUsage(parseEventData(event.data)?.usage, USAGE_FIELDS) ?? seen;
     },
     usage: () => seen,
