@@ -4,6 +4,7 @@
  */
 import init from "./001_init.sql" with { type: "text" };
 import interrupted from "./002_interrupted.sql" with { type: "text" };
+import leanHolds from "./003_lean_holds.sql" with { type: "text" };
 
 /** One numbered migration: its name and its SQL. */
 export interface Migration {
@@ -15,4 +16,5 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   { name: "001_init", sql: init },
   { name: "002_interrupted", sql: interrupted },
+  { name: "003_lean_holds", sql: leanHolds },
 ];
