@@ -10,7 +10,7 @@ import { GatewayError } from "../errors.ts";
 import { describeError, type Logger } from "../log.ts";
 import type { Accounting, Admission, Hold, Settlement, Settling } from "./accounting.ts";
 import { formatUsd } from "./money.ts";
-import { costMicros, priceOf } from "./pricing.ts";
+import { costMicros, createPriceBook } from "./pricing.ts";
 
 /** Output tokens assumed for a hold when neither the request nor the model caps them. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
@@ -26,6 +26,7 @@ export function createLedgerAccounting(options: {
 }): Accounting {
   const { write, instanceId, now, log } = options;
   const pending = new Set<Promise<void>>();
+  const priceOf = createPriceBook();
   return {
     async hold(admission: Admission): Promise<Hold> {
       const { config, principal } = admission;

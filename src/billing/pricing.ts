@@ -47,6 +47,25 @@ export function priceOf(model: ModelConfig | undefined, group: GroupConfig): Pri
 }
 
 /**
+ * `priceOf`, computed once per model and group of a config snapshot (prices are exact
+ * BigInt scalings of the config's decimals: not work for every request). Entries go with
+ * the snapshot they were computed from.
+ */
+export function createPriceBook(): (
+  model: ModelConfig | undefined,
+  group: GroupConfig,
+) => Price | undefined {
+  const byGroup = new WeakMap<GroupConfig, WeakMap<ModelConfig, Price | undefined>>();
+  return (model, group) => {
+    if (!model) return undefined;
+    let byModel = byGroup.get(group);
+    if (!byModel) byGroup.set(group, byModel = new WeakMap());
+    if (!byModel.has(model)) byModel.set(model, priceOf(model, group));
+    return byModel.get(model);
+  };
+}
+
+/**
  * Cost in micro-USD, rounded half up, per design.md:
  * ((input - cached - cache_write) x input + cached x cached_input + cache_write x
  * cache_write_price + output x output) x multiplier.

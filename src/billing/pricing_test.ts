@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { costMicros, priceOf, scaleDecimal } from "./pricing.ts";
+import { costMicros, createPriceBook, priceOf, scaleDecimal } from "./pricing.ts";
 
 const usage = (input: number, output: number, cached = 0, cacheWrite = 0) => ({
   input_tokens: input,
@@ -41,4 +41,15 @@ Deno.test("pricing: an unpriced model costs nothing; fractions round half up", (
   const price = priceOf({ input_price: 0.15, output_price: 0 }, group(1));
   assert.equal(costMicros(usage(3, 0), price), 0); // 0.45 rounds down
   assert.equal(costMicros(usage(4, 0), price), 1); // 0.6 rounds up
+});
+
+Deno.test("price book: one computation per model and group, the same answer as priceOf", () => {
+  const book = createPriceBook();
+  const model = { input_price: 0.15, output_price: 0.6 };
+  const group = { models: ["*"], price_multiplier: 1.5 };
+  const first = book(model, group);
+  assert.deepEqual(first, priceOf(model, group));
+  assert.equal(book(model, group), first, "cached, not recomputed");
+  assert.equal(book(undefined, group), undefined);
+  assert.equal(book({}, group), undefined);
 });

@@ -5,7 +5,7 @@
  * spend the same money.
  */
 import type { Client, InStatement } from "@libsql/client";
-import type { Write } from "./write_queue.ts";
+import type { ConditionalStatement, Write } from "./write_queue.ts";
 
 /** A hold to take: the worst-case cost and tokens of one request, and what its row needs. */
 export interface NewHold {
@@ -72,14 +72,7 @@ export async function takeHold(write: Write, hold: NewHold): Promise<HoldResult>
         hold.tokens,
       ],
     },
-    {
-      // Read in the same transaction: after a granted insert it includes this hold.
-      sql: `SELECT a.balance_micros - a.held_micros AS available_micros, a.unlimited,
-              k.quota_tokens IS NULL AS unlimited_tokens,
-              k.quota_tokens - k.used_tokens - k.held_tokens AS available_tokens
-            FROM accounts a, api_keys k WHERE a.id = ? AND k.id = ?`,
-      args: [hold.accountId, hold.keyId],
-    },
+    figuresOf(hold),
   ]);
   if (insert?.rowsAffected === 1) return { ok: true };
   const row = figures?.rows[0];
@@ -91,6 +84,18 @@ export async function takeHold(write: Write, hold: NewHold): Promise<HoldResult>
     ok: false,
     reason: "key_quota",
     availableTokens: Math.max(0, Number(row?.available_tokens ?? 0)),
+  };
+}
+
+/** The figures a refusal reports, read in the hold's transaction only if it was refused. */
+function figuresOf(hold: NewHold): ConditionalStatement {
+  return {
+    onlyIfPreviousChangedNothing: true,
+    sql: `SELECT a.balance_micros - a.held_micros AS available_micros, a.unlimited,
+            k.quota_tokens IS NULL AS unlimited_tokens,
+            k.quota_tokens - k.used_tokens - k.held_tokens AS available_tokens
+          FROM accounts a, api_keys k WHERE a.id = ? AND k.id = ?`,
+    args: [hold.accountId, hold.keyId],
   };
 }
 

@@ -5,8 +5,8 @@
  * more than running a prepared statement (see bench/README.md).
  */
 import Database from "libsql";
-import type { InStatement, InValue } from "@libsql/client";
-import type { RunTransaction } from "./write_queue.ts";
+import type { InValue } from "@libsql/client";
+import { isConditional, type RunTransaction, type WriteResult } from "./write_queue.ts";
 
 /** The part of the driver's statement this file uses. */
 interface Prepared {
@@ -46,17 +46,24 @@ export function openLocalTransactions(path: string): LocalTransactions {
   const run: RunTransaction = (batch) => {
     begin.run();
     try {
-      const results = batch.map((statement: InStatement) => {
+      const results: WriteResult[] = [];
+      for (const statement of batch) {
+        const previous = results[results.length - 1];
+        if (isConditional(statement) && previous && previous.rowsAffected > 0) {
+          results.push({ rowsAffected: 0, rows: [] });
+          continue;
+        }
         const { sql, args } = typeof statement === "string"
           ? { sql: statement, args: [] as InValue[] }
           : statement;
         const prepare = prepared(sql);
         const values = (Array.isArray(args) ? args : []) as unknown[];
-        if (prepare.reader) {
-          return { rowsAffected: 0, rows: prepare.all(...values) as Record<string, unknown>[] };
-        }
-        return { rowsAffected: prepare.run(...values).changes, rows: [] };
-      });
+        results.push(
+          prepare.reader
+            ? { rowsAffected: 0, rows: prepare.all(...values) as Record<string, unknown>[] }
+            : { rowsAffected: prepare.run(...values).changes, rows: [] },
+        );
+      }
       commit.run();
       return results;
     } catch (error) {

@@ -5,12 +5,29 @@
  * committed, so a request is never answered before its row is durable.
  */
 import { setImmediate } from "node:timers";
-import type { Client, InStatement } from "@libsql/client";
+import type { Client, InStatement, InValue } from "@libsql/client";
 
 /** What a write statement reports: rows changed, and rows for a SELECT. */
 export interface WriteResult {
   rowsAffected: number;
   rows: Record<string, unknown>[];
+}
+
+/**
+ * A statement needed only when the one before it changed no rows (a refusal's figures,
+ * read after a conditional insert that did not happen). Runners that can look at each
+ * result first (prepared statements on a file) skip it otherwise, and report it empty;
+ * the others run it anyway.
+ */
+export interface ConditionalStatement {
+  sql: string;
+  args: InValue[];
+  onlyIfPreviousChangedNothing: true;
+}
+
+/** Whether a statement is a `ConditionalStatement`. */
+export function isConditional(statement: InStatement): statement is ConditionalStatement {
+  return typeof statement === "object" && "onlyIfPreviousChangedNothing" in statement;
 }
 
 /** Runs a job's statements atomically (possibly with other jobs) and returns their results. */
