@@ -1,9 +1,14 @@
 /**
  * Lines written in batches: a line is queued at once and the queue goes out in one
- * asynchronous write per event-loop turn, so logging a request never blocks the loop
- * on a slow terminal or pipe.
+ * asynchronous write a few milliseconds later (or at once past a size), so logging a
+ * request never blocks the loop on a slow terminal or pipe, and a busy server makes one
+ * write for many requests instead of one per event-loop turn.
  */
-import { setImmediate } from "node:timers";
+
+/** How long a line may wait for others to share its write. */
+const BATCH_MS = 20;
+/** Queued text that goes out at once rather than waiting. */
+const BATCH_CHARS = 64 * 1024;
 
 /** Where batches of text go; resolves when written. */
 export type WriteText = (text: string) => Promise<void>;
@@ -18,23 +23,25 @@ export interface LineWriter {
 /** A line writer over `write` (stdout by default). */
 export function createLineWriter(write: WriteText = writeStdout): LineWriter {
   let queued: string[] = [];
+  let queuedChars = 0;
   let writing: Promise<void> = Promise.resolve();
-  let scheduled = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const drain = () => {
-    scheduled = false;
+    clearTimeout(timer);
+    timer = undefined;
     if (queued.length === 0) return;
     const text = queued.join("\n") + "\n";
     queued = [];
+    queuedChars = 0;
     // A failed write (closed stdout) loses log lines, never a request.
     writing = writing.then(() => write(text)).catch(() => {});
   };
   return {
     line(text) {
       queued.push(text);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(drain);
-      }
+      queuedChars += text.length;
+      if (queuedChars >= BATCH_CHARS) drain();
+      else timer ??= setTimeout(drain, BATCH_MS);
     },
     flush() {
       drain();

@@ -33,6 +33,19 @@ export interface Metrics {
   readonly contentType: string;
 }
 
+/** The metric children one finished request updates. */
+interface RequestMetrics {
+  requests: { inc(value?: number): void };
+  duration: { observe(value: number): void };
+  firstByte: { observe(value: number): void };
+  overhead: { observe(value: number): void };
+  input: { inc(value?: number): void };
+  output: { inc(value?: number): void };
+  cached: { inc(value?: number): void };
+  cacheWrite: { inc(value?: number): void };
+  cost: { inc(value?: number): void };
+}
+
 /** A registry with tollgate's metrics; `channels` is read at each scrape. */
 export function createMetrics(channels: () => ChannelState[] = () => []): Metrics {
   const registry = new Registry();
@@ -110,30 +123,47 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
     registers,
   });
 
+  // The metric children of each label set, bound once: prom-client hashes a label object
+  // on every update otherwise, and a request makes eight updates.
+  const bound = new Map<string, RequestMetrics>();
+  const metricsOf = (entry: string, model: string, channel: string, status: string) => {
+    const key = `${entry}\u0000${model}\u0000${channel}\u0000${status}`;
+    let found = bound.get(key);
+    if (!found) {
+      found = {
+        requests: requests.labels({ entry_point: entry, model, channel, status }),
+        duration: duration.labels({ entry_point: entry, model }),
+        firstByte: firstByte.labels({ entry_point: entry, model }),
+        overhead: overhead.labels({ entry_point: entry }),
+        input: tokens.labels({ model, kind: "input" }),
+        output: tokens.labels({ model, kind: "output" }),
+        cached: tokens.labels({ model, kind: "cached" }),
+        cacheWrite: tokens.labels({ model, kind: "cache_write" }),
+        cost: cost.labels({ model }),
+      };
+      bound.set(key, found);
+    }
+    return found;
+  };
+
   return {
     requestFinished(record, totalMs) {
       const entry = record.entry ?? "none";
       const model = record.model ?? "";
-      requests.inc({
-        entry_point: entry,
-        model,
-        channel: record.channel ?? "",
-        status: String(record.status),
-      });
+      const m = metricsOf(entry, model, record.channel ?? "", String(record.status));
+      m.requests.inc();
       if (!record.entry) return;
-      duration.observe({ entry_point: entry, model }, totalMs / 1000);
-      if (record.firstByteMs !== undefined) {
-        firstByte.observe({ entry_point: entry, model }, record.firstByteMs / 1000);
-      }
-      overhead.observe({ entry_point: entry }, Math.max(0, totalMs - record.upstreamMs) / 1000);
+      m.duration.observe(totalMs / 1000);
+      if (record.firstByteMs !== undefined) m.firstByte.observe(record.firstByteMs / 1000);
+      m.overhead.observe(Math.max(0, totalMs - record.upstreamMs) / 1000);
       const usage = record.usage;
       if (usage) {
-        tokens.inc({ model, kind: "input" }, usage.input_tokens);
-        tokens.inc({ model, kind: "output" }, usage.output_tokens);
-        tokens.inc({ model, kind: "cached" }, usage.cached_tokens);
-        tokens.inc({ model, kind: "cache_write" }, usage.cache_write_tokens);
+        m.input.inc(usage.input_tokens);
+        m.output.inc(usage.output_tokens);
+        m.cached.inc(usage.cached_tokens);
+        m.cacheWrite.inc(usage.cache_write_tokens);
       }
-      if (record.costMicros) cost.inc({ model }, microsToUsd(record.costMicros));
+      if (record.costMicros) m.cost.inc(microsToUsd(record.costMicros));
     },
     streamOpened: () => streams.inc(),
     streamClosed: () => streams.dec(),
