@@ -5,6 +5,7 @@
 import init from "./001_init.sql" with { type: "text" };
 import interrupted from "./002_interrupted.sql" with { type: "text" };
 import leanHolds from "./003_lean_holds.sql" with { type: "text" };
+import postgresInit from "./postgres/001_init.sql" with { type: "text" };
 
 /** One numbered migration: its name and its SQL. */
 export interface Migration {
@@ -12,9 +13,14 @@ export interface Migration {
   sql: string;
 }
 
-/** Every migration, in the order it is applied. */
+/** Every SQLite migration, in the order it is applied. */
 export const MIGRATIONS: readonly Migration[] = [
   { name: "001_init", sql: init },
   { name: "002_interrupted", sql: interrupted },
   { name: "003_lean_holds", sql: leanHolds },
+];
+
+/** Every PostgreSQL migration (migrations/postgres/), in the order it is applied. */
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  { name: "001_init", sql: postgresInit },
 ];

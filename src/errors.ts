@@ -103,3 +103,18 @@ export function asGatewayError(error: unknown): GatewayError {
     { cause: error },
   );
 }
+
+/**
+ * The 503 of a request that cannot be admitted because the database is unavailable: no
+ * key can be checked nor any hold taken, so nothing is relayed. Clients may retry.
+ */
+export function databaseUnavailable(cause: unknown): GatewayError {
+  return new GatewayError(
+    503,
+    "database_unavailable",
+    "tollgate cannot reach its database, so it cannot check keys or hold the cost of this " +
+      "request; nothing was sent upstream. Retry in a moment; if it persists, the operator " +
+      "should check that the database in [database] url is up.",
+    { cause, headers: { "retry-after": "1" } },
+  );
+}

@@ -12,9 +12,7 @@ import { databaseUrl, loadConfig } from "./config/load.ts";
 import { createConfigStore, watchConfigFile } from "./config/store.ts";
 import { createAccount, findAccountByName } from "./db/accounts.ts";
 import { type Db, openDatabase } from "./db/database.ts";
-import { removeInstances } from "./db/instances.ts";
 import { countKeys } from "./db/keys.ts";
-import { migrate } from "./db/migrate.ts";
 import { describeError, type Logger } from "./log.ts";
 import type { LineWriter } from "./observability/line_writer.ts";
 import { createMetrics } from "./observability/metrics.ts";
@@ -75,7 +73,7 @@ export async function startServer(options: {
   const { log } = options;
   const config = await loadConfig(options.configPath);
   const db = await openDatabase(databaseUrl(config));
-  const migration = await migrate(db.client);
+  const migration = await db.migrate();
   if (migration.error) {
     db.close();
     throw new Error(
@@ -118,7 +116,7 @@ export async function startServer(options: {
       });
     },
   });
-  const accounting = createLedgerAccounting({ write: db.write, instanceId: identity.id, now, log });
+  const accounting = createLedgerAccounting({ store: db.store, instanceId: identity.id, now, log });
   // Aborted once the shutdown grace period is over, ending the requests still running.
   const graceOver = new AbortController();
   const app = createApp({
@@ -130,7 +128,7 @@ export async function startServer(options: {
     shutdownSignal: graceOver.signal,
     router,
     observer,
-    databaseReady: async () => (await db.client.execute("SELECT 1")).rows.length === 1,
+    databaseReady: () => db.store.ping().then(() => true),
   });
 
   const listen = parseListen(config.server.listen);
@@ -161,7 +159,7 @@ export async function startServer(options: {
       // Answers went out before their ledger rows: write every one before closing.
       await accounting.drain();
       await observer.flush();
-      await removeInstances(db.client, [identity.id]).catch(() => {});
+      await db.store.removeInstances([identity.id]).catch(() => {});
       await db.close();
     })();
   return {

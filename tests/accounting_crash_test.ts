@@ -7,9 +7,8 @@ import assert from "node:assert/strict";
 import { issueKey } from "../src/auth/issue_key.ts";
 import { createAccount } from "../src/db/accounts.ts";
 import { openDatabase } from "../src/db/database.ts";
-import { migrate } from "../src/db/migrate.ts";
 import { readSse } from "../src/upstream/sse.ts";
-import { chatBody, PRICED_MODEL, waitUntil } from "./accounting_support.ts";
+import { chatBody, countHolds, PRICED_MODEL, waitUntil } from "./accounting_support.ts";
 import { startFakeUpstream } from "./fakes/upstream.ts";
 import { channel, configWith, databaseSection } from "./harness.ts";
 import { type ServerProcess, spawnServer } from "./process.ts";
@@ -30,7 +29,7 @@ Deno.test("invariant: a crash loses no settled row, leaves no hold behind, and i
   const streams: ReadableStream<Uint8Array>[] = [];
   let server: ServerProcess | undefined;
   try {
-    await migrate(db.client);
+    await db.migrate();
     const account = (await createAccount(db.kysely, {
       name: "crash",
       balanceMicros: 1_000_000,
@@ -68,16 +67,14 @@ Deno.test("invariant: a crash loses no settled row, leaves no hold behind, and i
       assert.equal((await events.next()).done, false);
       streams.push(response.body!);
     }
-    const holdsBefore = await db.client.execute("SELECT COUNT(*) AS n FROM holds");
-    assert.equal(Number(holdsBefore.rows[0]!.n), 3);
+    assert.equal(await countHolds(db), 3);
 
     server.child.kill("SIGKILL");
     await server.child.status;
     gate.resolve();
 
     server = await spawnServer(configPath);
-    const holds = await db.client.execute("SELECT COUNT(*) AS n FROM holds");
-    assert.equal(Number(holds.rows[0]!.n), 0);
+    assert.equal(await countHolds(db), 0);
     const rows = await db.kysely.selectFrom("ledger").selectAll().orderBy("id").execute();
     assert.deepEqual(rows.map((row) => row.status), [
       "ok",

@@ -1,4 +1,5 @@
 /** Shared set-up of the accounting tests: a priced model behind a fake chat upstream. */
+import type { Db } from "../src/db/database.ts";
 import { startFakeUpstream } from "./fakes/upstream.ts";
 import { channel, configWith, startGateway } from "./harness.ts";
 
@@ -10,13 +11,22 @@ input_price = 0
 output_price = 1
 `;
 
-/** A gateway with model "priced" on a chat channel to a fake upstream. */
-export async function startPricedGateway(protocol: "chat" | "messages" | "responses" = "chat") {
+/**
+ * A gateway with model "priced" on a chat channel to a fake upstream, on a SQLite file or
+ * on the database `databaseUrl` names.
+ */
+export async function startPricedGateway(
+  protocol: "chat" | "messages" | "responses" = "chat",
+  databaseUrl?: string,
+) {
   const fake = await startFakeUpstream({ name: "up" });
-  const gateway = await startGateway(configWith(
-    channel({ name: "up", protocol, baseUrl: fake.url, models: ["priced"], keys: ["k1"] }),
-    PRICED_MODEL,
-  ));
+  const gateway = await startGateway(
+    configWith(
+      channel({ name: "up", protocol, baseUrl: fake.url, models: ["priced"], keys: ["k1"] }),
+      PRICED_MODEL,
+    ),
+    { databaseUrl },
+  );
   return {
     fake,
     gateway,
@@ -48,4 +58,12 @@ export function chatBody(text: string, extra: Record<string, unknown> = {}) {
     messages: [{ role: "user", content: text }],
     ...extra,
   };
+}
+
+/** How many holds the database has (requests in flight, or left by a crash). */
+export async function countHolds(db: Db): Promise<number> {
+  const row = await db.kysely.selectFrom("holds")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

@@ -1,7 +1,7 @@
 /**
  * A real tollgate for tests: the server of `startServer` on 127.0.0.1 port 0, with
- * the real migrations on a SQLite file in a temp dir, and helpers to make accounts
- * and keys and to read the ledger.
+ * the real migrations on a SQLite file in a temp dir (or on the PostgreSQL database a
+ * test names), and helpers to make accounts and keys and to read the ledger.
  */
 import { issueKey } from "../src/auth/issue_key.ts";
 import { usdToMicros } from "../src/billing/money.ts";
@@ -56,14 +56,18 @@ export function databaseSection(dir: string): string {
   return `[database]\nurl = "file:${dir}/tollgate.db"\n`;
 }
 
-/** Starts a gateway whose config is `toml` plus a database in a fresh temp dir. */
+/**
+ * Starts a gateway whose config is `toml` plus a database: a SQLite file in a fresh temp
+ * dir, or `databaseUrl` (an empty PostgreSQL database, see postgres.ts).
+ */
 export async function startGateway(
   toml: string,
-  options: { log?: Logger } = {},
+  options: { log?: Logger; databaseUrl?: string } = {},
 ): Promise<TestGateway> {
   const dir = await Deno.makeTempDir({ prefix: "tollgate_test_" });
   const configPath = `${dir}/config.toml`;
-  const withDatabase = (text: string) => `${databaseSection(dir)}\n${text}`;
+  const databaseUrl = options.databaseUrl ?? `file:${dir}/tollgate.db`;
+  const withDatabase = (text: string) => `[database]\nurl = "${databaseUrl}"\n\n${text}`;
   await Deno.writeTextFile(configPath, withDatabase(toml));
   const requestLog: string[] = [];
   const server = await startServer({
@@ -72,7 +76,7 @@ export async function startGateway(
     port: 0,
     requestLog: { line: (text) => void requestLog.push(text), flush: () => Promise.resolve() },
   });
-  const db = await openDatabase(`file:${dir}/tollgate.db`);
+  const db = await openDatabase(databaseUrl);
   let accounts = 0;
   return {
     url: server.url,
@@ -102,6 +106,8 @@ export async function startGateway(
       return { id: key.id, secret, account: name };
     },
     async account(name) {
+      // Balances follow settlements, which are written after the answers: wait for those.
+      await server.settled();
       return (await findAccountByName(db.kysely, name))!;
     },
     async ledger() {

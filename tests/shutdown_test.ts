@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { issueKey } from "../src/auth/issue_key.ts";
 import { createAccount } from "../src/db/accounts.ts";
 import { openDatabase } from "../src/db/database.ts";
-import { migrate } from "../src/db/migrate.ts";
 import { shuttingDown } from "../src/relay/failover.ts";
+import { countHolds } from "./accounting_support.ts";
 import { startFakeUpstream } from "./fakes/upstream.ts";
 import { channel, configWith, databaseSection } from "./harness.ts";
 import { spawnServer } from "./process.ts";
@@ -26,7 +26,7 @@ async function setUp(graceMs: number) {
       configWith(channel({ name: "up", protocol: "messages", baseUrl: fake.url, models: ["m"] })),
   );
   const db = await openDatabase(`file:${dir}/tollgate.db`);
-  await migrate(db.client);
+  await db.migrate();
   const account = (await createAccount(db.kysely, {
     name: "a",
     balanceMicros: 0,
@@ -102,8 +102,7 @@ Deno.test("shutdown: after the grace period a stream ends with the protocol's er
     assert.deepEqual(rows.map((row) => [row.status, row.reason]), [
       ["failed", shuttingDown().message],
     ]);
-    const holds = await t.db.client.execute("SELECT COUNT(*) AS n FROM holds");
-    assert.equal(Number(holds.rows[0]!.n), 0);
+    assert.equal(await countHolds(t.db), 0);
   } finally {
     await t.close();
   }

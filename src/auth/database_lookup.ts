@@ -1,6 +1,7 @@
 /** Key lookup against the database, shaped as authentication needs it. */
 import type { Db } from "../db/database.ts";
 import { findKeyByHash } from "../db/keys.ts";
+import { databaseUnavailable } from "../errors.ts";
 import type { KeyLookup } from "./principal.ts";
 
 const jsonList = (text: string | null): string[] | null => (text ? JSON.parse(text) : null);
@@ -8,7 +9,9 @@ const jsonList = (text: string | null): string[] | null => (text ? JSON.parse(te
 /** Finds keys by hash in the database (wrap it in `cacheKeyLookup` on the request path). */
 export function databaseKeyLookup(db: Db): KeyLookup {
   return async function lookupKey(hash) {
-    const row = await findKeyByHash(db.kysely, hash);
+    const row = await findKeyByHash(db.kysely, hash).catch((error) => {
+      throw db.isUnavailable(error) ? databaseUnavailable(error) : error;
+    });
     if (!row) return undefined;
     return {
       id: row.id,

@@ -4,9 +4,8 @@
  * tokens, release). Every request takes a hold, even a free one: the hold row is what
  * turns into an `interrupted` ledger row if the process dies before settling.
  */
-import { settleHold, takeHold } from "../db/holds.ts";
-import type { Write } from "../db/write_queue.ts";
-import { GatewayError } from "../errors.ts";
+import { DatabaseUnavailableError, type NewHold, type Store } from "../db/store.ts";
+import { databaseUnavailable, GatewayError } from "../errors.ts";
 import { describeError, type Logger } from "../log.ts";
 import type { Accounting, Admission, Hold, Settlement, Settling } from "./accounting.ts";
 import { formatUsd } from "./money.ts";
@@ -19,12 +18,12 @@ const HOLD_GRACE_MS = 60_000;
 
 /** Builds the database-backed accounting of one serving instance. */
 export function createLedgerAccounting(options: {
-  write: Write;
+  store: Store;
   instanceId: string;
   now: () => number;
   log: Logger;
 }): Accounting {
-  const { write, instanceId, now, log } = options;
+  const { store, instanceId, now, log } = options;
   const pending = new Set<Promise<void>>();
   const priceOf = createPriceBook();
   return {
@@ -44,7 +43,7 @@ export function createLedgerAccounting(options: {
       const amountMicros = principal.unlimited ? 0 : priced(admission.inputTokens, outputTokens);
       const startedAt = now();
       const holdId = `hold_${crypto.randomUUID()}`;
-      const result = await takeHold(write, {
+      const result = await takeHoldOrUnavailable(store, {
         id: holdId,
         instanceId,
         accountId: principal.accountId,
@@ -84,7 +83,7 @@ export function createLedgerAccounting(options: {
         settle(settlement: Settlement): Settling {
           const { usage } = settlement;
           const cost = costMicros(usage, price);
-          const written = settleHold(write, {
+          const written = store.settleHold({
             holdId,
             accountId: principal.accountId,
             keyId: principal.id,
@@ -121,4 +120,13 @@ export function createLedgerAccounting(options: {
       while (pending.size > 0) await Promise.all([...pending]);
     },
   };
+}
+
+/** Takes a hold; a database that cannot be reached refuses the request with 503. */
+async function takeHoldOrUnavailable(store: Store, hold: NewHold) {
+  try {
+    return await store.takeHold(hold);
+  } catch (error) {
+    throw error instanceof DatabaseUnavailableError ? databaseUnavailable(error) : error;
+  }
 }

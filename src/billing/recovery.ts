@@ -6,8 +6,6 @@
  * process is gone; one elsewhere when its heartbeat went stale.
  */
 import type { Db } from "../db/database.ts";
-import { findReleasableHolds, interruptHolds } from "../db/holds.ts";
-import { listInstances, registerInstance, removeInstances } from "../db/instances.ts";
 
 /** Heartbeat period of a serving instance. */
 export const HEARTBEAT_MS = 10_000;
@@ -22,25 +20,30 @@ export interface InstanceIdentity {
   isProcessAlive: (pid: number) => boolean;
 }
 
-/** Registers this instance and interrupts every hold no live request can settle; returns how many. */
+/**
+ * Registers this instance and interrupts every hold no live request can settle; returns
+ * how many. Silence and expiry are judged by the store's clock (the database's, when
+ * several nodes share it), which the heartbeat returns.
+ */
 export async function recoverHolds(db: Db, self: InstanceIdentity, now: number): Promise<number> {
-  await registerInstance(db.client, {
+  const { store } = db;
+  const clock = await store.heartbeat({
     id: self.id,
     host: self.host,
     pid: self.pid,
     heartbeatAt: now,
   });
-  const dead = (await listInstances(db.client))
+  const dead = (await store.listInstances())
     .filter((other) => other.id !== self.id)
     .filter((other) =>
       other.host === self.host
         // A recycled pid (a container restarts as pid 1) is ours now, not theirs.
         ? other.pid === self.pid || !self.isProcessAlive(other.pid)
-        : now - other.heartbeatAt > STALE_AFTER_MS
+        : clock - other.heartbeatAt > STALE_AFTER_MS
     )
     .map((other) => other.id);
-  const holds = await findReleasableHolds(db.client, now, dead);
-  await interruptHolds(db.write, holds, now);
-  await removeInstances(db.client, dead);
+  const holds = await store.findReleasableHolds(clock, dead);
+  await store.interruptHolds(holds, clock);
+  await store.removeInstances(dead);
   return holds.length;
 }

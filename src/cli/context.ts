@@ -3,7 +3,6 @@ import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { databaseUrl, type EnvLookup, loadConfig, resolveConfigPath } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { type Db, openDatabase } from "../db/database.ts";
-import { migrate } from "../db/migrate.ts";
 import { type CliIo, redactUrl, usageError, userError } from "./output.ts";
 
 /** Starts the gateway; provided by the server module, which the CLI does not import. */
@@ -108,7 +107,7 @@ export async function withDatabase<T>(
   const url = databaseUrl(loaded.config, ctx.env);
   const db = await openDatabase(url);
   try {
-    const result = await migrate(db.client);
+    const result = await db.migrate();
     if (result.error) {
       throw userError(
         `Migrating database "${redactUrl(url)}" failed at "${result.error.name}": ` +

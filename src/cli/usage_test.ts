@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import { openDatabase } from "../db/database.ts";
-import { settleHold } from "../db/holds.ts";
-import { directWrite } from "../db/write_queue.ts";
 import { withCli } from "./test_harness.ts";
 
 /** Settles one request into the ledger, as the server does at the end of a request. */
@@ -12,7 +10,7 @@ function settle(
   return async () => {
     const db = await openDatabase(`file:${dbPath}`);
     try {
-      await settleHold(directWrite(db.client), {
+      await db.store.settleHold({
         holdId: "hold_none",
         accountId: row.account,
         keyId: row.key,

@@ -1,17 +1,33 @@
-/** Opens the database named by a URL: a SQLite file or a libSQL server. */
-import { type Client, createClient } from "@libsql/client";
+/**
+ * Opens the database named by a URL: a SQLite file, a libSQL server, or PostgreSQL for
+ * several gateway processes. What differs between them is behind `Db`: the typed query
+ * builder for everything else, the store for holds, settlement and recovery, and the
+ * migrations of each dialect.
+ */
+import { createClient } from "@libsql/client";
 import { Kysely } from "kysely";
 import { LibsqlDialect } from "@libsql/kysely-libsql";
 import type { Database } from "./schema.ts";
 import { openLocalTransactions } from "./local_transaction.ts";
-import { clientTransaction, createWriteQueue, type Write } from "./write_queue.ts";
+import { migrate, type MigrationResult } from "./migrate.ts";
+import { isPostgresUrl, openPostgres } from "./postgres.ts";
+import { createSqliteStore, isSqliteUnavailable } from "./sqlite_store.ts";
+import type { Store } from "./store.ts";
+import { clientTransaction, createWriteQueue } from "./write_queue.ts";
 
-/** An open database: the typed query builder, the raw client, and the request path's writes. */
+/** Which SQL a database speaks: SQLite (files and libSQL servers) or PostgreSQL. */
+export type DatabaseKind = "sqlite" | "postgres";
+
+/** An open database: the typed query builder, the store of the request path, migrations. */
 export interface Db {
+  kind: DatabaseKind;
   kysely: Kysely<Database>;
-  client: Client;
-  /** Group-committed writes for holds and settlement (prepared statements on a file). */
-  write: Write;
+  /** Holds, settlement, instances and recovery, atomic in the database. */
+  store: Store;
+  /** Whether an error of this database means it is unavailable for now (not a bug). */
+  isUnavailable(error: unknown): boolean;
+  /** Applies this dialect's embedded migrations not applied yet. */
+  migrate(): Promise<MigrationResult>;
   close(): Promise<void>;
 }
 
@@ -20,8 +36,12 @@ export function filePath(url: string): string {
   return url.replace(/^file:(\/\/(?=\/))?/, "").replace(/\?.*$/, "");
 }
 
-/** Opens `file:` (embedded SQLite) or `libsql://`/`http(s)://` (libSQL server) URLs. */
+/**
+ * Opens `file:` (embedded SQLite), `libsql://`/`http(s)://` (libSQL server) or
+ * `postgres://`/`postgresql://` (PostgreSQL) URLs.
+ */
 export async function openDatabase(url: string, authToken?: string): Promise<Db> {
+  if (isPostgresUrl(url)) return openPostgres(url);
   // One connection for a file: the pragmas below are per connection, and SQLite
   // takes one writer at a time anyway.
   const client = createClient({
@@ -40,10 +60,13 @@ export async function openDatabase(url: string, authToken?: string): Promise<Db>
   // deno-lint-ignore no-explicit-any
   const kysely = new Kysely<Database>({ dialect: new LibsqlDialect({ client: client as any }) });
   const local = url.startsWith("file:") ? openLocalTransactions(filePath(url)) : undefined;
+  const write = createWriteQueue(local?.run ?? clientTransaction(client));
   return {
+    kind: "sqlite",
     kysely,
-    client,
-    write: createWriteQueue(local?.run ?? clientTransaction(client)),
+    store: createSqliteStore(client, write),
+    isUnavailable: isSqliteUnavailable,
+    migrate: () => migrate(client),
     async close() {
       local?.close();
       await kysely.destroy();

@@ -2,35 +2,11 @@
  * Holds and settlement as atomic batches. Each is one job of statements that runs in
  * one transaction (possibly beside other jobs, see write_queue.ts), and each checks
  * its conditions in SQL inside that transaction: concurrent requests can never both
- * spend the same money.
+ * spend the same money. The types are the store's (store.ts): this is its SQLite side.
  */
 import type { Client, InStatement } from "@libsql/client";
 import type { ConditionalStatement, Write } from "./write_queue.ts";
-
-/** A hold to take: the worst-case cost and tokens of one request, and what its row needs. */
-export interface NewHold {
-  id: string;
-  instanceId: string;
-  accountId: number;
-  keyId: string;
-  amountMicros: number;
-  tokens: number;
-  createdAt: number;
-  expiresAt: number;
-  requestId: string;
-  model: string;
-  entryPoint: string;
-  stream: boolean;
-  /** Estimated input tokens and their cost: billed if the request never settles. */
-  inputTokens: number;
-  inputCostMicros: number;
-}
-
-/** The outcome of taking a hold, with the figures an error message needs. */
-export type HoldResult =
-  | { ok: true }
-  | { ok: false; reason: "balance"; availableMicros: number }
-  | { ok: false; reason: "key_quota"; availableTokens: number };
+import { type HoldResult, INTERRUPTED_REASON, type NewHold, type Settle } from "./store.ts";
 
 const ACCOUNT_COVERS =
   "SELECT 1 FROM accounts WHERE id = ? AND (unlimited = 1 OR balance_micros - held_micros >= ?)";
@@ -97,30 +73,6 @@ function figuresOf(hold: NewHold): ConditionalStatement {
           FROM accounts a, api_keys k WHERE a.id = ? AND k.id = ?`,
     args: [hold.accountId, hold.keyId],
   };
-}
-
-/** One request's ledger row and charges, settled against its hold. */
-export interface Settle {
-  holdId: string;
-  accountId: number;
-  keyId: string;
-  requestId: string;
-  createdAt: number;
-  model: string;
-  entryPoint: string;
-  channel: string | null;
-  upstreamModel: string | null;
-  attempts: number;
-  stream: boolean;
-  status: string;
-  reason: string | null;
-  inputTokens: number;
-  outputTokens: number;
-  cachedTokens: number;
-  cacheWriteTokens: number;
-  estimated: boolean;
-  costMicros: number;
-  durationMs: number;
 }
 
 /**
@@ -190,7 +142,6 @@ export async function interruptHolds(
   now: number,
 ): Promise<void> {
   if (holdIds.length === 0) return;
-  const reason = "The gateway stopped before the request finished; billed for its estimated input.";
   await write(holdIds.flatMap((id) => [
     {
       sql: `INSERT INTO ledger (${LEDGER_COLUMNS})
@@ -200,7 +151,7 @@ export async function interruptHolds(
                    ELSE MAX(0, MIN(h.input_cost_micros,
                      a.balance_micros - a.held_micros + h.amount_micros)) END
             FROM holds h JOIN accounts a ON a.id = h.account_id WHERE h.id = ?`,
-      args: [now, reason, now, id],
+      args: [now, INTERRUPTED_REASON, now, id],
     },
     { sql: "DELETE FROM holds WHERE id = ?", args: [id] },
   ]));

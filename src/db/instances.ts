@@ -1,13 +1,6 @@
-/** Serving processes: each registers itself, so holds of a crashed one can be found. */
+/** Serving processes on SQLite: each registers itself, so holds of a crashed one can be found. */
 import type { Client } from "@libsql/client";
-
-/** A registered serving process. */
-export interface Instance {
-  id: string;
-  host: string;
-  pid: number;
-  heartbeatAt: number;
-}
+import type { Instance } from "./store.ts";
 
 /** Registers (or refreshes) an instance. */
 export async function registerInstance(client: Client, instance: Instance): Promise<void> {

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type Db, openDatabase } from "./database.ts";
-import { migrate } from "./migrate.ts";
 import { createAccount } from "./accounts.ts";
 import { countKeys, createKey, findKeyByHash, listKeys, revokeKey, setKeyEnabled } from "./keys.ts";
 import type { NewApiKey } from "./schema.ts";
@@ -10,7 +9,7 @@ async function withDb(fn: (db: Db) => Promise<void>) {
   const dir = await Deno.makeTempDir();
   const db = await openDatabase(`file:${join(dir, "test.db")}`);
   try {
-    assert.equal((await migrate(db.client)).error, undefined);
+    assert.equal((await db.migrate()).error, undefined);
     await fn(db);
   } finally {
     await db.close();

@@ -1,0 +1,53 @@
+/**
+ * The store on SQLite (a file, or a libSQL server): holds and settlement as
+ * group-committed batches (holds.ts, write_queue.ts), instances through the client.
+ * One process owns a file, so its own clock is the store's clock.
+ */
+import type { Client } from "@libsql/client";
+import { findReleasableHolds, interruptHolds, settleHold, takeHold } from "./holds.ts";
+import { listInstances, registerInstance, removeInstances } from "./instances.ts";
+import { DatabaseUnavailableError, type Store } from "./store.ts";
+import type { Write } from "./write_queue.ts";
+
+/**
+ * Result codes that mean "not now" rather than a bug: the file is locked past the busy
+ * timeout, cannot be opened or written (disk full, I/O error), or the server is gone.
+ */
+const UNAVAILABLE =
+  /^(SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL)|SERVER_ERROR|HRANA_)/;
+
+/** Whether a driver error means the database is unavailable (see UNAVAILABLE). */
+export function isSqliteUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string") return UNAVAILABLE.test(code);
+  // Network failures toward a libSQL server surface as fetch's TypeError.
+  return error instanceof TypeError && /fetch|network|connect/i.test(error.message);
+}
+
+/** Rethrows an unavailable database's error as DatabaseUnavailableError. */
+async function guard<T>(operation: Promise<T>): Promise<T> {
+  try {
+    return await operation;
+  } catch (error) {
+    throw isSqliteUnavailable(error) ? new DatabaseUnavailableError(error) : error;
+  }
+}
+
+/** The store of a SQLite database: `write` group-commits, `client` runs the rest. */
+export function createSqliteStore(client: Client, write: Write): Store {
+  return {
+    takeHold: (hold) => guard(takeHold(write, hold)),
+    settleHold: (settle) => guard(settleHold(write, settle)),
+    async heartbeat(instance) {
+      await guard(registerInstance(client, instance));
+      return instance.heartbeatAt;
+    },
+    listInstances: () => guard(listInstances(client)),
+    removeInstances: (ids) => guard(removeInstances(client, ids)),
+    findReleasableHolds: (now, dead) => guard(findReleasableHolds(client, now, dead)),
+    interruptHolds: (ids, now) => guard(interruptHolds(write, ids, now)),
+    async ping() {
+      await guard(client.execute("SELECT 1"));
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * The store: what the request path and the recovery sweep ask of the database, behind
+ * one interface with one implementation per dialect (sqlite_store.ts for SQLite files
+ * and libSQL servers, postgres_store.ts for PostgreSQL). Each operation is atomic and
+ * checks its conditions inside the database, so concurrent requests, on one process or
+ * on several, can never both spend the same money.
+ */
+
+/** A hold to take: the worst-case cost and tokens of one request, and what its row needs. */
+export interface NewHold {
+  id: string;
+  instanceId: string;
+  accountId: number;
+  keyId: string;
+  amountMicros: number;
+  tokens: number;
+  /**
+   * This process's clock. A store shared by several processes keeps `createdAt` and
+   * `expiresAt - createdAt` but measures both from its own clock, which every node shares.
+   */
+  createdAt: number;
+  expiresAt: number;
+  requestId: string;
+  model: string;
+  entryPoint: string;
+  stream: boolean;
+  /** Estimated input tokens and their cost: billed if the request never settles. */
+  inputTokens: number;
+  inputCostMicros: number;
+}
+
+/** The outcome of taking a hold, with the figures of the refusing check itself. */
+export type HoldResult =
+  | { ok: true }
+  | { ok: false; reason: "balance"; availableMicros: number }
+  | { ok: false; reason: "key_quota"; availableTokens: number };
+
+/** One request's ledger row and charges, settled against its hold. */
+export interface Settle {
+  holdId: string;
+  accountId: number;
+  keyId: string;
+  requestId: string;
+  createdAt: number;
+  model: string;
+  entryPoint: string;
+  channel: string | null;
+  upstreamModel: string | null;
+  attempts: number;
+  stream: boolean;
+  status: string;
+  reason: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  estimated: boolean;
+  costMicros: number;
+  durationMs: number;
+}
+
+/** A registered serving process. */
+export interface Instance {
+  id: string;
+  host: string;
+  pid: number;
+  heartbeatAt: number;
+}
+
+/** The reason written on the ledger row of a request its gateway never settled. */
+export const INTERRUPTED_REASON =
+  "The gateway stopped before the request finished; billed for its estimated input.";
+
+/** Holds, settlement, instances and recovery, atomic in the database. */
+export interface Store {
+  /** Takes a hold if the account's available balance and the key's quota both cover it. */
+  takeHold(hold: NewHold): Promise<HoldResult>;
+  /**
+   * Writes the ledger row, debits the account (never below what its other holds need,
+   * nor below zero: the row records what was debited), adds the key's tokens and
+   * releases the hold, all at once.
+   */
+  settleHold(settle: Settle): Promise<void>;
+  /**
+   * Registers this instance or refreshes its heartbeat; returns the store's time, by
+   * which heartbeats and hold expiry are judged (the database's clock when shared).
+   */
+  heartbeat(instance: Instance): Promise<number>;
+  /** Every registered instance, heartbeats on the store's clock. */
+  listInstances(): Promise<Instance[]>;
+  /** Forgets instances (after their holds were interrupted). */
+  removeInstances(ids: readonly string[]): Promise<void>;
+  /** Ids of holds past their expiry at `now` (the store's time), or of the given instances. */
+  findReleasableHolds(now: number, deadInstances: readonly string[]): Promise<string[]>;
+  /**
+   * Turns holds into `interrupted` ledger rows billed for their estimated input (clamped
+   * like any settlement) and releases them; a hold already gone is skipped, so two
+   * processes recovering the same hold write one row.
+   */
+  interruptHolds(holdIds: readonly string[], now: number): Promise<void>;
+  /** Resolves when the database answers; rejects otherwise. */
+  ping(): Promise<void>;
+}
+
+/**
+ * Thrown by a store when the database cannot be reached or refuses work for now
+ * (connection refused or lost, pool exhausted, database busy or shutting down): the
+ * request was not served and may be retried, unlike a bug.
+ */
+export class DatabaseUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(
+      `The database is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
+    this.name = "DatabaseUnavailableError";
+  }
+}
