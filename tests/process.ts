@@ -31,3 +31,13 @@ export async function spawnServer(configPath: string): Promise<ServerProcess> {
     }
   }
 }
+
+/** Runs `tollgate ARGS` as its own process; returns its exit code and stdout. */
+export async function runTollgate(args: string[]): Promise<{ code: number; stdout: string }> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-no-legacy-abort", MAIN, ...args],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code: output.code, stdout: new TextDecoder().decode(output.stdout) };
+}

@@ -1,0 +1,281 @@
+/**
+ * The store's contract (src/db/store.ts), the same on every back-end: SQLite and
+ * PostgreSQL. Two `Db` handles on one database stand for two gateway processes, so
+ * the holds race as they do across nodes.
+ */
+import assert from "node:assert/strict";
+import { issueKey } from "../src/auth/issue_key.ts";
+import { createAccount } from "../src/db/accounts.ts";
+import { type Db, openDatabase } from "../src/db/database.ts";
+import type { NewHold, Settle } from "../src/db/store.ts";
+import { countHolds } from "./accounting_support.ts";
+import { startPostgres } from "./postgres.ts";
+
+/** Two handles on one fresh database, an account and a key; closed by `close`. */
+interface Fixture {
+  a: Db;
+  b: Db;
+  accountId: number;
+  keyId: string;
+  close(): Promise<void>;
+}
+
+type OpenFixture = (account: { balanceMicros: number; quotaTokens?: number }) => Promise<Fixture>;
+
+/** Opens two handles on the database at `url` and makes the account and key. */
+async function fixture(
+  url: string,
+  account: { balanceMicros: number; quotaTokens?: number },
+): Promise<Fixture> {
+  const a = await openDatabase(url);
+  const b = await openDatabase(url);
+  assert.equal((await a.migrate()).error, undefined);
+  const made = (await createAccount(a.kysely, {
+    name: "conformance",
+    balanceMicros: account.balanceMicros,
+    unlimited: false,
+  }))!;
+  const { key } = await issueKey(a.kysely, {
+    accountId: made.id,
+    group: "default",
+    quotaTokens: account.quotaTokens,
+    createdAt: 0,
+  });
+  return {
+    a,
+    b,
+    accountId: made.id,
+    keyId: key.id,
+    close: async () => {
+      await a.close();
+      await b.close();
+    },
+  };
+}
+
+/** A hold of `amountMicros` and `tokens` on the fixture's account and key. */
+function newHold(f: Fixture, amountMicros: number, tokens = 10): NewHold {
+  const id = `hold_${crypto.randomUUID()}`;
+  return {
+    id,
+    instanceId: "inst_conformance",
+    accountId: f.accountId,
+    keyId: f.keyId,
+    amountMicros,
+    tokens,
+    createdAt: Date.now(),
+    expiresAt: Date.now() + 60_000,
+    requestId: `req_${id}`,
+    model: "m",
+    entryPoint: "chat",
+    stream: false,
+    inputTokens: 3,
+    inputCostMicros: 2,
+  };
+}
+
+/** The settlement of `hold` at `costMicros`, 5 input and 7 output tokens. */
+function settleOf(hold: NewHold, costMicros: number): Settle {
+  return {
+    holdId: hold.id,
+    accountId: hold.accountId,
+    keyId: hold.keyId,
+    requestId: hold.requestId,
+    createdAt: Date.now(),
+    model: "m",
+    entryPoint: "chat",
+    channel: "c",
+    upstreamModel: "m",
+    attempts: 1,
+    stream: false,
+    status: "ok",
+    reason: null,
+    inputTokens: 5,
+    outputTokens: 7,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    estimated: false,
+    costMicros,
+    durationMs: 1,
+  };
+}
+
+async function accountOf(f: Fixture) {
+  return await f.a.kysely.selectFrom("accounts").selectAll().where("id", "=", f.accountId)
+    .executeTakeFirstOrThrow();
+}
+
+async function keyOf(f: Fixture) {
+  return await f.a.kysely.selectFrom("api_keys").selectAll().where("id", "=", f.keyId)
+    .executeTakeFirstOrThrow();
+}
+
+async function ledgerCosts(f: Fixture): Promise<number> {
+  const rows = await f.a.kysely.selectFrom("ledger").select("cost_micros").execute();
+  return rows.reduce((sum, row) => sum + row.cost_micros, 0);
+}
+
+const CASES: { name: string; run(open: OpenFixture): Promise<void> }[] = [
+  {
+    name: "concurrent holds from two processes never overspend; refusals say balance",
+    async run(open) {
+      const f = await open({ balanceMicros: 10_000 });
+      try {
+        const results = await Promise.all(
+          Array.from(
+            { length: 60 },
+            (_, i) => (i % 2 ? f.a : f.b).store.takeHold(newHold(f, 1000)),
+          ),
+        );
+        assert.equal(results.filter((result) => result.ok).length, 10);
+        for (const result of results.filter((result) => !result.ok)) {
+          assert.equal(result.ok === false && result.reason, "balance");
+          assert.ok(
+            result.ok === false && result.reason === "balance" &&
+              result.availableMicros >= 0 && result.availableMicros < 1000,
+          );
+        }
+        assert.equal((await accountOf(f)).held_micros, 10_000);
+      } finally {
+        await f.close();
+      }
+    },
+  },
+  {
+    name: "a key without a quota is never refused for quota while other holds settle",
+    async run(open) {
+      const f = await open({ balanceMicros: 5_000 });
+      try {
+        const round = async (db: Db) => {
+          const hold = newHold(f, 1000);
+          const result = await db.store.takeHold(hold);
+          if (result.ok) await db.store.settleHold(settleOf(hold, 1));
+          return result;
+        };
+        const results = await Promise.all(
+          Array.from({ length: 80 }, (_, i) => round(i % 2 ? f.a : f.b)),
+        );
+        for (const result of results) {
+          if (!result.ok) assert.equal(result.reason, "balance");
+        }
+        const granted = results.filter((result) => result.ok).length;
+        const account = await accountOf(f);
+        assert.equal(account.balance_micros, 5_000 - granted);
+        assert.equal(account.balance_micros + (await ledgerCosts(f)), 5_000);
+        assert.equal(account.held_micros, 0);
+      } finally {
+        await f.close();
+      }
+    },
+  },
+  {
+    name: "refusals carry the reason and the figures of the refusing check",
+    async run(open) {
+      const f = await open({ balanceMicros: 5_000, quotaTokens: 100 });
+      try {
+        assert.deepEqual(await f.a.store.takeHold(newHold(f, 6_000)), {
+          ok: false,
+          reason: "balance",
+          availableMicros: 5_000,
+        });
+        assert.deepEqual(await f.a.store.takeHold(newHold(f, 100, 200)), {
+          ok: false,
+          reason: "key_quota",
+          availableTokens: 100,
+        });
+        // The key's refusal took back the account's part.
+        assert.equal((await accountOf(f)).held_micros, 0);
+        assert.deepEqual(await f.b.store.takeHold(newHold(f, 4_000, 60)), { ok: true });
+        assert.deepEqual(await f.a.store.takeHold(newHold(f, 100, 60)), {
+          ok: false,
+          reason: "key_quota",
+          availableTokens: 40,
+        });
+        assert.equal(await countHolds(f.a), 1);
+      } finally {
+        await f.close();
+      }
+    },
+  },
+  {
+    name: "a settlement debits at most what the balance covers; the ledger equals the debits",
+    async run(open) {
+      const f = await open({ balanceMicros: 1_000, quotaTokens: 1_000 });
+      try {
+        const hold = newHold(f, 1_000, 50);
+        assert.deepEqual(await f.a.store.takeHold(hold), { ok: true });
+        assert.equal((await keyOf(f)).held_tokens, 50);
+        await f.b.store.settleHold(settleOf(hold, 5_000));
+        const account = await accountOf(f);
+        assert.equal(account.balance_micros, 0);
+        assert.equal(account.held_micros, 0);
+        assert.equal(await ledgerCosts(f), 1_000);
+        const key = await keyOf(f);
+        assert.deepEqual([key.held_tokens, key.used_tokens], [0, 12]);
+        assert.equal(await countHolds(f.a), 0);
+      } finally {
+        await f.close();
+      }
+    },
+  },
+  {
+    name: "two processes interrupting the same holds write one row each, billed for input",
+    async run(open) {
+      const f = await open({ balanceMicros: 10_000, quotaTokens: 1_000 });
+      try {
+        const taken = [newHold(f, 1_000), newHold(f, 1_000), newHold(f, 1_000)];
+        for (const hold of taken) assert.deepEqual(await f.a.store.takeHold(hold), { ok: true });
+        const clock = await f.a.store.heartbeat({
+          id: "inst_other",
+          host: "h",
+          pid: 1,
+          heartbeatAt: Date.now(),
+        });
+        assert.ok(Math.abs(clock - Date.now()) < 5_000, "the store's clock is about now");
+        const ids = await f.a.store.findReleasableHolds(clock, ["inst_conformance"]);
+        assert.equal(ids.length, 3);
+        await Promise.all([
+          f.a.store.interruptHolds(ids, clock),
+          f.b.store.interruptHolds(ids, clock),
+        ]);
+        const rows = await f.a.kysely.selectFrom("ledger").selectAll().execute();
+        assert.deepEqual(rows.map((row) => [row.status, row.estimated, row.cost_micros]), [
+          ["interrupted", 1, 2],
+          ["interrupted", 1, 2],
+          ["interrupted", 1, 2],
+        ]);
+        const account = await accountOf(f);
+        assert.deepEqual([account.balance_micros, account.held_micros], [10_000 - 6, 0]);
+        const key = await keyOf(f);
+        assert.deepEqual([key.held_tokens, key.used_tokens], [0, 9]);
+        await f.b.store.removeInstances(["inst_other"]);
+        assert.deepEqual(await f.a.store.listInstances(), []);
+      } finally {
+        await f.close();
+      }
+    },
+  },
+];
+
+Deno.test("store conformance", async (t) => {
+  const cluster = await startPostgres();
+  const dir = await Deno.makeTempDir({ prefix: "tollgate_store_" });
+  let files = 0;
+  const stores: Record<string, () => Promise<string>> = {
+    sqlite: () => Promise.resolve(`file:${dir}/store_${++files}.db`),
+    postgres: () => cluster.createDatabase(),
+  };
+  try {
+    for (const [kind, fresh] of Object.entries(stores)) {
+      for (const { name, run } of CASES) {
+        await t.step(
+          `${kind}: ${name}`,
+          async () => run(async (account) => fixture(await fresh(), account)),
+        );
+      }
+    }
+  } finally {
+    await cluster.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
