@@ -15,7 +15,7 @@ import { runTollgate, type ServerProcess, spawnServer } from "./process.ts";
 
 /** Checks `condition` every `everyMs` until it holds; fails after `withinMs`. */
 async function poll(
-  condition: () => Promise<boolean>,
+  condition: () => boolean | Promise<boolean>,
   what: string,
   withinMs: number,
   everyMs = 50,
@@ -97,7 +97,7 @@ Deno.test("several nodes on one PostgreSQL", async (t) => {
         );
         // The gate keeps every granted hold in place until all 90 are decided.
         await poll(
-          async () => refused + fake.requests.length === 90,
+          () => refused + fake.requests.length === 90,
           "all 90 decided",
           20_000,
           10,

@@ -270,7 +270,7 @@ Deno.test("store conformance", async (t) => {
       for (const { name, run } of CASES) {
         await t.step(
           `${kind}: ${name}`,
-          async () => run(async (account) => fixture(await fresh(), account)),
+          () => run(async (account) => fixture(await fresh(), account)),
         );
       }
     }
