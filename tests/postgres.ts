@@ -65,8 +65,11 @@ async function run(command: string, args: string[]): Promise<void> {
   }
 }
 
-/** Initializes and starts a cluster on a free port. */
-export async function startPostgres(): Promise<PostgresCluster> {
+/**
+ * Initializes and starts a cluster on a free port; without fsync unless `durable` (tests
+ * need no durability; a benchmark of commits does).
+ */
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<PostgresCluster> {
   const bin = await findBinaries();
   const dir = await Deno.makeTempDir({ prefix: "tollgate_pg_" });
   if (Deno.uid() === 0) {
@@ -94,8 +97,8 @@ export async function startPostgres(): Promise<PostgresCluster> {
       `${dir}/server.log`,
       "-w",
       "-o",
-      `-F -c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c max_connections=300 ` +
-        "-c synchronous_commit=off -c full_page_writes=off",
+      `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c max_connections=300` +
+        (options.durable ? "" : " -F -c synchronous_commit=off -c full_page_writes=off"),
       "start",
     );
   };

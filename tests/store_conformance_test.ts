@@ -142,6 +142,35 @@ const CASES: { name: string; run(open: OpenFixture): Promise<void> }[] = [
     },
   },
   {
+    name: "holds and settlements of one turn (one batch) each get their own outcome",
+    async run(open) {
+      const f = await open({ balanceMicros: 5_000, quotaTokens: 1_000 });
+      try {
+        const first = newHold(f, 1_000);
+        assert.deepEqual(await f.a.store.takeHold(first), { ok: true });
+        // Issued together, so they share one transaction where the store batches.
+        const [settled, ...results] = await Promise.all([
+          f.a.store.settleHold(settleOf(first, 500)),
+          f.a.store.takeHold(newHold(f, 9_000)),
+          f.a.store.takeHold(newHold(f, 100)),
+          f.a.store.takeHold(newHold(f, 100, 5_000)),
+          f.a.store.takeHold(newHold(f, 200)),
+        ]);
+        assert.equal(settled, undefined);
+        assert.deepEqual(results.map((result) => result.ok || result.reason), [
+          "balance",
+          true,
+          "key_quota",
+          true,
+        ]);
+        const account = await accountOf(f);
+        assert.deepEqual([account.balance_micros, account.held_micros], [4_500, 300]);
+      } finally {
+        await f.close();
+      }
+    },
+  },
+  {
     name: "a key without a quota is never refused for quota while other holds settle",
     async run(open) {
       const f = await open({ balanceMicros: 5_000 });

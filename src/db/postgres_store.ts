@@ -1,11 +1,19 @@
 /**
- * The store on PostgreSQL, shared by several gateway processes: every hold and every
- * settlement is one call of a stored function (migrations/postgres/001_init.sql), so one
- * round trip and one transaction each, exact at READ COMMITTED across nodes. Heartbeats
- * and hold expiry use the database's clock, which every node shares.
+ * The store on PostgreSQL, shared by several gateway processes: holds and settlements
+ * are calls of stored functions (migrations/postgres/001_init.sql), exact at READ
+ * COMMITTED across nodes; those of one event-loop turn share one call, one round trip and
+ * one commit. Heartbeats and hold expiry use the database's clock, which every node shares.
  */
 import type { Pool, QueryResultRow } from "pg";
-import { DatabaseUnavailableError, INTERRUPTED_REASON, type Store } from "./store.ts";
+import {
+  DatabaseUnavailableError,
+  type HoldResult,
+  INTERRUPTED_REASON,
+  type NewHold,
+  type Settle,
+  type Store,
+} from "./store.ts";
+import { createBatchQueue } from "./write_queue.ts";
 
 /**
  * SQLSTATE classes that mean "not now" rather than a bug: connection exception (08),
@@ -30,11 +38,76 @@ const TAKE_HOLD = `SELECT refusal, available FROM take_hold($1, $2, $3, $4, $5, 
   $10, $11, $12, $13)`;
 const SETTLE_HOLD = `SELECT settle_hold($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
   $14, $15, $16, $17, $18, $19, $20)`;
+const APPLY_BATCH = "SELECT item, refusal, available FROM apply_batch($1::jsonb)";
 const HEARTBEAT = `INSERT INTO instances (id, host, pid, started_at, heartbeat_at)
   VALUES ($1, $2, $3, tollgate_now(), tollgate_now())
   ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
   RETURNING heartbeat_at`;
 const RELEASABLE = "SELECT id FROM holds WHERE expires_at <= $1 OR instance_id = ANY($2::text[])";
+
+/** `take_hold`'s arguments, in its parameter order (also apply_batch's item fields). */
+function holdArguments(hold: NewHold) {
+  return {
+    id: hold.id,
+    instance_id: hold.instanceId,
+    account_id: hold.accountId,
+    key_id: hold.keyId,
+    amount_micros: hold.amountMicros,
+    tokens: hold.tokens,
+    // Expiry counts on the database's clock, from when the hold is recorded.
+    ttl_ms: hold.expiresAt - hold.createdAt,
+    request_id: hold.requestId,
+    model: hold.model,
+    entry_point: hold.entryPoint,
+    stream: hold.stream ? 1 : 0,
+    input_tokens: hold.inputTokens,
+    input_cost_micros: hold.inputCostMicros,
+  };
+}
+
+/** `settle_hold`'s arguments, in its parameter order (also apply_batch's item fields). */
+function settleArguments(s: Settle) {
+  return {
+    hold_id: s.holdId,
+    account_id: s.accountId,
+    key_id: s.keyId,
+    request_id: s.requestId,
+    created_at: s.createdAt,
+    model: s.model,
+    entry_point: s.entryPoint,
+    channel: s.channel,
+    upstream_model: s.upstreamModel,
+    attempts: s.attempts,
+    stream: s.stream ? 1 : 0,
+    status: s.status,
+    reason: s.reason,
+    input_tokens: s.inputTokens,
+    output_tokens: s.outputTokens,
+    cached_tokens: s.cachedTokens,
+    cache_write_tokens: s.cacheWriteTokens,
+    estimated: s.estimated ? 1 : 0,
+    duration_ms: s.durationMs,
+    cost_micros: s.costMicros,
+  };
+}
+
+/** A hold or a settlement waiting for the next batch. */
+type Item = { kind: "hold"; hold: NewHold } | { kind: "settle"; settle: Settle };
+
+/** A row of `take_hold` or `apply_batch`: the refusal, if any, and its figure. */
+interface Outcome {
+  refusal: string | null;
+  available: number | null;
+}
+
+/** The HoldResult of one hold's outcome. */
+function holdResult(outcome: Outcome | undefined): HoldResult {
+  if (!outcome?.refusal) return { ok: true };
+  const available = Number(outcome.available ?? 0);
+  return outcome.refusal === "balance"
+    ? { ok: false, reason: "balance", availableMicros: available }
+    : { ok: false, reason: "key_quota", availableTokens: available };
+}
 
 /** The store of a PostgreSQL database reached through `pool`. */
 export function createPostgresStore(pool: Pool): Store {
@@ -50,56 +123,43 @@ export function createPostgresStore(pool: Pool): Store {
       throw isPostgresUnavailable(error) ? new DatabaseUnavailableError(error) : error;
     }
   };
-  return {
-    async takeHold(hold) {
-      const [row] = await query<{ refusal: string | null; available: number | null }>(
+  // Group commit: the holds and settlements of one event-loop turn go in one call (one
+  // transaction); one alone goes through its own function, without the JSON.
+  const apply = createBatchQueue(async (items: Item[]): Promise<(HoldResult | undefined)[]> => {
+    if (items.length === 1) {
+      const [item] = items;
+      if (item!.kind === "settle") {
+        await query("settle_hold", SETTLE_HOLD, Object.values(settleArguments(item!.settle)));
+        return [undefined];
+      }
+      const rows = await query<Outcome>(
         "take_hold",
         TAKE_HOLD,
-        [
-          hold.id,
-          hold.instanceId,
-          hold.accountId,
-          hold.keyId,
-          hold.amountMicros,
-          hold.tokens,
-          hold.expiresAt - hold.createdAt,
-          hold.requestId,
-          hold.model,
-          hold.entryPoint,
-          hold.stream ? 1 : 0,
-          hold.inputTokens,
-          hold.inputCostMicros,
-        ],
+        Object.values(holdArguments(item!.hold)),
       );
-      if (!row?.refusal) return { ok: true };
-      const available = Number(row.available ?? 0);
-      return row.refusal === "balance"
-        ? { ok: false, reason: "balance", availableMicros: available }
-        : { ok: false, reason: "key_quota", availableTokens: available };
+      return [holdResult(rows[0])];
+    }
+    const rows = await query<Outcome & { item: number }>("apply_batch", APPLY_BATCH, [
+      JSON.stringify(
+        items.map((item) =>
+          item.kind === "hold"
+            ? { kind: "hold", ...holdArguments(item.hold) }
+            : { kind: "settle", ...settleArguments(item.settle) }
+        ),
+      ),
+    ]);
+    const outcomes = new Map(rows.map((row) => [Number(row.item), row]));
+    return items.map((item, i) =>
+      item.kind === "hold" ? holdResult(outcomes.get(i + 1)) : undefined
+    );
+  }, (error) => !(error instanceof DatabaseUnavailableError));
+  return {
+    async takeHold(hold) {
+      const [result] = await apply([{ kind: "hold", hold }]);
+      return result!;
     },
-    async settleHold(s) {
-      await query("settle_hold", SETTLE_HOLD, [
-        s.holdId,
-        s.accountId,
-        s.keyId,
-        s.requestId,
-        s.createdAt,
-        s.model,
-        s.entryPoint,
-        s.channel,
-        s.upstreamModel,
-        s.attempts,
-        s.stream ? 1 : 0,
-        s.status,
-        s.reason,
-        s.inputTokens,
-        s.outputTokens,
-        s.cachedTokens,
-        s.cacheWriteTokens,
-        s.estimated ? 1 : 0,
-        s.durationMs,
-        s.costMicros,
-      ]);
+    async settleHold(settle) {
+      await apply([{ kind: "settle", settle }]);
     },
     async heartbeat(instance) {
       const [row] = await query<{ heartbeat_at: number }>("heartbeat", HEARTBEAT, [

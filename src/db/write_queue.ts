@@ -36,18 +36,31 @@ export type Write = (statements: InStatement[]) => Promise<WriteResult[]>;
 /** Runs statements in one transaction: all commit, or none and it throws. */
 export type RunTransaction = (statements: InStatement[]) => WriteResult[] | Promise<WriteResult[]>;
 
-interface Job {
-  statements: InStatement[];
-  resolve: (results: WriteResult[]) => void;
+interface Job<S, R> {
+  statements: S[];
+  resolve: (results: R[]) => void;
   reject: (error: unknown) => void;
 }
 
 /** A Write that batches jobs per event-loop turn; a failing batch is retried job by job. */
 export function createWriteQueue(run: RunTransaction): Write {
-  let pending: Job[] = [];
+  return createBatchQueue(run);
+}
+
+/**
+ * Group commit over any kind of item: each job's items run with those of the other jobs
+ * queued in the same turn in one call of `run` (one transaction), and each job gets the
+ * results of its own items; a failing batch is retried job by job, unless `retryAlone`
+ * says its error would fail every job anyway (the database is gone).
+ */
+export function createBatchQueue<S, R>(
+  run: (items: S[]) => R[] | Promise<R[]>,
+  retryAlone: (error: unknown) => boolean = () => true,
+): (items: S[]) => Promise<R[]> {
+  let pending: Job<S, R>[] = [];
   let flushing = false;
 
-  const runAlone = async (job: Job) => {
+  const runAlone = async (job: Job<S, R>) => {
     try {
       job.resolve(await run(job.statements));
     } catch (error) {
@@ -67,16 +80,17 @@ export function createWriteQueue(run: RunTransaction): Write {
           job.resolve(results.slice(offset, offset + job.statements.length));
           offset += job.statements.length;
         }
-      } catch {
+      } catch (error) {
         // One job's failure rolled back the whole batch: run each alone so only it fails.
-        for (const job of jobs) await runAlone(job);
+        if (retryAlone(error)) { for (const job of jobs) await runAlone(job); }
+        else for (const job of jobs) job.reject(error);
       }
     }
     flushing = false;
   };
 
   return (statements) =>
-    new Promise<WriteResult[]>((resolve, reject) => {
+    new Promise<R[]>((resolve, reject) => {
       pending.push({ statements, resolve, reject });
       // After the I/O callbacks of this turn, so requests finishing together share a commit.
       if (!flushing && pending.length === 1) setImmediate(flush);

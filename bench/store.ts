@@ -1,0 +1,120 @@
+/**
+ * Holds and settlements per second through the store, without HTTP: hold+settle pairs on
+ * one account at concurrency 1 and C, on a SQLite file (group commit, prepared
+ * statements) and on PostgreSQL (one stored-function call each) with one process's pool
+ * and with three pools standing for three nodes. The PostgreSQL cluster is a throwaway
+ * one (tests/postgres.ts) with fsync on, as a production server runs.
+ *
+ *   deno run -A bench/store.ts [--pairs N] [--concurrency C] [--no-fsync]
+ */
+import { parseArgs } from "node:util";
+import { issueKey } from "../src/auth/issue_key.ts";
+import { createAccount } from "../src/db/accounts.ts";
+import { type Db, openDatabase } from "../src/db/database.ts";
+import type { NewHold } from "../src/db/store.ts";
+import { startPostgres } from "../tests/postgres.ts";
+
+const { values } = parseArgs({
+  options: {
+    pairs: { type: "string", default: "4000" },
+    concurrency: { type: "string", default: "32" },
+    "no-fsync": { type: "boolean", default: false },
+  },
+});
+const PAIRS = Number(values.pairs);
+const CONCURRENCY = Number(values.concurrency);
+
+/** Runs `pairs` hold+settle pairs over `handles` (round robin) with `concurrency` workers. */
+async function pairsPerSecond(
+  handles: Db[],
+  target: { accountId: number; keyId: string },
+  pairs: number,
+  concurrency: number,
+): Promise<number> {
+  let next = 0;
+  const worker = async (index: number) => {
+    const db = handles[index % handles.length]!;
+    while (next < pairs) {
+      next++;
+      const id = `hold_${crypto.randomUUID()}`;
+      const hold: NewHold = {
+        id,
+        instanceId: "inst_bench",
+        ...target,
+        amountMicros: 1_000,
+        tokens: 100,
+        createdAt: Date.now(),
+        expiresAt: Date.now() + 60_000,
+        requestId: id,
+        model: "m",
+        entryPoint: "chat",
+        stream: false,
+        inputTokens: 50,
+        inputCostMicros: 1,
+      };
+      const result = await db.store.takeHold(hold);
+      if (!result.ok) throw new Error(`hold refused: ${JSON.stringify(result)}`);
+      await db.store.settleHold({
+        holdId: id,
+        ...target,
+        requestId: id,
+        createdAt: Date.now(),
+        model: "m",
+        entryPoint: "chat",
+        channel: "c",
+        upstreamModel: "m",
+        attempts: 1,
+        stream: false,
+        status: "ok",
+        reason: null,
+        inputTokens: 50,
+        outputTokens: 50,
+        cachedTokens: 0,
+        cacheWriteTokens: 0,
+        estimated: false,
+        costMicros: 100,
+        durationMs: 1,
+      });
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, (_, i) => worker(i)));
+  return pairs / ((performance.now() - started) / 1000);
+}
+
+/** Opens `count` handles on `url`, makes a funded account and a key, and measures. */
+async function measure(name: string, url: string, count: number): Promise<void> {
+  const handles = await Promise.all(Array.from({ length: count }, () => openDatabase(url)));
+  try {
+    const db = handles[0]!;
+    const migration = await db.migrate();
+    if (migration.error) throw new Error(migration.error.message);
+    const account = (await createAccount(db.kysely, {
+      name: `bench_${crypto.randomUUID()}`,
+      balanceMicros: 1_000_000_000_000,
+      unlimited: false,
+    }))!;
+    const { key } = await issueKey(db.kysely, { accountId: account.id, group: "g", createdAt: 0 });
+    const target = { accountId: account.id, keyId: key.id };
+    await pairsPerSecond(handles, target, 200, CONCURRENCY); // warm-up: connections, plans
+    const one = await pairsPerSecond(handles, target, Math.min(PAIRS, 1_000), 1);
+    const many = await pairsPerSecond(handles, target, PAIRS, CONCURRENCY);
+    console.log(
+      `${name.padEnd(34)} c1 ${one.toFixed(0).padStart(6)} pairs/s` +
+        `   c${CONCURRENCY} ${many.toFixed(0).padStart(6)} pairs/s`,
+    );
+  } finally {
+    await Promise.all(handles.map((handle) => handle.close()));
+  }
+}
+
+const dir = await Deno.makeTempDir({ prefix: "tollgate_bench_store_" });
+const cluster = await startPostgres({ durable: !values["no-fsync"] });
+try {
+  await measure("SQLite file, one process", `file:${dir}/bench.db`, 1);
+  await measure("PostgreSQL, one process", await cluster.createDatabase(), 1);
+  await measure("PostgreSQL, three processes' pools", await cluster.createDatabase(), 3);
+} finally {
+  await cluster.close();
+  await Deno.remove(dir, { recursive: true });
+}
