@@ -122,6 +122,9 @@ Deno.test("several nodes on one PostgreSQL", async (t) => {
         assert.equal(account.balance_micros + charged, 10_000);
         assert.equal(account.held_micros, 0);
         assert.equal(await countHolds(db), 0);
+        // The CLI sums the same ledger.
+        const usage = JSON.parse(await cli("usage", "--account", "shared", "--json"));
+        assert.deepEqual([usage.totals.requests, usage.totals.cost_usd], [10, charged / 1e6]);
       },
     );
 
