@@ -128,6 +128,8 @@ export async function startServer(options: {
     shutdownSignal: graceOver.signal,
     router,
     observer,
+    // No `limiter`: rate and concurrency limits count in this process's memory. A limiter
+    // shared by the nodes of one PostgreSQL database (db.kind) plugs in here.
     databaseReady: () => db.store.ping().then(() => true),
   });
 
