@@ -17,21 +17,32 @@ import { createBatchQueue } from "./write_queue.ts";
 
 /**
  * SQLSTATE classes that mean "not now" rather than a bug: connection exception (08),
- * authorization (28: a configuration matter, not the client's), insufficient resources
- * (53), operator intervention such as a shutdown or a statement timeout (57), system
- * error (58).
+ * authorization (28: a configuration matter, not the client's), transaction rollback (40:
+ * a deadlock victim, which the lock order makes rare), insufficient resources (53),
+ * operator intervention such as a shutdown or a statement timeout (57), system error (58).
  */
-const UNAVAILABLE_CLASSES = new Set(["08", "28", "53", "57", "58"]);
+const UNAVAILABLE_CLASSES = new Set(["08", "28", "40", "53", "57", "58"]);
+
+/** The SQLSTATE class of a server error; undefined for the driver's own (connection) errors. */
+function sqlstateClass(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code.slice(0, 2) : undefined;
+}
 
 /** Whether a driver error means the database is unavailable. */
 export function isPostgresUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  // Errors from the server carry a SQLSTATE; anything else the driver raises is about the
-  // connection (refused, reset, timed out, terminated).
-  if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) {
-    return UNAVAILABLE_CLASSES.has(code.slice(0, 2));
-  }
-  return true;
+  const sqlstate = sqlstateClass(error);
+  // Anything the driver raises without a SQLSTATE is about the connection (refused,
+  // reset, timed out, terminated).
+  return sqlstate === undefined || UNAVAILABLE_CLASSES.has(sqlstate);
+}
+
+/**
+ * Whether the jobs of a failed batch should be retried one by one: yes after an error of
+ * one job or a deadlock, no when the database is unreachable (each would wait for it again).
+ */
+function retryAlone(error: unknown): boolean {
+  return !(error instanceof DatabaseUnavailableError) || sqlstateClass(error.cause) === "40";
 }
 
 const TAKE_HOLD = `SELECT refusal, available FROM take_hold($1, $2, $3, $4, $5, $6, $7, $8, $9,
@@ -152,7 +163,7 @@ export function createPostgresStore(pool: Pool): Store {
     return items.map((item, i) =>
       item.kind === "hold" ? holdResult(outcomes.get(i + 1)) : undefined
     );
-  }, (error) => !(error instanceof DatabaseUnavailableError));
+  }, retryAlone);
   return {
     async takeHold(hold) {
       const [result] = await apply([{ kind: "hold", hold }]);
