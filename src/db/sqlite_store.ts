@@ -25,12 +25,11 @@ export function isSqliteUnavailable(error: unknown): boolean {
 }
 
 /** Rethrows an unavailable database's error as DatabaseUnavailableError. */
-async function guard<T>(operation: Promise<T>): Promise<T> {
-  try {
-    return await operation;
-  } catch (error) {
+function guard<T>(operation: Promise<T>): Promise<T> {
+  // A `.catch` rather than an async wrapper: the request path pays no extra await.
+  return operation.catch((error) => {
     throw isSqliteUnavailable(error) ? new DatabaseUnavailableError(error) : error;
-  }
+  });
 }
 
 /** The store of a SQLite database: `write` group-commits, `client` runs the rest. */
