@@ -7,10 +7,8 @@ import assert from "node:assert/strict";
 import { createParser } from "eventsource-parser";
 import type { SseEvent } from "../../protocols/sse.ts";
 import type { Usage } from "../../protocols/types.ts";
-import type { RequestEncodeContext, ResponseEncodeContext } from "../codec.ts";
+import type { RequestEncodeContext, ResponseEncodeContext, StreamDecoder } from "../codec.ts";
 import type { IrAssistantPart, IrEvent, IrFinish, IrRequest, IrStreamError } from "../ir.ts";
-
-const FIXTURES = new URL("../../../tests/fixtures/transcripts/chat/", import.meta.url);
 
 /** The transcript cases every protocol records. */
 export const CASES = [
@@ -28,20 +26,31 @@ export const CASES = [
   "error_after_output",
 ] as const;
 
-/** A JSON file of a recorded chat transcript. */
-export function fixtureJson(name: string, file: string): Record<string, unknown> {
-  return JSON.parse(Deno.readTextFileSync(new URL(`${name}/${file}`, FIXTURES)));
+/** The recorded transcripts of one protocol (tests/fixtures/transcripts/<protocol>/). */
+export function transcripts(protocol: "chat" | "responses" | "messages") {
+  const root = new URL(`../../../tests/fixtures/transcripts/${protocol}/`, import.meta.url);
+  return {
+    /** A JSON file of a recorded transcript. */
+    fixtureJson(name: string, file: string): Record<string, unknown> {
+      return JSON.parse(Deno.readTextFileSync(new URL(`${name}/${file}`, root)));
+    },
+    /** Whether a case has the file (error cases have no `response.json`). */
+    hasFixture(name: string, file: string): boolean {
+      try {
+        Deno.statSync(new URL(`${name}/${file}`, root));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    /** The SSE events of a case's `stream.sse`. */
+    fixtureStream(name: string): SseEvent[] {
+      return parseSse(Deno.readTextFileSync(new URL(`${name}/stream.sse`, root)));
+    },
+  };
 }
 
-/** Whether a case has the file (error cases have no `response.json`). */
-export function hasFixture(name: string, file: string): boolean {
-  try {
-    Deno.statSync(new URL(`${name}/${file}`, FIXTURES));
-    return true;
-  } catch {
-    return false;
-  }
-}
+export const { fixtureJson, hasFixture, fixtureStream } = transcripts("chat");
 
 /** The events of SSE text, parsed by the parser the relay uses. */
 export function parseSse(text: string): SseEvent[] {
@@ -54,9 +63,17 @@ export function parseSse(text: string): SseEvent[] {
   return events;
 }
 
-/** The SSE events of a case's `stream.sse`. */
-export function fixtureStream(name: string): SseEvent[] {
-  return parseSse(Deno.readTextFileSync(new URL(`${name}/stream.sse`, FIXTURES)));
+/** Named SSE events, as responses and messages servers send them (event name = type). */
+export function namedSse(...payloads: Record<string, unknown>[]): SseEvent[] {
+  return payloads.map((payload) => ({
+    event: String(payload.type),
+    data: JSON.stringify(payload),
+  }));
+}
+
+/** Every IR event a fresh decoder makes of the events, its end included. */
+export function decodeAllWith(decoder: StreamDecoder, events: SseEvent[]): IrEvent[] {
+  return [...events.flatMap((event) => decoder.decode(event)), ...decoder.end()];
 }
 
 /** A request encoder context that records what was dropped. */

@@ -4,7 +4,7 @@
  */
 import type { SseEvent } from "../../protocols/sse.ts";
 import type { IrEvent } from "../ir.ts";
-import { parseSse } from "../chat/test_support.ts";
+import { decodeAllWith, namedSse, transcripts } from "../chat/test_support.ts";
 import { createMessagesStreamDecoder } from "./stream_decode.ts";
 
 export {
@@ -16,38 +16,12 @@ export {
   requestContext,
 } from "../chat/test_support.ts";
 
-const FIXTURES = new URL("../../../tests/fixtures/transcripts/messages/", import.meta.url);
-
-/** A JSON file of a recorded messages transcript. */
-export function fixtureJson(name: string, file: string): Record<string, unknown> {
-  return JSON.parse(Deno.readTextFileSync(new URL(`${name}/${file}`, FIXTURES)));
-}
-
-/** Whether a case has the file (error cases have no `response.json`). */
-export function hasFixture(name: string, file: string): boolean {
-  try {
-    Deno.statSync(new URL(`${name}/${file}`, FIXTURES));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The SSE events of a case's `stream.sse`. */
-export function fixtureStream(name: string): SseEvent[] {
-  return parseSse(Deno.readTextFileSync(new URL(`${name}/stream.sse`, FIXTURES)));
-}
+export const { fixtureJson, hasFixture, fixtureStream } = transcripts("messages");
 
 /** Named SSE events, as a messages server sends them (event name = payload type). */
-export function sse(...payloads: Record<string, unknown>[]): SseEvent[] {
-  return payloads.map((payload) => ({
-    event: String(payload.type),
-    data: JSON.stringify(payload),
-  }));
-}
+export const sse = namedSse;
 
 /** Every IR event a fresh decoder makes of the events, its end included. */
 export function decodeAll(events: SseEvent[]): IrEvent[] {
-  const decoder = createMessagesStreamDecoder();
-  return [...events.flatMap((event) => decoder.decode(event)), ...decoder.end()];
+  return decodeAllWith(createMessagesStreamDecoder(), events);
 }

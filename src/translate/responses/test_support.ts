@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { SseEvent } from "../../protocols/sse.ts";
 import type { ResponseEncodeContext } from "../codec.ts";
 import type { IrEvent } from "../ir.ts";
-import { answerContext, parseSse } from "../chat/test_support.ts";
+import { answerContext, decodeAllWith, namedSse, transcripts } from "../chat/test_support.ts";
 import { createResponsesStreamDecoder } from "./stream_decode.ts";
 import { createResponsesStreamEncoder } from "./stream_encode.ts";
 
@@ -21,40 +21,14 @@ export {
   requestContext,
 } from "../chat/test_support.ts";
 
-const FIXTURES = new URL("../../../tests/fixtures/transcripts/responses/", import.meta.url);
-
-/** A JSON file of a recorded responses transcript. */
-export function fixtureJson(name: string, file: string): Record<string, unknown> {
-  return JSON.parse(Deno.readTextFileSync(new URL(`${name}/${file}`, FIXTURES)));
-}
-
-/** Whether a case has the file (error cases have no `response.json`). */
-export function hasFixture(name: string, file: string): boolean {
-  try {
-    Deno.statSync(new URL(`${name}/${file}`, FIXTURES));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The SSE events of a case's `stream.sse`. */
-export function fixtureStream(name: string): SseEvent[] {
-  return parseSse(Deno.readTextFileSync(new URL(`${name}/stream.sse`, FIXTURES)));
-}
+export const { fixtureJson, hasFixture, fixtureStream } = transcripts("responses");
 
 /** Named SSE events, as a responses server sends them (event name = payload type). */
-export function sse(...payloads: Record<string, unknown>[]): SseEvent[] {
-  return payloads.map((payload) => ({
-    event: String(payload.type),
-    data: JSON.stringify(payload),
-  }));
-}
+export const sse = namedSse;
 
 /** Every IR event a fresh decoder makes of the events, its end included. */
 export function decodeAll(events: SseEvent[]): IrEvent[] {
-  const decoder = createResponsesStreamDecoder();
-  return [...events.flatMap((event) => decoder.decode(event)), ...decoder.end()];
+  return decodeAllWith(createResponsesStreamDecoder(), events);
 }
 
 /** Every client event a fresh encoder makes of the IR events, its end included. */
