@@ -1,7 +1,8 @@
 /**
  * A short-lived cache in front of key lookups: the request path reads the
  * database at most once a second per key, and a key changed by the CLI takes
- * effect within that second.
+ * effect within that second, on every node sharing the database (the 2 s that
+ * design.md promises; tests/multinode_test.ts checks it across processes).
  */
 import type { KeyLookup, KeyRecord } from "./principal.ts";
 
