@@ -6,6 +6,7 @@ import init from "./001_init.sql" with { type: "text" };
 import interrupted from "./002_interrupted.sql" with { type: "text" };
 import leanHolds from "./003_lean_holds.sql" with { type: "text" };
 import postgresInit from "./postgres/001_init.sql" with { type: "text" };
+import postgresLimits from "./postgres/002_limits.sql" with { type: "text" };
 
 /** One numbered migration: its name and its SQL. */
 export interface Migration {
@@ -23,4 +24,5 @@ export const MIGRATIONS: readonly Migration[] = [
 /** Every PostgreSQL migration (migrations/postgres/), in the order it is applied. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { name: "001_init", sql: postgresInit },
+  { name: "002_limits", sql: postgresLimits },
 ];

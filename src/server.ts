@@ -4,6 +4,7 @@
  */
 import process from "node:process";
 import { createApp } from "./app.ts";
+import { createPostgresLimiter } from "./limits/postgres_limiter.ts";
 import { databaseKeyLookup } from "./auth/database_lookup.ts";
 import { issueKey } from "./auth/issue_key.ts";
 import { createLedgerAccounting } from "./billing/ledger_accounting.ts";
@@ -128,8 +129,16 @@ export async function startServer(options: {
     shutdownSignal: graceOver.signal,
     router,
     observer,
-    // No `limiter`: rate and concurrency limits count in this process's memory. A limiter
-    // shared by the nodes of one PostgreSQL database (db.kind) plugs in here.
+    // On PostgreSQL the limits are counted in the database every node shares; on SQLite
+    // (one process) in this process's memory, the app's default.
+    limiter: db.kind === "postgres"
+      ? createPostgresLimiter({
+        kysely: db.kysely,
+        instanceId: identity.id,
+        isUnavailable: (error) => db.isUnavailable(error),
+        log,
+      })
+      : undefined,
     databaseReady: () => db.store.ping().then(() => true),
   });
 

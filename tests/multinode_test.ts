@@ -1,6 +1,7 @@
 /**
  * Several gateway processes on one PostgreSQL: three real `tollgate serve` processes share
- * a database. Concurrent requests spread over them never overspend and conserve money, a
+ * a database. Concurrent requests spread over them never overspend and conserve money,
+ * rate and concurrency limits admit exactly their number whichever nodes requests reach, a
  * key revoked with the CLI is refused by every node within 2 s, and the holds of a node
  * killed with SIGKILL become `interrupted` rows written by the nodes still running.
  */
@@ -55,8 +56,15 @@ Deno.test("several nodes on one PostgreSQL", async (t) => {
     configPath,
     `[server]\nlisten = "127.0.0.1:0"\n[database]\nurl = "${databaseUrl}"\n` +
       configWith(
-        channel({ name: "up", protocol: "chat", baseUrl: fake.url, models: ["priced"] }),
-        PRICED_MODEL,
+        channel({
+          name: "up",
+          protocol: "chat",
+          baseUrl: fake.url,
+          models: ["priced"],
+          extra: 'groups = ["default", "paced", "parallel"]',
+        }),
+        `${PRICED_MODEL}\n[groups.paced]\nmodels = ["*"]\nrpm = 20\n` +
+          `[groups.parallel]\nmodels = ["*"]\nconcurrency = 3\n`,
       ),
   );
   const db = await openDatabase(databaseUrl);
@@ -142,6 +150,53 @@ Deno.test("several nodes on one PostgreSQL", async (t) => {
           2_000 - (performance.now() - revoked),
         )
       ));
+    });
+
+    await t.step("limits are exact across nodes: concurrency 3 and rpm 20", async () => {
+      await cli("account", "create", "limited", "--unlimited");
+      const keyOf = async (group: string) =>
+        JSON.parse(
+          await cli("key", "create", "--account", "limited", "--group", group, "--json"),
+        ).key as string;
+      const parallel = await keyOf("parallel");
+      const paced = await keyOf("paced");
+
+      // Six at once over the three nodes, held at the upstream: exactly 3 get through.
+      const seen = fake.requests.length;
+      const gate = Promise.withResolvers<void>();
+      fake.setBehaviour({ gate: gate.promise });
+      let refused = 0;
+      const held = Array.from(
+        { length: 6 },
+        (_, i) =>
+          post(nodes[i % 3]!, parallel, chatBody(`held ${i}`)).then(async (response) => {
+            if (response.status === 429) {
+              assert.equal((await response.json()).error.code, "rate_limit_exceeded");
+              refused++;
+            }
+            return response;
+          }),
+      );
+      await poll(() => refused + fake.requests.length - seen === 6, "all 6 decided", 20_000, 10);
+      assert.equal(fake.requests.length - seen, 3, "3 in flight across the nodes");
+      assert.equal(refused, 3);
+      gate.resolve();
+      for (const response of await Promise.all(held)) {
+        if (!response.bodyUsed) await response.text();
+      }
+      fake.setBehaviour({});
+
+      // 30 in a minute over the three nodes, with rpm 20: exactly 20 admitted.
+      const statuses = await Promise.all(
+        Array.from({ length: 30 }, async (_, i) => {
+          const response = await post(nodes[i % 3]!, paced, chatBody(`rate ${i}`));
+          if (response.status === 429) assert.ok(response.headers.get("retry-after"));
+          await response.text();
+          return response.status;
+        }),
+      );
+      assert.equal(statuses.filter((status) => status === 200).length, 20);
+      assert.equal(statuses.filter((status) => status === 429).length, 10);
     });
 
     await t.step(

@@ -1,0 +1,143 @@
+/**
+ * The limiter of several gateway processes on one PostgreSQL database: counts kept in the
+ * database (migrations/postgres/002_limits.sql) on its clock, so a limit of 20 admits 20
+ * whichever nodes the requests reach. Admission is one round trip (`take_limits` checks
+ * and counts every scope under a lock); settling and releasing are one statement each.
+ */
+import { type Kysely, sql } from "kysely";
+import type { Database } from "../db/schema.ts";
+import { databaseUnavailable, type GatewayError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { describeError } from "../log.ts";
+import { type LimitState, rateLimitHeaders } from "./headers.ts";
+import { type Admission, type Limiter, UNLIMITED } from "./limiter.ts";
+import { type Breach, limitRefusal } from "./refusal.ts";
+import { type LimitedScope, scopesOf } from "./scopes.ts";
+
+/** A scope's window as the database reports it. */
+interface WindowState {
+  used: number;
+  reset_ms: number;
+}
+
+/** What `take_limits` answers. */
+interface TakeResult {
+  ok: boolean;
+  breaches: { id: string; kind: Breach["kind"]; wait_ms: number }[];
+  states: { id: string; requests: WindowState; tokens: WindowState }[];
+}
+
+/** What the shared limiter is built from. */
+export interface PostgresLimiterOptions {
+  kysely: Kysely<Database>;
+  /** This process's instance id: its leases stop counting once its heartbeat is stale. */
+  instanceId: string;
+  /** Whether an error means the database cannot be reached (503, not a bug). */
+  isUnavailable(error: unknown): boolean;
+  log: Logger;
+}
+
+/** Leases outlive a request's total timeout by this much before they stop counting. */
+const LEASE_GRACE_MS = 60_000;
+
+/** A limiter whose counts live in the PostgreSQL database every node shares. */
+export function createPostgresLimiter(options: PostgresLimiterOptions): Limiter {
+  const { kysely, log } = options;
+  const quietly = (what: string, work: Promise<unknown>) =>
+    work.then(() => {}, (error) => log.error(what, { error: describeError(error) }));
+
+  return {
+    async take(request): Promise<Admission | GatewayError> {
+      const scopes = scopesOf(request.config, request.principal, request.model);
+      if (scopes.length === 0) return UNLIMITED;
+      const input = Math.max(0, Math.ceil(request.inputTokens));
+      const lease = `lease_${crypto.randomUUID()}`;
+      const leaseMs = request.config.timeouts.total + LEASE_GRACE_MS;
+      const asked = JSON.stringify(scopes.map((scope) => ({
+        id: scope.id,
+        ...(scope.rpm !== undefined ? { rpm: scope.rpm } : {}),
+        ...(scope.tpm !== undefined ? { tpm: scope.tpm } : {}),
+        ...(scope.concurrency !== undefined ? { concurrency: scope.concurrency } : {}),
+      })));
+      let result: TakeResult;
+      try {
+        const { rows } = await sql<{ result: TakeResult }>`SELECT take_limits(
+          ${asked}::jsonb, ${input}, ${lease}, ${options.instanceId}, ${leaseMs}) AS result`
+          .execute(kysely);
+        result = rows[0]!.result;
+      } catch (error) {
+        if (options.isUnavailable(error)) throw databaseUnavailable(error);
+        throw error;
+      }
+      const headers = headersOf(scopes, result.states);
+      if (!result.ok) {
+        const byId = new Map(scopes.map((scope) => [scope.id, scope]));
+        return limitRefusal(
+          result.breaches.map((breach) => {
+            const scope = byId.get(breach.id)!;
+            return {
+              scope,
+              kind: breach.kind,
+              limit: scope[breach.kind]!,
+              waitMs: breach.wait_ms < 0 ? Infinity : breach.wait_ms,
+              inputTokens: input,
+            };
+          }),
+          headers,
+        );
+      }
+      const tokenScopes = scopes.filter((scope) => scope.tpm !== undefined).map((s) => s.id);
+      const leases = scopes.filter((scope) => scope.concurrency !== undefined)
+        .map((scope) => `${lease}:${scope.id}`);
+      let settled = false;
+      let released = false;
+      return {
+        headers,
+        settle(outputTokens) {
+          if (settled || tokenScopes.length === 0 || outputTokens <= 0) return;
+          settled = true;
+          return quietly(
+            "counting output tokens toward tpm failed",
+            sql`SELECT settle_limits(${tokenScopes}::text[], ${Math.ceil(outputTokens)})`
+              .execute(kysely),
+          );
+        },
+        release() {
+          if (released || leases.length === 0) return;
+          released = true;
+          return quietly(
+            "releasing a concurrency lease failed (it lapses at its deadline)",
+            sql`DELETE FROM limit_leases WHERE id = ANY(${leases}::text[])`.execute(kysely),
+          );
+        },
+      };
+    },
+  };
+}
+
+/** The headers of the tightest rpm and tpm among the scopes, from the database's windows. */
+function headersOf(
+  scopes: readonly LimitedScope[],
+  states: TakeResult["states"],
+): Record<string, string> | undefined {
+  const byId = new Map(states.map((state) => [state.id, state]));
+  let requests: LimitState | undefined;
+  let tokens: LimitState | undefined;
+  for (const scope of scopes) {
+    const state = byId.get(scope.id);
+    if (!state) continue;
+    if (scope.rpm !== undefined) {
+      const remaining = scope.rpm - Number(state.requests.used);
+      if (!requests || remaining < requests.remaining) {
+        requests = { limit: scope.rpm, remaining, resetMs: Number(state.requests.reset_ms) };
+      }
+    }
+    if (scope.tpm !== undefined) {
+      const remaining = scope.tpm - Number(state.tokens.used);
+      if (!tokens || remaining < tokens.remaining) {
+        tokens = { limit: scope.tpm, remaining, resetMs: Number(state.tokens.reset_ms) };
+      }
+    }
+  }
+  return rateLimitHeaders(requests, tokens);
+}
