@@ -32,9 +32,13 @@ export interface Scope {
 
 /**
  * Runs `test` with a scope, then stops what it started: fakes first (which releases hung
- * requests, so nothing downstream waits on them), then taps, then gateways.
+ * requests, so nothing downstream waits on them), then taps, then gateways. Gateways use
+ * a SQLite file of their own unless `database` gives each one a database URL.
  */
-export async function withScope(test: (scope: Scope) => Promise<void>): Promise<void> {
+export async function withScope(
+  test: (scope: Scope) => Promise<void>,
+  options: { database?: () => Promise<string> } = {},
+): Promise<void> {
   const fakes: FakeUpstream[] = [];
   const taps: Tap[] = [];
   const gateways: TestGateway[] = [];
@@ -45,7 +49,8 @@ export async function withScope(test: (scope: Scope) => Promise<void>): Promise<
       return fake;
     },
     async gateway(toml) {
-      const gateway = await startGateway(toml);
+      const databaseUrl = await options.database?.();
+      const gateway = await startGateway(toml, databaseUrl ? { databaseUrl } : {});
       gateways.push(gateway);
       return gateway;
     },
