@@ -12,6 +12,21 @@ export const BUDGET_BY_EFFORT: Readonly<Record<IrEffort, number>> = {
   high: 32_000,
 };
 
+// Efforts beyond the IR's range (OpenAI's `xhigh`, Anthropic's `max`) fold onto its top.
+const EFFORT_BY_NAME: Readonly<Record<string, IrEffort>> = {
+  minimal: "minimal",
+  low: "low",
+  medium: "medium",
+  high: "high",
+  xhigh: "high",
+  max: "high",
+};
+
+/** The IR effort a client names (`reasoning_effort`, `reasoning.effort`, `output_config.effort`). */
+export function effortNamed(name: string): IrEffort | undefined {
+  return EFFORT_BY_NAME[name];
+}
+
 /** The effort a thinking budget stands for: the nearest of low, medium and high. */
 export function effortOfBudget(budget: number): IrEffort {
   if (budget < 7_000) return "low";

@@ -2,6 +2,8 @@
  * Images and documents in chat messages (OpenAI `ChatCompletionContentPartImage`,
  * `ChatCompletionContentPart.File`) <-> IR sources: a `data:` URL is a base64 source.
  */
+import { stringOr } from "../../protocols/json_read.ts";
+import { convertError } from "../errors.ts";
 import type { IrDocument, IrImage, IrSource } from "../ir.ts";
 
 /** The media type and base64 payload of a `data:…;base64,` URL, or undefined for any other URL. */
@@ -38,6 +40,33 @@ export function mediaTypeOfName(filename: string | undefined): string {
   const extension = filename?.split(".").pop()?.toLowerCase();
   const found = Object.entries(EXTENSION_BY_TYPE).find(([, ext]) => ext === extension);
   return found?.[0] ?? "application/pdf";
+}
+
+/**
+ * A document given the OpenAI way (chat `file`, responses `input_file`): inline data (a
+ * data URL, or bare base64 typed by the file name), a `file_url`, or a `file_id`. `fields`
+ * says which ones the client's protocol has, for the error when none is set.
+ */
+export function documentOfFile(
+  file: Record<string, unknown>,
+  path: string,
+  fields: string,
+): IrDocument {
+  const filename = stringOr(file.filename) || undefined;
+  const named = filename ? { filename } : {};
+  const data = stringOr(file.file_data);
+  if (data) {
+    const parsed = parseDataUrl(data);
+    const source = parsed
+      ? { kind: "base64" as const, ...parsed }
+      : { kind: "base64" as const, mediaType: mediaTypeOfName(filename), data };
+    return { type: "document", source, ...named };
+  }
+  const url = stringOr(file.file_url);
+  if (url) return { type: "document", source: { kind: "url", url }, ...named };
+  const fileId = stringOr(file.file_id);
+  if (fileId) return { type: "document", source: { kind: "file", fileId }, ...named };
+  throw convertError(path, `the file has ${fields}`);
 }
 
 /** A chat `image_url` part for an IR image, or undefined when chat cannot point at it. */

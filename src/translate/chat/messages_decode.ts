@@ -7,14 +7,13 @@ import { asRecord, listOf, stringOr } from "../../protocols/json_read.ts";
 import { convertError } from "../errors.ts";
 import type {
   IrAssistantPart,
-  IrDocument,
   IrText,
   IrToolCall,
   IrToolResult,
   IrTurn,
   IrUserPart,
 } from "../ir.ts";
-import { mediaTypeOfName, parseDataUrl, sourceOfUrl } from "./content.ts";
+import { documentOfFile, sourceOfUrl } from "./content.ts";
 import { reasoningOfMessage } from "./reasoning_details.ts";
 
 /** The system prompt and turns of a chat request. */
@@ -97,30 +96,20 @@ function userParts(content: unknown, path: string): IrUserPart[] {
         return { type: "image", source: sourceOfUrl(url), ...detailed, ...cacheOf(part) };
       }
       case "file":
-        return { ...documentOf(asRecord(part.file) ?? {}, `${partPath}.file`), ...cacheOf(part) };
+        return {
+          ...documentOfFile(
+            asRecord(part.file) ?? {},
+            `${partPath}.file`,
+            "neither `file_data` nor `file_id`",
+          ),
+          ...cacheOf(part),
+        };
       case "input_audio":
         throw convertError(partPath, "audio input has no equivalent on this channel's protocol");
       default:
         throw convertError(partPath, `a ${describe(part)} part cannot be translated`);
     }
   });
-}
-
-/** A chat `file` part as a document: inline data (a data URL or bare base64) or a file id. */
-function documentOf(file: Record<string, unknown>, path: string): IrDocument {
-  const filename = stringOr(file.filename) || undefined;
-  const named = filename ? { filename } : {};
-  const data = stringOr(file.file_data);
-  if (data) {
-    const parsed = parseDataUrl(data);
-    const source = parsed
-      ? { kind: "base64" as const, ...parsed }
-      : { kind: "base64" as const, mediaType: mediaTypeOfName(filename), data };
-    return { type: "document", source, ...named };
-  }
-  const fileId = stringOr(file.file_id);
-  if (fileId) return { type: "document", source: { kind: "file", fileId }, ...named };
-  throw convertError(path, "the file has neither `file_data` nor `file_id`");
 }
 
 /** An assistant message in history: reasoning, text, refusal, then its tool calls. */

@@ -5,14 +5,8 @@
  * target's encoder refuses them by name.
  */
 import { asRecord, listOf, stringOr } from "../../protocols/json_read.ts";
-import type {
-  IrEffort,
-  IrOutputFormat,
-  IrReasoningConfig,
-  IrRequest,
-  IrTool,
-  IrToolChoice,
-} from "../ir.ts";
+import type { IrOutputFormat, IrReasoningConfig, IrRequest, IrTool, IrToolChoice } from "../ir.ts";
+import { effortNamed } from "../reasoning.ts";
 import { decodeMessages } from "./messages_decode.ts";
 
 // Every field this decoder reads; any other field a client sets is reported as dropped.
@@ -160,16 +154,6 @@ function nameOfChoice(choice: Record<string, unknown> | undefined): string {
     stringOr(choice?.name);
 }
 
-// Chat's efforts beyond the IR's range fold onto its ends.
-const EFFORT_BY_CHAT: Record<string, IrEffort> = {
-  minimal: "minimal",
-  low: "low",
-  medium: "medium",
-  high: "high",
-  xhigh: "high",
-  max: "high",
-};
-
 /**
  * `reasoning_effort` (`none` turns reasoning off), or the `reasoning` object OpenRouter
  * clients send (`effort`, `max_tokens` as a budget, `enabled`).
@@ -180,7 +164,7 @@ function decodeReasoning(body: Record<string, unknown>): IrReasoningConfig | und
   const budget = numberOf(object?.max_tokens);
   if (effort === "none" || object?.enabled === false) return { enabled: false };
   const config: IrReasoningConfig = { enabled: true };
-  const mapped = EFFORT_BY_CHAT[effort];
+  const mapped = effortNamed(effort);
   if (mapped) config.effort = mapped;
   if (budget !== undefined) config.budgetTokens = budget;
   return mapped || budget !== undefined || object?.enabled === true ? config : undefined;
@@ -188,9 +172,20 @@ function decodeReasoning(body: Record<string, unknown>): IrReasoningConfig | und
 
 /** `response_format`: text, JSON mode, or a JSON schema (OpenAI `ResponseFormatJSONSchema`). */
 function decodeOutput(format: Record<string, unknown> | undefined): IrOutputFormat | undefined {
-  if (format?.type === "text" || format?.type === "json_object") return { type: format.type };
-  if (format?.type !== "json_schema") return undefined;
-  const schema = asRecord(format.json_schema) ?? {};
+  return outputFormatOf(format?.type, asRecord(format?.json_schema) ?? {});
+}
+
+/**
+ * An OpenAI output format: `text`, `json_object`, or `json_schema` whose name, schema,
+ * strictness and description sit in `schema` (nested in chat's `json_schema`, beside the
+ * type in responses' `text.format`).
+ */
+export function outputFormatOf(
+  type: unknown,
+  schema: Record<string, unknown>,
+): IrOutputFormat | undefined {
+  if (type === "text" || type === "json_object") return { type };
+  if (type !== "json_schema") return undefined;
   return {
     type: "json_schema",
     name: stringOr(schema.name) || "response",

@@ -5,7 +5,7 @@
  * tools (web search, code execution, MCP) are dropped: the server already ran them and
  * their outcome is in the text that follows. Any other unknown block is refused.
  */
-import { asRecord, fields, listOf, stringOr } from "../../protocols/json_read.ts";
+import { fields, listOf, stringOr } from "../../protocols/json_read.ts";
 import { convertError } from "../errors.ts";
 import type {
   IrAssistantPart,
@@ -16,8 +16,8 @@ import type {
   IrTurn,
   IrUserPart,
 } from "../ir.ts";
-import { unwrapOpaque } from "../opaque.ts";
 import { cacheOf, sourceOf } from "./content.ts";
+import { assistantPartOf } from "./response_decode.ts";
 
 type Block = Record<string, unknown>;
 
@@ -141,28 +141,9 @@ function assistantParts(content: unknown, path: string, dropped: string[]): IrAs
   return listOf(content).flatMap((value, j): IrAssistantPart[] => {
     const block = fields(value);
     const where = `${path}.content[${j}]`;
+    const part = assistantPartOf(block);
+    if (part) return [part];
     switch (block.type) {
-      case "text":
-        return [{ type: "text", text: stringOr(block.text), ...cacheOf(block) }];
-      case "thinking": {
-        // A signature of another provider's state came back wrapped (opaque.ts).
-        const signature = stringOr(block.signature);
-        const opaque = signature ? { opaque: unwrapOpaque(signature, "anthropic_signature") } : {};
-        return [{ type: "reasoning", text: stringOr(block.thinking), ...opaque }];
-      }
-      case "redacted_thinking":
-        return [{
-          type: "reasoning",
-          text: "",
-          opaque: { kind: "anthropic_redacted", value: stringOr(block.data) },
-        }];
-      case "tool_use":
-        return [{
-          type: "tool_call",
-          id: stringOr(block.id),
-          name: stringOr(block.name),
-          arguments: JSON.stringify(asRecord(block.input) ?? {}),
-        }];
       case "compaction": {
         // A summary of the earlier conversation (beta context management): keep its text;
         // its encrypted form means something only to Anthropic.

@@ -21,8 +21,8 @@
  * | anything else (`service_tier`, `container`, `context_management`, `mcp_servers`, ...) | dropped |
  */
 import { asRecord, fields, listOf, stringOr } from "../../protocols/json_read.ts";
-import type { IrEffort, IrReasoningConfig, IrRequest, IrTool, IrToolChoice } from "../ir.ts";
-import { effortOfBudget } from "../reasoning.ts";
+import type { IrReasoningConfig, IrRequest, IrTool, IrToolChoice } from "../ir.ts";
+import { effortNamed, effortOfBudget } from "../reasoning.ts";
 import { cacheOf } from "./content.ts";
 import { decodeMessages, decodeSystem } from "./messages_decode.ts";
 
@@ -133,15 +133,6 @@ function decodeToolChoice(choice: Record<string, unknown>): IrToolChoice | undef
   return undefined;
 }
 
-// `output_config.effort` beyond the IR's range folds onto its top.
-const EFFORTS: Record<string, IrEffort> = {
-  low: "low",
-  medium: "medium",
-  high: "high",
-  xhigh: "high",
-  max: "high",
-};
-
 /**
  * `thinking`: enabled with a budget, disabled, or adaptive / between_tools (the model
  * decides, guided by `output_config.effort`, as Claude Code sends it). An effort alone
@@ -153,7 +144,7 @@ function decodeThinking(
   dropped: string[],
 ): IrReasoningConfig | undefined {
   if (thinking.display != null) dropped.push("thinking.display");
-  const effort = EFFORTS[stringOr(config.effort)];
+  const effort = effortNamed(stringOr(config.effort));
   if (thinking.type === "disabled") return { enabled: false };
   if (thinking.type === "enabled") {
     // budget_tokens is required; a client leaving it out gets the medium budget.

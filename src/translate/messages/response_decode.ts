@@ -7,12 +7,14 @@
 import { asRecord, fields, listOf, stringOr } from "../../protocols/json_read.ts";
 import { usageFromResponse } from "../../protocols/messages/usage.ts";
 import type { IrAssistantPart, IrResponse } from "../ir.ts";
+import { unwrapOpaque } from "../opaque.ts";
+import { cacheOf } from "./content.ts";
 import { finishOfStop } from "./finish.ts";
 
 /** Decodes a messages upstream's `message` body (tolerant of missing fields). */
 export function decodeMessagesResponse(json: unknown): IrResponse {
   const body = fields(json);
-  const parts = listOf(body.content).flatMap((value) => partsOf(fields(value)));
+  const parts = listOf(body.content).flatMap((value) => assistantPartOf(fields(value)) ?? []);
   const response: IrResponse = {
     id: stringOr(body.id),
     model: stringOr(body.model),
@@ -25,31 +27,33 @@ export function decodeMessagesResponse(json: unknown): IrResponse {
   return response;
 }
 
-function partsOf(block: Record<string, unknown>): IrAssistantPart[] {
+/**
+ * The IR part of an assistant block (text, thinking, redacted thinking, tool use), from
+ * an upstream's answer or a client's history; undefined for any other block. A signature
+ * another provider's state came back wrapped in is unwrapped (opaque.ts).
+ */
+export function assistantPartOf(block: Record<string, unknown>): IrAssistantPart | undefined {
   switch (block.type) {
     case "text":
-      return [{ type: "text", text: stringOr(block.text) }];
+      return { type: "text", text: stringOr(block.text), ...cacheOf(block) };
     case "thinking": {
       const signature = stringOr(block.signature);
-      return [{
-        type: "reasoning",
-        text: stringOr(block.thinking),
-        ...(signature ? { opaque: { kind: "anthropic_signature", value: signature } } : {}),
-      }];
+      const opaque = signature ? { opaque: unwrapOpaque(signature, "anthropic_signature") } : {};
+      return { type: "reasoning", text: stringOr(block.thinking), ...opaque };
     }
     case "redacted_thinking":
-      return [{
+      return {
         type: "reasoning",
         text: "",
         opaque: { kind: "anthropic_redacted", value: stringOr(block.data) },
-      }];
+      };
     case "tool_use":
-      return [{
+      return {
         type: "tool_call",
         id: stringOr(block.id),
         name: stringOr(block.name),
         arguments: JSON.stringify(asRecord(block.input) ?? {}),
-      }];
+      };
   }
-  return [];
+  return undefined;
 }

@@ -4,7 +4,7 @@
  * is a base64 source); `file_data` is a `data:` URL, or bare base64 from some clients.
  */
 import { fields, stringOr } from "../../protocols/json_read.ts";
-import { dataUrl, mediaTypeOfName, parseDataUrl, sourceOfUrl } from "../chat/content.ts";
+import { dataUrl, documentOfFile, sourceOfUrl } from "../chat/content.ts";
 import type { Drop } from "../chat/messages_encode.ts";
 import { convertError } from "../errors.ts";
 import type { IrDocument, IrImage, IrText } from "../ir.ts";
@@ -23,7 +23,7 @@ export function decodeInputPart(value: unknown, path: string): InputPart {
     case "input_image":
       return imageOf(part, path);
     case "input_file":
-      return documentOf(part, path);
+      return documentOfFile(part, path, "no `file_data`, `file_url` or `file_id`");
     case "input_audio":
       throw convertError(path, "audio input has no equivalent on this channel's protocol");
   }
@@ -38,24 +38,6 @@ function imageOf(part: Record<string, unknown>, path: string): IrImage {
   const fileId = stringOr(part.file_id);
   if (fileId) return { type: "image", source: { kind: "file", fileId }, ...detailed };
   throw convertError(path, "the image has neither `image_url` nor `file_id`");
-}
-
-function documentOf(part: Record<string, unknown>, path: string): IrDocument {
-  const filename = stringOr(part.filename) || undefined;
-  const named = filename ? { filename } : {};
-  const data = stringOr(part.file_data);
-  if (data) {
-    const parsed = parseDataUrl(data);
-    const source = parsed
-      ? { kind: "base64" as const, ...parsed }
-      : { kind: "base64" as const, mediaType: mediaTypeOfName(filename), data };
-    return { type: "document", source, ...named };
-  }
-  const url = stringOr(part.file_url);
-  if (url) return { type: "document", source: { kind: "url", url }, ...named };
-  const fileId = stringOr(part.file_id);
-  if (fileId) return { type: "document", source: { kind: "file", fileId }, ...named };
-  throw convertError(path, "the file has no `file_data`, `file_url` or `file_id`");
 }
 
 // `detail` is always written: `ResponseInputImage` requires it.

@@ -22,8 +22,9 @@
  */
 import { asRecord, listOf, stringOr } from "../../protocols/json_read.ts";
 import { convertError } from "../errors.ts";
+import { effortNamed } from "../reasoning.ts";
+import { outputFormatOf } from "../chat/request_decode.ts";
 import type {
-  IrEffort,
   IrOutputFormat,
   IrReasoningConfig,
   IrRequest,
@@ -59,16 +60,6 @@ const READ = new Set([
 // The include asking for log probabilities. Encrypted reasoning needs no note (encoders ask
 // for it whenever reasoning is on); the other includes belong to hosted tools, dropped.
 const LOGPROBS_INCLUDE = "message.output_text.logprobs";
-
-// The API's efforts beyond the IR's range fold onto its ends.
-const EFFORTS: Record<string, IrEffort> = {
-  minimal: "minimal",
-  low: "low",
-  medium: "medium",
-  high: "high",
-  xhigh: "high",
-  max: "high",
-};
 
 /** Decodes a responses client body; throws `convert_request_failed` for what it cannot carry. */
 export function decodeResponsesRequest(body: Record<string, unknown>): IrRequest {
@@ -223,7 +214,8 @@ function decodeReasoning(
   const effort = stringOr(reasoning.effort);
   if (effort === "none") return { enabled: false };
   const config: IrReasoningConfig = { enabled: true };
-  if (EFFORTS[effort]) config.effort = EFFORTS[effort];
+  const named = effortNamed(effort);
+  if (named) config.effort = named;
   // `generate_summary` is the deprecated name of `summary`.
   const summary = stringOr(reasoning.summary) || stringOr(reasoning.generate_summary);
   if (summary) config.summary = summary;
@@ -232,13 +224,5 @@ function decodeReasoning(
 
 /** `text.format`: text, JSON mode or a JSON schema (`ResponseFormatTextJSONSchemaConfig`). */
 function decodeFormat(format: Record<string, unknown> | undefined): IrOutputFormat | undefined {
-  if (format?.type === "text" || format?.type === "json_object") return { type: format.type };
-  if (format?.type !== "json_schema") return undefined;
-  return {
-    type: "json_schema",
-    name: stringOr(format.name) || "response",
-    schema: asRecord(format.schema) ?? {},
-    strict: format.strict === true,
-    ...(typeof format.description === "string" ? { description: format.description } : {}),
-  };
+  return outputFormatOf(format?.type, format ?? {});
 }

@@ -1,0 +1,64 @@
+/**
+ * The driver of the floor benches (stream_floor.ts, request_floor.ts): each mode of a
+ * minimal proxy in its own process in front of the bench's fake upstream, warmed up,
+ * then loaded for the phase while the proxy's CPU time is read; one line per mode.
+ */
+import { runLoad } from "./load.ts";
+import { cpuMillis, startChild } from "./processes.ts";
+
+/** What a floor bench measures. */
+export interface FloorBench {
+  /** The proxy script in bench/ and the modes it takes as its second argument. */
+  proxy: string;
+  modes: readonly string[];
+  /** Arguments of the fake upstream (bench/fake_upstream.ts). */
+  fakeArgs: string[];
+  stream: boolean;
+  concurrency: number;
+  /** Units of work per request, and their name: 64 chunks a stream, 1 request. */
+  unitsPerRequest: number;
+  unit: string;
+  seconds: number;
+}
+
+/** Runs every mode of the bench in turn and prints its throughput and CPU per unit. */
+export async function runFloorBench(bench: FloorBench): Promise<void> {
+  const fake = await startChild("fake upstream", "fake_upstream.ts", bench.fakeArgs);
+  try {
+    for (const mode of bench.modes) {
+      const proxy = await startChild(`${mode} proxy`, bench.proxy, [fake.ready.url, mode]);
+      try {
+        const phase = {
+          url: `${proxy.ready.url}/v1/chat/completions`,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            model: "bench",
+            stream: bench.stream,
+            messages: [{ role: "user", content: "hi" }],
+          }),
+          stream: bench.stream,
+          concurrency: bench.concurrency,
+          durationMs: 2_000,
+        };
+        await runLoad(phase); // warm-up
+        const before = await cpuMillis(proxy.pid);
+        const result = await runLoad({ ...phase, durationMs: bench.seconds * 1000 });
+        const after = await cpuMillis(proxy.pid);
+        const perUnit = before === undefined || after === undefined
+          ? "n/a"
+          : `${
+            (((after - before) * 1000) / (result.requests * bench.unitsPerRequest)).toFixed(1)
+          } µs`;
+        console.log(
+          `${mode.padEnd(9)} ${result.requestsPerSecond.toFixed(0).padStart(6)} ` +
+            `${bench.stream ? "streams" : "req"}/s  ${perUnit} CPU/${bench.unit}  ` +
+            `${result.errors} errors`,
+        );
+      } finally {
+        await proxy.stop();
+      }
+    }
+  } finally {
+    await fake.stop();
+  }
+}
