@@ -2,8 +2,9 @@
  * The cost phases: what a feature costs tollgate, as 1 - throughput with it / without it,
  * on non-stream chat at concurrency C and on streams at concurrency S. The targets that
  * differ in one feature (the request log and metrics, never-refusing group limits) are
- * measured in interleaved slices (A B C, then C B A), so drift of a shared machine
- * during the phase falls on all of them alike.
+ * measured in many short interleaved slices (A B C, then C B A, and again), so drift of
+ * a shared machine during the phase falls on all of them alike, and the spread of the
+ * passes' costs says how precise the cost is.
  */
 import { measureTarget, type Target, type TargetSettings, warmUp } from "./targets.ts";
 import type { Ratio } from "./report.ts";
@@ -22,6 +23,37 @@ const COSTS = [
   { name: "limits", with: COST_TARGETS.limited, without: COST_TARGETS.priced, most: 0.05 },
 ] as const;
 
+/**
+ * The observability pair: `priced` with the request log and metrics on, and the same
+ * process with both off, switched by writing its config (a reload) before each slice.
+ * One process for both, so that the difference is the feature's, not two processes'
+ * (heaps, JIT, database files) that differ by several percent on their own.
+ */
+export function observabilityTargets(priced: Target): [Target, Target] {
+  const ready = priced.server.ready;
+  const switchTo = (observed: boolean) => async () => {
+    const text = String(observed ? ready.observedConfig : ready.quietConfig);
+    await Deno.writeTextFile(String(ready.configPath), text);
+    Deno.kill(priced.server.pid, "SIGHUP");
+    await metricsServed(priced.url, observed);
+  };
+  return [
+    { ...priced, prepare: switchTo(true) },
+    { ...priced, name: COST_TARGETS.quiet, prepare: switchTo(false) },
+  ];
+}
+
+/** Waits until the reload is in force: /metrics answers 200 when on and 404 when off. */
+async function metricsServed(url: string, on: boolean): Promise<void> {
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const response = await fetch(`${url}/metrics`);
+    await response.body?.cancel();
+    if ((response.status === 200) === on) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`tollgate did not switch its metrics ${on ? "on" : "off"} within 5 s.`);
+}
+
 /** One target's slices of one kind of load, summed. */
 export interface CostSide {
   target: string;
@@ -32,6 +64,8 @@ export interface CostSide {
   requestsPerSecond: number;
   /** Server CPU per request (per chunk for streams), µs; undefined without /proc. */
   cpuMicros?: number;
+  /** Requests per second of each pass, in pass order (for the spread of a cost). */
+  passRates: number[];
 }
 
 /** One kind of load against every cost target. */
@@ -47,17 +81,22 @@ export interface CostResult {
   kind: CostRun["kind"];
   /** 1 - requests/s with the feature / without it: the figure of the target. */
   throughputCost: number;
-  /** 1 - server CPU per request without / with: the same cost in CPU, steadier. */
+  /**
+   * Twice the standard error of the cost, from the passes' costs taken one by one: the
+   * cost is known to about +/- this much (a 95% interval, roughly).
+   */
+  spread: number;
+  /** 1 - server CPU per request without / with: the same cost in CPU. */
   cpuCost?: number;
   most: number;
 }
 
-/** Slices per target and kind: passes alternate forward and backward. */
-const PASSES = 4;
+/** Seconds of one slice: short, so that the passes are many and a drift falls on all. */
+const SLICE_SECONDS = 1;
 
 /**
- * Warms up every target, then for chat and for streams runs `duration / 2` s slices
- * against the targets forward and then backward, so each gets `duration` s in all.
+ * Warms up every target, then for chat and for streams runs passes of one slice per
+ * target (`SLICE_SECONDS`, `duration` s per target in all), forward and backward in turn.
  */
 export async function runCosts(
   targets: Target[],
@@ -69,6 +108,8 @@ export async function runCosts(
     { kind: "chat", stream: false, concurrency: settings.concurrency },
     { kind: "streams", stream: true, concurrency: settings.streamConcurrency },
   ] as const;
+  // An even number of passes, at least four, so that each target runs first as often as last.
+  const passes = Math.max(4, 2 * Math.round(settings.duration / SLICE_SECONDS / 2));
   const runs: CostRun[] = [];
   for (const { kind, stream, concurrency } of kinds) {
     const sums = targets.map((target) => ({
@@ -78,21 +119,24 @@ export async function runCosts(
       firstError: undefined as string | undefined,
       seconds: 0,
       cpuMs: 0 as number | undefined,
+      passRates: [] as number[],
     }));
-    for (let pass = 0; pass < PASSES; pass++) {
+    for (let pass = 0; pass < passes; pass++) {
       const order = pass % 2 === 0 ? sums : [...sums].reverse();
+      progress(`${kind} c${concurrency}, pass ${pass + 1}/${passes}`);
       for (const sum of order) {
-        progress(`${kind} c${concurrency} ${sum.target.name} (${pass + 1}/${PASSES})`);
+        await sum.target.prepare?.();
         const result = await measureTarget(
           sum.target,
           stream,
           concurrency,
-          settings.duration / PASSES,
+          settings.duration / passes,
         );
         sum.requests += result.requests;
         sum.errors += result.errors;
         sum.firstError ??= result.firstError;
         sum.seconds += result.seconds;
+        sum.passRates.push(result.requests / result.seconds);
         sum.cpuMs = sum.cpuMs === undefined || result.cpuMs === undefined
           ? undefined
           : sum.cpuMs + result.cpuMs;
@@ -116,6 +160,7 @@ export async function runCosts(
           cpuMicros: sum.cpuMs === undefined || units === 0
             ? undefined
             : (sum.cpuMs * 1000) / units,
+          passRates: sum.passRates,
         };
       }),
     });
@@ -131,15 +176,26 @@ export function costResults(runs: CostRun[]): CostResult[] {
       const off = run.sides.find((side) => side.target === cost.without);
       if (!on || !off) return [];
       const cpuCost = on.cpuMicros && off.cpuMicros ? 1 - off.cpuMicros / on.cpuMicros : undefined;
+      const passCosts = on.passRates.map((rate, pass) => 1 - rate / off.passRates[pass]!);
       return [{
         name: cost.name,
         kind: run.kind,
         throughputCost: 1 - on.requestsPerSecond / off.requestsPerSecond,
+        spread: 2 * standardError(passCosts),
         cpuCost,
         most: cost.most,
       }];
     })
   );
+}
+
+/** The standard error of the mean of `values`. */
+function standardError(values: number[]): number {
+  if (values.length < 2) return Number.NaN;
+  const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
+  const variance = values.reduce((sum, value) => sum + (value - mean) ** 2, 0) /
+    (values.length - 1);
+  return Math.sqrt(variance / values.length);
 }
 
 /** The cost targets as ratios of the report. */
@@ -177,16 +233,17 @@ export function costTables(runs: CostRun[], costs: CostResult[], chunks: number)
     ),
     "",
     table(
-      ["cost", "load", "1 - req/s with / without", "1 - CPU without / with", "target"],
+      ["cost", "load", "1 - req/s with / without", "+/-", "1 - CPU without / with", "target"],
       costs.map((cost) => [
         cost.name,
         cost.kind,
         percent(cost.throughputCost),
+        percent(cost.spread),
         cost.cpuCost === undefined ? "n/a" : percent(cost.cpuCost),
         `< ${percent(cost.most)}`,
       ]),
     ),
-    "(observability: request log on stdout and metrics on vs both off; limits: rpm, tpm and " +
+    "(observability: request log on stdout and metrics on vs both off in the same process; limits: rpm, tpm and " +
     "concurrency set too high to refuse vs none)",
     "",
   ];

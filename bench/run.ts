@@ -10,7 +10,14 @@
  * through a fresh tollgate. Prints tables and the ratios the performance targets are
  * stated in (`--json`: JSON).
  */
-import { COST_TARGETS, costRatios, costResults, type CostRun, runCosts } from "./costs.ts";
+import {
+  COST_TARGETS,
+  costRatios,
+  costResults,
+  type CostRun,
+  observabilityTargets,
+  runCosts,
+} from "./costs.ts";
 import { type DirectionResult, runDirections } from "./directions.ts";
 import { IDLE_KEEPALIVE_MS, type IdleResult, runIdleStreams } from "./idle_streams.ts";
 import { memoryRatios, type MemoryResult, runMemory } from "./memory.ts";
@@ -53,15 +60,9 @@ async function runMainParts(fake: ChildServer, settings: Settings, progress: Pro
   return await withChildren(() => [
     startChild("tollgate", "tollgate_server.ts", [upstream], TOLLGATE_FLAGS),
     ...(wants("targets") ? [startChild("bare proxy", "bare_proxy.ts", [upstream])] : []),
-    ...(wants("observability")
-      ? [startChild("quiet tollgate", "tollgate_server.ts", [upstream, "--no-observability"], [
-        ...TOLLGATE_FLAGS,
-      ])]
-      : []),
   ], async (children) => {
     const [tollgate, ...others] = children as [ChildServer, ...ChildServer[]];
     const proxy = others.find((child) => child.name === "bare proxy");
-    const quiet = others.find((child) => child.name === "quiet tollgate");
     const key = (name: string) => String(tollgate.ready[name]);
     const priced: Target = {
       name: COST_TARGETS.priced,
@@ -92,19 +93,13 @@ async function runMainParts(fake: ChildServer, settings: Settings, progress: Pro
     const directions = wants("directions")
       ? await runDirections(tollgate, key("unpricedKey"), settings, progress)
       : [];
+    // Every cost target sets its config first, so that none runs with what the last one left.
+    const [observed, quiet] = observabilityTargets(priced);
     const costTargets: Target[] = [
-      priced,
-      ...(quiet
-        ? [{
-          ...priced,
-          name: COST_TARGETS.quiet,
-          url: quiet.ready.url,
-          key: String(quiet.ready.pricedKey),
-          server: quiet,
-        }]
-        : []),
+      observed,
+      ...(wants("observability") ? [quiet] : []),
       ...(wants("limits")
-        ? [{ ...priced, name: COST_TARGETS.limited, key: key("limitedKey") }]
+        ? [{ ...observed, name: COST_TARGETS.limited, key: key("limitedKey") }]
         : []),
     ];
     const costRuns = costTargets.length > 1 ? await runCosts(costTargets, settings, progress) : [];

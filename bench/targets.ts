@@ -17,6 +17,8 @@ export interface Target {
   model: string;
   /** The process serving it: the fake for direct, else the proxy. */
   server: ChildServer;
+  /** Puts the server in this target's state (a config) before each warm-up and slice. */
+  prepare?: () => Promise<void>;
 }
 
 /** What the targets' phases need from the bench's settings. */
@@ -43,6 +45,7 @@ export async function warmUp(
   settings: TargetSettings,
   progress: (line: string) => void,
 ): Promise<void> {
+  await target.prepare?.();
   await checkAnswers(target.name, "chat", (stream) => requestOf(target, stream), settings.chunks);
   progress(`warming up ${target.name}`);
   const half = (settings.warmup * 1000) / 2;

@@ -18,8 +18,10 @@
  *
  * Run as a child of bench/run.ts: `deno run -A --unstable-no-legacy-abort
  * bench/tollgate_server.ts UPSTREAM_URL [--no-observability] [--keepalive-ms N]`; prints
- * `{"url","unpricedKey","pricedKey","limitedKey"}`. `--no-observability` sets
- * `[server] metrics = false` and `request_log = false`.
+ * `{"url","unpricedKey","pricedKey","limitedKey","configPath","observedConfig","quietConfig"}`:
+ * the bench switches the request log and metrics by writing one of the two configs to
+ * `configPath` (a reload). `--no-observability` starts with `[server] metrics = false` and
+ * `request_log = false`.
  */
 import { parseArgs } from "node:util";
 import { issueKey } from "../src/auth/issue_key.ts";
@@ -140,18 +142,23 @@ if (import.meta.main) {
   const dir = await Deno.makeTempDir({ prefix: "tollgate_bench_" });
   const configPath = `${dir}/config.toml`;
   const dbPath = `${dir}/tollgate.db`;
-  await Deno.writeTextFile(
-    configPath,
+  const configOf = (observability: boolean) =>
     benchConfig({
       dbPath,
       upstream,
-      observability: !values["no-observability"],
+      observability,
       keepaliveMs: keepalive === undefined ? undefined : Number(keepalive),
-    }),
-  );
+    });
+  await Deno.writeTextFile(configPath, configOf(!values["no-observability"]));
   // No `requestLog` option: the request log goes to stdout, as `tollgate serve` writes it.
   const server = await startServer({ configPath, log: silentLogger, port: 0 });
-  announce({ url: server.url, ...await createKeys(dbPath) });
+  announce({
+    url: server.url,
+    ...await createKeys(dbPath),
+    configPath,
+    observedConfig: configOf(true),
+    quietConfig: configOf(false),
+  });
   await stdinClosed();
   await server.shutdown();
   await Deno.remove(dir, { recursive: true });

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { runCli } from "../src/cli/main.ts";
+import { chatBody as pricedChatBody, PRICED_MODEL, waitUntil } from "./accounting_support.ts";
 import { channel, configWith, type TestGateway } from "./harness.ts";
 import {
   chatBody,
@@ -96,6 +97,47 @@ Deno.test("metrics: counters grow by exactly the requests sent, tokens follow th
     const after = await scrape(gateway);
     assert.equal(valueOf(after, "tollgate_config_reloads_total", { result: "ok" }), 1);
     assert.equal(valueOf(after, "tollgate_config_reloads_total", { result: "failed" }), 1);
+  }));
+
+Deno.test("metrics: an open priced stream shows as an active stream and a hold; cost follows the ledger", () =>
+  withScope(async (s) => {
+    const fake = await s.fake({ name: "up" });
+    const gateway = await s.gateway(
+      configWith(
+        channel({ name: "up", protocol: "chat", baseUrl: fake.url, models: ["priced"] }),
+        PRICED_MODEL,
+      ),
+    );
+    const { secret } = await gateway.createKey({ balanceUsd: "1" });
+    const gate = Promise.withResolvers<void>();
+    // The upstream sends the role chunk and one word, then waits.
+    fake.setBehaviour({ gate: gate.promise, gateAfter: 2 });
+    const response = await gateway.post(
+      "/v1/chat/completions",
+      secret,
+      pricedChatBody("alpha beta gamma", { stream: true }),
+    );
+    const reader = response.body!.getReader();
+    assert.equal((await reader.read()).done, false);
+    const during = await scrape(gateway);
+    assert.equal(valueOf(during, "tollgate_active_streams"), 1);
+    assert.equal(valueOf(during, "tollgate_holds_in_flight"), 1);
+    gate.resolve();
+    while (!(await reader.read()).done) { /* the rest of the stream */ }
+    await waitUntil(async () => (await gateway.ledger()).length === 1, "the stream's ledger row");
+    const rows = await gateway.ledger();
+    const after = await scrape(gateway);
+    assert.equal(valueOf(after, "tollgate_active_streams"), 0);
+    assert.equal(valueOf(after, "tollgate_holds_in_flight"), 0);
+    assert.ok(rows[0]!.cost_micros > 0);
+    assert.equal(
+      valueOf(after, "tollgate_cost_usd_total", { model: "priced" }),
+      rows[0]!.cost_micros / 1_000_000,
+    );
+    assert.equal(
+      valueOf(after, "tollgate_tokens_total", { model: "priced", kind: "output" }),
+      rows[0]!.output_tokens,
+    );
   }));
 
 Deno.test("metrics: a metrics_token guards /metrics; an API key does not open it; it can be off", () =>

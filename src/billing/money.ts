@@ -44,10 +44,11 @@ export function microsToUsd(micros: number): number {
 
 /** Formats micro-USD for people: at least 2 and at most 6 decimals, no float artefacts ("12.50", "0.000125"). */
 export function formatUsd(micros: number): string {
-  const value = BigInt(Math.round(micros));
-  const sign = value < 0n ? "-" : "";
-  const abs = value < 0n ? -value : value;
-  const whole = abs / MICROS_PER_USD;
-  const fraction = (abs % MICROS_PER_USD).toString().padStart(6, "0").replace(/0{1,4}$/, "");
-  return `${sign}${whole}.${fraction}`;
+  // Plain numbers: every amount below 2^53 micros (9 billion USD) divides exactly this way.
+  const rounded = Math.round(micros);
+  const abs = Math.abs(rounded);
+  const fractionMicros = abs % 1_000_000;
+  const whole = (abs - fractionMicros) / 1_000_000;
+  const fraction = String(fractionMicros).padStart(6, "0").replace(/0{1,4}$/, "");
+  return `${rounded < 0 ? "-" : ""}${whole}.${fraction}`;
 }

@@ -1,12 +1,12 @@
 /**
  * Lines written in batches: a line is queued at once and the queue goes out in one
- * asynchronous write a few milliseconds later (or at once past a size), so logging a
- * request never blocks the loop on a slow terminal or pipe, and a busy server makes one
- * write for many requests instead of one per event-loop turn.
+ * asynchronous write up to a tenth of a second later (or at once past a size), so logging
+ * a request never blocks the loop on a slow terminal or pipe, and a busy server makes one
+ * write for hundreds of requests (a write costs as much as formatting a hundred lines).
  */
 
 /** How long a line may wait for others to share its write. */
-const BATCH_MS = 20;
+const BATCH_MS = 100;
 /** Queued text that goes out at once rather than waiting. */
 const BATCH_CHARS = 64 * 1024;
 

@@ -1,7 +1,7 @@
 /**
  * The Prometheus metrics of one gateway (prom-client, on a registry of its own: no
- * process-global state). Updates are counter increments and histogram observations,
- * a fraction of a microsecond each; the exposition is rendered only when scraped.
+ * process-global state). A request adds to plain totals and makes three histogram
+ * observations; the exposition is rendered only when scraped.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { microsToUsd } from "../billing/money.ts";
@@ -33,28 +33,50 @@ export interface Metrics {
   readonly contentType: string;
 }
 
-/** The metric children one finished request updates. */
-interface RequestMetrics {
-  requests: { inc(value?: number): void };
+/** The histogram children one finished request observes, bound once per label set. */
+interface RequestHistograms {
   duration: { observe(value: number): void };
   firstByte: { observe(value: number): void };
   overhead: { observe(value: number): void };
-  input: { inc(value?: number): void };
-  output: { inc(value?: number): void };
-  cached: { inc(value?: number): void };
-  cacheWrite: { inc(value?: number): void };
-  cost: { inc(value?: number): void };
+}
+
+/** Totals of one model, handed to prom-client only when scraped. */
+interface ModelTotals {
+  input: number;
+  output: number;
+  cached: number;
+  cacheWrite: number;
+  costMicros: number;
+}
+
+/** Requests of one label set: their count, their model's totals and their histograms. */
+interface RequestSeries {
+  labels: { entry_point: string; model: string; channel: string; status: string };
+  count: number;
+  totals: ModelTotals;
+  histograms: RequestHistograms;
 }
 
 /** A registry with tollgate's metrics; `channels` is read at each scrape. */
 export function createMetrics(channels: () => ChannelState[] = () => []): Metrics {
   const registry = new Registry();
   const registers = [registry];
-  const requests = new Counter({
+  // Counters and gauges are plain numbers here, handed to prom-client when scraped
+  // (`collect`): each prom-client update validates and hashes its labels, and a request
+  // would make ten of them. Histograms need prom-client's buckets, so they stay updates.
+  const series = new Map<string, RequestSeries>();
+  const models = new Map<string, ModelTotals>();
+  let activeStreams = 0;
+  let holdsInFlight = 0;
+  new Counter({
     name: "tollgate_requests_total",
     help: "Requests answered, by entry point, model, channel and HTTP status.",
     labelNames: ["entry_point", "model", "channel", "status"],
     registers,
+    collect() {
+      this.reset();
+      for (const { labels, count } of series.values()) this.inc(labels, count);
+    },
   });
   const duration = new Histogram({
     name: "tollgate_request_duration_seconds",
@@ -77,27 +99,46 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
     buckets: OVERHEAD_SECONDS,
     registers,
   });
-  const tokens = new Counter({
+  new Counter({
     name: "tollgate_tokens_total",
     help: "Tokens settled, by model and kind (input counts cached and cache-write tokens too).",
     labelNames: ["model", "kind"],
     registers,
+    collect() {
+      this.reset();
+      for (const [model, totals] of models) {
+        this.inc({ model, kind: "input" }, totals.input);
+        this.inc({ model, kind: "output" }, totals.output);
+        this.inc({ model, kind: "cached" }, totals.cached);
+        this.inc({ model, kind: "cache_write" }, totals.cacheWrite);
+      }
+    },
   });
-  const cost = new Counter({
+  new Counter({
     name: "tollgate_cost_usd_total",
     help: "Cost settled in USD, by model.",
     labelNames: ["model"],
     registers,
+    collect() {
+      this.reset();
+      for (const [model, totals] of models) this.inc({ model }, microsToUsd(totals.costMicros));
+    },
   });
-  const streams = new Gauge({
+  new Gauge({
     name: "tollgate_active_streams",
     help: "Streams being relayed now.",
     registers,
+    collect() {
+      this.set(activeStreams);
+    },
   });
-  const holds = new Gauge({
+  new Gauge({
     name: "tollgate_holds_in_flight",
     help: "Holds taken and not yet settled.",
     registers,
+    collect() {
+      this.set(holdsInFlight);
+    },
   });
   const failures = new Counter({
     name: "tollgate_upstream_failures_total",
@@ -123,25 +164,29 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
     registers,
   });
 
-  // The metric children of each label set, bound once: prom-client hashes a label object
-  // on every update otherwise, and a request makes eight updates.
-  const bound = new Map<string, RequestMetrics>();
-  const metricsOf = (entry: string, model: string, channel: string, status: string) => {
-    const key = `${entry}\u0000${model}\u0000${channel}\u0000${status}`;
-    let found = bound.get(key);
+  const totalsOf = (model: string) => {
+    let totals = models.get(model);
+    if (!totals) {
+      totals = { input: 0, output: 0, cached: 0, cacheWrite: 0, costMicros: 0 };
+      models.set(model, totals);
+    }
+    return totals;
+  };
+  const seriesOf = (entry_point: string, model: string, channel: string, status: string) => {
+    const key = `${entry_point}\u0000${model}\u0000${channel}\u0000${status}`;
+    let found = series.get(key);
     if (!found) {
       found = {
-        requests: requests.labels({ entry_point: entry, model, channel, status }),
-        duration: duration.labels({ entry_point: entry, model }),
-        firstByte: firstByte.labels({ entry_point: entry, model }),
-        overhead: overhead.labels({ entry_point: entry }),
-        input: tokens.labels({ model, kind: "input" }),
-        output: tokens.labels({ model, kind: "output" }),
-        cached: tokens.labels({ model, kind: "cached" }),
-        cacheWrite: tokens.labels({ model, kind: "cache_write" }),
-        cost: cost.labels({ model }),
+        labels: { entry_point, model, channel, status },
+        count: 0,
+        totals: totalsOf(model),
+        histograms: {
+          duration: duration.labels({ entry_point, model }),
+          firstByte: firstByte.labels({ entry_point, model }),
+          overhead: overhead.labels({ entry_point }),
+        },
       };
-      bound.set(key, found);
+      series.set(key, found);
     }
     return found;
   };
@@ -149,26 +194,31 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
   return {
     requestFinished(record, totalMs) {
       const entry = record.entry ?? "none";
-      const model = record.model ?? "";
-      const m = metricsOf(entry, model, record.channel ?? "", String(record.status));
-      m.requests.inc();
+      const found = seriesOf(
+        entry,
+        record.model ?? "",
+        record.channel ?? "",
+        String(record.status),
+      );
+      found.count++;
       if (!record.entry) return;
-      m.duration.observe(totalMs / 1000);
-      if (record.firstByteMs !== undefined) m.firstByte.observe(record.firstByteMs / 1000);
-      m.overhead.observe(Math.max(0, totalMs - record.upstreamMs) / 1000);
+      const { histograms, totals } = found;
+      histograms.duration.observe(totalMs / 1000);
+      if (record.firstByteMs !== undefined) histograms.firstByte.observe(record.firstByteMs / 1000);
+      histograms.overhead.observe(Math.max(0, totalMs - record.upstreamMs) / 1000);
       const usage = record.usage;
       if (usage) {
-        m.input.inc(usage.input_tokens);
-        m.output.inc(usage.output_tokens);
-        m.cached.inc(usage.cached_tokens);
-        m.cacheWrite.inc(usage.cache_write_tokens);
+        totals.input += usage.input_tokens;
+        totals.output += usage.output_tokens;
+        totals.cached += usage.cached_tokens;
+        totals.cacheWrite += usage.cache_write_tokens;
       }
-      if (record.costMicros) m.cost.inc(microsToUsd(record.costMicros));
+      totals.costMicros += record.costMicros ?? 0;
     },
-    streamOpened: () => streams.inc(),
-    streamClosed: () => streams.dec(),
-    holdTaken: () => holds.inc(),
-    holdReleased: () => holds.dec(),
+    streamOpened: () => void activeStreams++,
+    streamClosed: () => void activeStreams--,
+    holdTaken: () => void holdsInFlight++,
+    holdReleased: () => void holdsInFlight--,
     attemptFailed: (channel, kind) => failures.inc({ channel, kind }),
     configReloaded: (ok) => reloads.inc({ result: ok ? "ok" : "failed" }),
     render: () => registry.metrics(),

@@ -36,30 +36,21 @@ export function requestLogFields(record: RequestRecord, totalMs: number): Record
 
 /** A finished request as one line of text. */
 export function requestLogText(record: RequestRecord, totalMs: number): string {
-  const parts = [
-    new Date(record.time).toISOString(),
-    record.requestId,
-    record.method,
-    record.path,
-    String(record.status),
-    record.outcome ?? "-",
-  ];
-  const add = (name: string, value: unknown) => {
-    if (value !== undefined && value !== null) parts.push(`${name}=${value}`);
-  };
-  add("key", record.keyId);
-  add("account", record.account);
-  add("model", record.model);
-  add("channel", record.channel);
-  if (record.attempts > 0) add("attempts", record.attempts);
-  if (record.usage) {
-    add("tokens", `${record.usage.input_tokens}/${record.usage.output_tokens}`);
-    if (record.usage.cached_tokens > 0) add("cached", record.usage.cached_tokens);
+  let line = `${new Date(record.time).toISOString()} ${record.requestId} ${record.method} ` +
+    `${record.path} ${record.status} ${record.outcome ?? "-"}`;
+  if (record.keyId !== undefined) line += ` key=${record.keyId}`;
+  if (record.account !== undefined) line += ` account=${record.account}`;
+  if (record.model !== undefined) line += ` model=${record.model}`;
+  if (record.channel !== undefined) line += ` channel=${record.channel}`;
+  if (record.attempts > 0) line += ` attempts=${record.attempts}`;
+  const usage = record.usage;
+  if (usage) {
+    line += ` tokens=${usage.input_tokens}/${usage.output_tokens}`;
+    if (usage.cached_tokens > 0) line += ` cached=${usage.cached_tokens}`;
   }
-  if (record.costMicros) add("cost", `$${formatUsd(record.costMicros)}`);
-  if (record.firstByteMs !== undefined) add("ttfb", `${round(record.firstByteMs)}ms`);
-  add("total", `${round(totalMs)}ms`);
-  return parts.join(" ");
+  if (record.costMicros) line += ` cost=$${formatUsd(record.costMicros)}`;
+  if (record.firstByteMs !== undefined) line += ` ttfb=${round(record.firstByteMs)}ms`;
+  return `${line} total=${round(totalMs)}ms`;
 }
 
 /** Writes one line per finished request in the given format. */
