@@ -3,7 +3,7 @@
  * the file changes. A request reads one snapshot and keeps it, so a reload never
  * changes the config under a request in flight.
  */
-import { basename, dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Config } from "./schema.ts";
 import { ConfigError, type EnvLookup, parseConfigText } from "./load.ts";
 
@@ -73,8 +73,10 @@ export interface WatchConfigOptions {
   onError?(error: unknown): void;
   /** Environment for `${VAR}`; `Deno.env.get` by default. */
   env?: EnvLookup;
-  /** Quiet time after the last file event before reloading; editors write in bursts. */
+  /** Quiet time after the last change seen before reloading; editors write in bursts. */
   debounceMs?: number;
+  /** How often the file's modification time, size and inode are checked for a change. */
+  pollMs?: number;
   /** Whether SIGHUP triggers a reload (default true; ignored where signals do not exist). */
   sighup?: boolean;
 }
@@ -87,15 +89,17 @@ export interface ConfigWatcher {
   close(): void;
 }
 
-/** Watches `path` and SIGHUP, putting each changed valid file in force and reporting invalid ones. */
+/**
+ * Watches `path` (by polling its metadata) and SIGHUP, putting each changed valid file in
+ * force and reporting invalid ones.
+ */
 export function watchConfigFile(
   store: ConfigStore,
   path: string,
   options: WatchConfigOptions = {},
 ): ConfigWatcher {
-  const { onReload, onError, env, debounceMs = 100, sighup = true } = options;
+  const { onReload, onError, env, debounceMs = 100, pollMs = 500, sighup = true } = options;
   const absolute = resolve(path);
-  const name = basename(absolute);
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let queue = Promise.resolve();
@@ -157,19 +161,23 @@ export function watchConfigFile(
     }, debounceMs);
   };
 
-  // Editors often save by writing a new file and renaming it over the old one, which
-  // a watch on the file itself would lose; watching the directory sees every kind.
-  const watcher = Deno.watchFs(dirname(absolute), { recursive: false });
-  void (async () => {
+  // Polled, not watched: a file-system watch reports on the whole directory, where the
+  // SQLite database usually sits too, and its writes woke the watcher (and the event loop)
+  // on every request, costing more CPU than the rest of the request's bookkeeping. A stat
+  // every half second sees every kind of save, a file renamed over the old one included.
+  let seen = fingerprintOf(absolute);
+  let checking = false;
+  const poll = setInterval(async () => {
+    if (checking) return;
+    checking = true;
     try {
-      for await (const event of watcher) {
-        if (event.kind === "access") continue;
-        if (event.paths.some((changed) => basename(changed) === name)) schedule();
-      }
-    } catch (error) {
-      report(error);
+      const now = await fingerprintOf(absolute);
+      if (now !== await seen) schedule();
+      seen = Promise.resolve(now);
+    } finally {
+      checking = false;
     }
-  })();
+  }, pollMs);
 
   const onSignal = () => void reload();
   let listening = false;
@@ -185,9 +193,19 @@ export function watchConfigFile(
       closed = true;
       if (timer !== undefined) clearTimeout(timer);
       if (listening) Deno.removeSignalListener("SIGHUP", onSignal);
-      watcher.close();
+      clearInterval(poll);
     },
   };
+}
+
+/** What tells one version of the file from the next: inode, size and modification time. */
+async function fingerprintOf(path: string): Promise<string> {
+  try {
+    const { ino, size, mtime } = await Deno.stat(path);
+    return `${ino}:${size}:${mtime?.getTime()}`;
+  } catch {
+    return "missing";
+  }
 }
 
 /** The file's text, or undefined when it cannot be read (the first reload will say why). */
