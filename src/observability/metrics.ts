@@ -1,9 +1,10 @@
 /**
  * The Prometheus metrics of one gateway (prom-client, on a registry of its own: no
- * process-global state). A request adds to plain totals and makes three histogram
- * observations; the exposition is rendered only when scraped.
+ * process-global state). A request adds to plain totals and bucket counts; prom-client
+ * renders the exposition when scraped.
  */
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
+import { CountedHistogram, type HistogramSeries } from "./counted_histogram.ts";
 import { microsToUsd } from "../billing/money.ts";
 import type { RequestRecord } from "./record.ts";
 
@@ -35,9 +36,9 @@ export interface Metrics {
 
 /** The histogram children one finished request observes, bound once per label set. */
 interface RequestHistograms {
-  duration: { observe(value: number): void };
-  firstByte: { observe(value: number): void };
-  overhead: { observe(value: number): void };
+  duration: HistogramSeries;
+  firstByte: HistogramSeries;
+  overhead: HistogramSeries;
 }
 
 /** Totals of one model, handed to prom-client only when scraped. */
@@ -63,7 +64,7 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
   const registers = [registry];
   // Counters and gauges are plain numbers here, handed to prom-client when scraped
   // (`collect`): each prom-client update validates and hashes its labels, and a request
-  // would make ten of them. Histograms need prom-client's buckets, so they stay updates.
+  // would make ten of them; histograms count in series of their own (counted_histogram.ts).
   const series = new Map<string, RequestSeries>();
   const models = new Map<string, ModelTotals>();
   let activeStreams = 0;
@@ -78,21 +79,21 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
       for (const { labels, count } of series.values()) this.inc(labels, count);
     },
   });
-  const duration = new Histogram({
+  const duration = new CountedHistogram({
     name: "tollgate_request_duration_seconds",
     help: "Total time of a request, until its last byte (streams included).",
     labelNames: ["entry_point", "model"],
     buckets: SECONDS,
     registers,
   });
-  const firstByte = new Histogram({
+  const firstByte = new CountedHistogram({
     name: "tollgate_time_to_first_byte_seconds",
     help: "Time until the answer's first byte (a stream's headers and first event).",
     labelNames: ["entry_point", "model"],
     buckets: SECONDS,
     registers,
   });
-  const overhead = new Histogram({
+  const overhead = new CountedHistogram({
     name: "tollgate_gateway_overhead_seconds",
     help: "Time of a request not spent waiting on the upstream.",
     labelNames: ["entry_point"],
@@ -172,6 +173,26 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
     }
     return totals;
   };
+  // A histogram's series is per (entry point, model) or per entry point: several request
+  // series (channels, statuses) share one.
+  const bound = new Map<string, HistogramSeries>();
+  const boundSeries = (key: string, bind: () => HistogramSeries) => {
+    let found = bound.get(key);
+    if (!found) bound.set(key, found = bind());
+    return found;
+  };
+  const durationOf = (entry_point: string, model: string) =>
+    boundSeries(
+      `duration\u0000${entry_point}\u0000${model}`,
+      () => duration.series({ entry_point, model }),
+    );
+  const firstByteOf = (entry_point: string, model: string) =>
+    boundSeries(
+      `first_byte\u0000${entry_point}\u0000${model}`,
+      () => firstByte.series({ entry_point, model }),
+    );
+  const overheadOf = (entry_point: string) =>
+    boundSeries(`overhead\u0000${entry_point}`, () => overhead.series({ entry_point }));
   const seriesOf = (entry_point: string, model: string, channel: string, status: string) => {
     const key = `${entry_point}\u0000${model}\u0000${channel}\u0000${status}`;
     let found = series.get(key);
@@ -181,9 +202,9 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
         count: 0,
         totals: totalsOf(model),
         histograms: {
-          duration: duration.labels({ entry_point, model }),
-          firstByte: firstByte.labels({ entry_point, model }),
-          overhead: overhead.labels({ entry_point }),
+          duration: durationOf(entry_point, model),
+          firstByte: firstByteOf(entry_point, model),
+          overhead: overheadOf(entry_point),
         },
       };
       series.set(key, found);
