@@ -12,7 +12,7 @@ const { values } = parseArgs({ options: { seconds: { type: "string", default: "5
 const CHUNKS = 64;
 await runFloorBench({
   proxy: "stream_floor_proxy.ts",
-  modes: ["native", "transform", "pull"] satisfies FloorMode[],
+  modes: ["native", "transform", "pull", "byob"] satisfies FloorMode[],
   fakeArgs: [String(CHUNKS)],
   stream: true,
   concurrency: 8,
