@@ -5,6 +5,7 @@
  * classifies for failover.
  */
 import type { Timeouts } from "../config/schema.ts";
+import { createDeadlines } from "./deadlines.ts";
 
 /** How an upstream attempt failed. */
 export type UpstreamFailureKind = "network" | "timeout" | "status" | "client_gone" | "shutdown";
@@ -57,9 +58,8 @@ export interface UpstreamExchange {
   /** Awaits `promise` but fails with a timeout after `ms` of waiting. */
   within<T>(promise: Promise<T>, ms: number, what: string): Promise<T>;
   /**
-   * Awaits one stream read under the idle timeout. One watchdog timer serves every read
-   * (re-armed lazily), so a long stream does not set and clear a timer per chunk; on
-   * timeout it aborts `signal`, which the reader turns into the failure.
+   * Awaits one stream read under the idle timeout (deadlines.ts: no timer of its own);
+   * on timeout it aborts `signal`, which the reader turns into the failure.
    */
   idle<T>(read: Promise<T>, ms: number): Promise<T>;
   /** Aborts the upstream request (client gone, or output finished with an error). */
@@ -83,72 +83,35 @@ export async function callUpstream(
     abort(new UpstreamFailure("shutdown", "The gateway is shutting down and ended the request."));
   signals.client.addEventListener("abort", onClientGone, { once: true });
   signals.shutdown?.addEventListener("abort", onShutdown, { once: true });
-  const totalTimer = setTimeout(
-    () =>
-      abort(
-        new UpstreamFailure("timeout", `The upstream did not finish within ${timeouts.total} ms.`),
-      ),
+  const deadlines = createDeadlines(
     timeouts.total,
+    `The upstream did not finish within ${timeouts.total} ms.`,
+    (message) => abort(new UpstreamFailure("timeout", message)),
   );
-  let reading = false;
-  let idleDeadline = 0;
-  let idleTimer: ReturnType<typeof setTimeout> | undefined;
-  const watchIdle = (ms: number) => {
-    idleTimer = undefined;
-    if (!reading || controller.signal.aborted) return;
-    const left = idleDeadline - Date.now();
-    if (left > 0) idleTimer = setTimeout(() => watchIdle(ms), left);
-    else abort(new UpstreamFailure("timeout", `The upstream sent nothing for ${ms} ms.`));
+  // One abort listener for every wait of the exchange (a few: headers, a body, the first
+  // event); reads of a stream's later chunks fail through the fetch's own signal instead.
+  const aborted = new Promise<never>((_, reject) => {
+    controller.signal.addEventListener("abort", () => reject(controller.signal.reason), {
+      once: true,
+    });
+  });
+  aborted.catch(() => {});
+  const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> => {
+    if (controller.signal.aborted) return Promise.reject(controller.signal.reason);
+    const wait = deadlines.wait(ms, `The upstream sent no ${what} within ${ms} ms.`);
+    return Promise.race([promise, aborted]).finally(wait.end);
   };
   const idle = <T>(read: Promise<T>, ms: number): Promise<T> => {
-    reading = true;
-    idleDeadline = Date.now() + ms;
-    idleTimer ??= setTimeout(() => watchIdle(ms), ms);
-    return read.then((value) => {
-      reading = false;
-      return value;
-    }, (error) => {
-      reading = false;
-      throw error;
-    });
+    const wait = deadlines.wait(ms, `The upstream sent nothing for ${ms} ms.`);
+    return read.finally(wait.end);
   };
   const finish = () => {
-    clearTimeout(totalTimer);
-    clearTimeout(idleTimer);
+    deadlines.stop();
     signals.client.removeEventListener("abort", onClientGone);
     signals.shutdown?.removeEventListener("abort", onShutdown);
   };
   if (signals.client.aborted) onClientGone();
   if (signals.shutdown?.aborted) onShutdown();
-
-  // One timer and one abort listener per wait, both removed when the wait ends:
-  // a long stream waits once per event and must not pile them up.
-  const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const signal = controller.signal;
-      if (signal.aborted) return reject(signal.reason);
-      const onAbort = () => {
-        cleanup();
-        reject(signal.reason);
-      };
-      const timer = setTimeout(
-        () =>
-          abort(new UpstreamFailure("timeout", `The upstream sent no ${what} within ${ms} ms.`)),
-        ms,
-      );
-      const cleanup = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      promise.then((value) => {
-        cleanup();
-        resolve(value);
-      }, (error) => {
-        cleanup();
-        reject(error);
-      });
-    });
 
   try {
     const response = await within(send(controller.signal), timeouts.first_byte, "response headers")

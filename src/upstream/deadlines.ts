@@ -1,0 +1,82 @@
+/**
+ * The deadlines of one upstream exchange on one timer: the total deadline, plus the
+ * deadline of whatever the exchange waits for now (headers, a body, the next chunk).
+ * The timer is set for the earliest deadline and, when it fires early for a deadline
+ * that moved (a wait that ended), re-arms itself for what is left: a request sets one
+ * timer instead of one per wait, and a long stream does not set and clear one per chunk.
+ */
+
+/** A deadline passed; the message says which. */
+export type Expired = (message: string) => void;
+
+/** One wait's deadline, removed when the wait ends. */
+export interface Wait {
+  end(): void;
+}
+
+/** The deadlines of one exchange. */
+export interface Deadlines {
+  /** Starts a wait that expires with `message` after `ms` unless ended first. */
+  wait(ms: number, message: string): Wait;
+  /** Stops the timer; nothing expires after this. */
+  stop(): void;
+}
+
+interface Deadline {
+  at: number;
+  message: string;
+}
+
+/** Deadlines over `now` (milliseconds), starting with the total one. */
+export function createDeadlines(
+  totalMs: number,
+  totalMessage: string,
+  expired: Expired,
+  now: () => number = Date.now,
+): Deadlines {
+  const total: Deadline = { at: now() + totalMs, message: totalMessage };
+  const waits = new Set<Deadline>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let armedFor = Infinity;
+  let stopped = false;
+
+  const earliest = (): Deadline => {
+    let first = total;
+    for (const deadline of waits) if (deadline.at < first.at) first = deadline;
+    return first;
+  };
+  const arm = () => {
+    const next = earliest();
+    // A timer already set for an earlier moment will look again when it fires.
+    if (stopped || next.at >= armedFor) return;
+    clearTimeout(timer);
+    armedFor = next.at;
+    timer = setTimeout(fire, Math.max(0, next.at - now()));
+  };
+  const fire = () => {
+    timer = undefined;
+    armedFor = Infinity;
+    if (stopped) return;
+    const next = earliest();
+    if (next.at <= now()) {
+      stopped = true;
+      expired(next.message);
+    } else {
+      arm();
+    }
+  };
+  arm();
+
+  return {
+    wait(ms, message) {
+      const deadline = { at: now() + ms, message };
+      waits.add(deadline);
+      arm();
+      return { end: () => void waits.delete(deadline) };
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
