@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import OpenAI from "openai";
 import { protocolOf } from "../src/protocols/index.ts";
 import { countPromptTokens } from "../src/protocols/prompt_text.ts";
+import { loadTokenCounter } from "../src/protocols/token_count.ts";
 import { channel, type ChannelOptions } from "./harness.ts";
 import {
   anthropicClient,
@@ -240,7 +241,10 @@ Deno.test("sdk: anthropic countTokens is relayed to a messages channel", () =>
     assert.equal(fake.requests.length, 1);
     assert.equal(fake.requests[0]?.path, "/v1/messages/count_tokens");
     assert.deepEqual(fake.requests[0]?.body, { ...params, model: "claude-upstream" });
-    assert.equal(count.input_tokens, countPromptTokens(protocolOf("messages").promptText(params)));
+    assert.equal(
+      count.input_tokens,
+      countPromptTokens(protocolOf("messages").promptText(params), await loadTokenCounter()),
+    );
   }));
 
 Deno.test("sdk: anthropic countTokens is estimated when the model has only an echo channel", () =>
@@ -273,7 +277,7 @@ Deno.test("sdk: anthropic countTokens is estimated when the model has no message
     const count = await client.messages.countTokens({ model: "gpt", messages });
     assert.equal(
       count.input_tokens,
-      countPromptTokens(protocolOf("messages").promptText({ messages })),
+      countPromptTokens(protocolOf("messages").promptText({ messages }), await loadTokenCounter()),
     );
     assert.equal(fake.requests.length, 0, "a chat upstream cannot count messages tokens");
   }));

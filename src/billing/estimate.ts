@@ -4,7 +4,8 @@
  */
 import type { EntryProtocol } from "../config/schema.ts";
 import { protocolOf } from "../protocols/index.ts";
-import { countPromptTokens, countTextTokens } from "../protocols/prompt_text.ts";
+import { countPromptTokens } from "../protocols/prompt_text.ts";
+import type { CountTokens } from "../protocols/token_count.ts";
 import type { Usage } from "../protocols/types.ts";
 
 /** Bytes per token assumed for holds: low enough that the hold errs on the high side. */
@@ -31,11 +32,12 @@ export function estimateUsage(
   entry: EntryProtocol,
   body: Record<string, unknown>,
   outputText: string,
+  count: CountTokens,
 ): Usage {
   return {
-    input_tokens: countPromptTokens(protocolOf(entry).promptText(body)) +
-      (body.tools === undefined ? 0 : countTextTokens(JSON.stringify(body.tools))),
-    output_tokens: countTextTokens(outputText),
+    input_tokens: countPromptTokens(protocolOf(entry).promptText(body), count) +
+      (body.tools === undefined ? 0 : count(JSON.stringify(body.tools))),
+    output_tokens: count(outputText),
     cached_tokens: 0,
     cache_write_tokens: 0,
   };

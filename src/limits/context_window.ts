@@ -6,6 +6,7 @@
 import { estimateUsage } from "../billing/estimate.ts";
 import type { EntryProtocol, ModelConfig } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
+import { loadTokenCounter } from "../protocols/token_count.ts";
 import type { EntryRequest } from "../protocols/types.ts";
 
 /** What the check reads of a request. */
@@ -35,9 +36,9 @@ const INPUT_FIELD: Record<EntryProtocol, string> = {
  * Throws 400 `context_length_exceeded` when the request cannot fit the model's context
  * window. Returns the input tokens when it had to count them (a better estimate than
  * the body size, for later steps), undefined when the model has no window or the body
- * is too small to matter.
+ * is too small to matter (then without loading the tokenizer).
  */
-export function checkContextWindow(check: ContextCheck): number | undefined {
+export async function checkContextWindow(check: ContextCheck): Promise<number | undefined> {
   const { request, model } = check;
   const window = model?.context_window;
   if (window === undefined) return undefined;
@@ -46,7 +47,8 @@ export function checkContextWindow(check: ContextCheck): number | undefined {
   // A token is at least one byte of the text, and the text is part of the body: a body
   // this small fits whatever it says, with no tokenizer run.
   if (check.bodyBytes + output <= window) return undefined;
-  const input = estimateUsage(request.protocol, request.body, "").input_tokens;
+  const count = await loadTokenCounter();
+  const input = estimateUsage(request.protocol, request.body, "", count).input_tokens;
   if (input + output <= window) return input;
   const asked = request.maxOutputTokens === undefined
     ? `the model's max_output_tokens of ${output} (the request sets no ${

@@ -18,9 +18,9 @@ function check(
   });
 }
 
-function refusal(run: () => unknown): GatewayError {
+async function refusal(run: () => Promise<unknown>): Promise<GatewayError> {
   try {
-    run();
+    await run();
   } catch (error) {
     assert.ok(error instanceof GatewayError);
     assert.equal(error.status, 400);
@@ -32,45 +32,45 @@ function refusal(run: () => unknown): GatewayError {
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i % 10}`).join(" ");
 
-Deno.test("context window: a model without one is not checked", () => {
+Deno.test("context window: a model without one is not checked", async () => {
   const body = { model: "m", messages: [{ role: "user", content: words(5000) }] };
-  assert.equal(check("chat", body, undefined), undefined);
-  assert.equal(check("chat", body, { max_output_tokens: 10 }), undefined);
+  assert.equal(await check("chat", body, undefined), undefined);
+  assert.equal(await check("chat", body, { max_output_tokens: 10 }), undefined);
 });
 
-Deno.test("context window: a body smaller than the window is not tokenized", () => {
+Deno.test("context window: a body smaller than the window is not tokenized", async () => {
   const body = { model: "m", messages: [{ role: "user", content: "hello" }], max_tokens: 100 };
-  assert.equal(check("chat", body, { context_window: 1000 }), undefined);
+  assert.equal(await check("chat", body, { context_window: 1000 }), undefined);
 });
 
-Deno.test("context window: a long body that fits is counted, and the count returned", () => {
+Deno.test("context window: a long body that fits is counted, and the count returned", async () => {
   // "word0 word1 ..." is two tokens a word: 400 words in ~2,400 bytes is ~800 tokens.
   const body = { model: "m", input: words(400), max_output_tokens: 100 };
-  const counted = check("responses", body, { context_window: 2000 });
+  const counted = await check("responses", body, { context_window: 2000 });
   assert.ok(counted !== undefined && counted > 400 && counted + 100 <= 2000, `${counted}`);
 });
 
-Deno.test("context window: input over the window is refused with both numbers", () => {
+Deno.test("context window: input over the window is refused with both numbers", async () => {
   const body = { model: "m", max_tokens: 100, messages: [{ role: "user", content: words(5000) }] };
-  const error = refusal(() => check("messages", body, { context_window: 1000 }));
+  const error = await refusal(() => check("messages", body, { context_window: 1000 }));
   assert.match(error.message, /about \d{4,} input tokens plus 100 requested output tokens/);
   assert.match(error.message, /context window of 1000/);
   assert.match(error.message, /max_tokens/);
 });
 
-Deno.test("context window: requested output alone can overflow it", () => {
+Deno.test("context window: requested output alone can overflow it", async () => {
   const body = { model: "m", input: "hi", max_output_tokens: 5000 };
-  const error = refusal(() => check("responses", body, { context_window: 1000 }));
+  const error = await refusal(() => check("responses", body, { context_window: 1000 }));
   assert.match(error.message, /plus 5000 requested output tokens/);
   assert.equal(error.param, "input");
 });
 
-Deno.test("context window: with no max output the model's max_output_tokens is asked for", () => {
+Deno.test("context window: with no max output the model's max_output_tokens is asked for", async () => {
   const body = { model: "m", messages: [{ role: "user", content: "a short question" }] };
   const model = { context_window: 1000, max_output_tokens: 999 };
-  const error = refusal(() => check("chat", body, model));
+  const error = await refusal(() => check("chat", body, model));
   assert.match(error.message, /the model's max_output_tokens of 999/);
   assert.match(error.message, /context window of 1000/);
   // The client's own cap wins over the model's.
-  assert.equal(typeof check("chat", { ...body, max_tokens: 100 }, model), "undefined");
+  assert.equal(typeof await check("chat", { ...body, max_tokens: 100 }, model), "undefined");
 });

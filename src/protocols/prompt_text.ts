@@ -1,9 +1,9 @@
 /**
- * Reading and counting a prompt's text: the helpers each protocol's `promptText` is
- * built from, and the token counter (o200k_base) estimates use.
+ * Reading a prompt's text: the helpers each protocol's `promptText` is built from, and
+ * its count with a token counter (token_count.ts).
  */
-import { countTokens } from "gpt-tokenizer";
 import { asRecord } from "./json_read.ts";
+import type { CountTokens } from "./token_count.ts";
 import type { PromptText } from "./types.ts";
 
 /**
@@ -24,15 +24,9 @@ export function promptOfMessages(leading: string[], messages: unknown): PromptTe
   return { texts, lastUserText };
 }
 
-/** Counts the tokens of a text (o200k_base), treating special-token markers as plain text. */
-export function countTextTokens(text: string): number {
-  // The default would throw on "<|endoftext|>" in user text; a count must never throw.
-  return countTokens(text, { disallowedSpecial: new Set() });
-}
-
 /** Counts the tokens of a prompt's texts, joined by newlines. */
-export function countPromptTokens(prompt: PromptText): number {
-  return countTextTokens(prompt.texts.join("\n"));
+export function countPromptTokens(prompt: PromptText, count: CountTokens): number {
+  return count(prompt.texts.join("\n"));
 }
 
 const MAX_CONTENT_DEPTH = 8;

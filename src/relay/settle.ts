@@ -20,7 +20,10 @@ export interface SettleRequest {
   attempts: number;
   channel?: string;
   upstreamModel?: string;
-  /** A tokenizer estimate of the usage, for when the upstream reported none. */
+  /**
+   * A tokenizer estimate of the usage, for when the upstream reported none; called only
+   * when `needsEstimate(outcome)`, so the caller loads the counter for those alone.
+   */
   estimate: () => Usage;
 }
 
@@ -46,6 +49,12 @@ export function settleRequest(options: SettleRequest): Promise<void> {
   record.costMicros = settling.costMicros;
   if (hold.reserved) options.metrics.holdReleased();
   return settling.written;
+}
+
+/** Whether billing `outcome` needs a tokenizer estimate (see `billedUsage`). */
+export function needsEstimate(outcome: RelayOutcome): boolean {
+  if (outcome.status === "ok" && outcome.usage) return false;
+  return !(!outcome.usage && outcome.status === "failed" && outcome.outputText() === "");
 }
 
 /**

@@ -7,6 +7,7 @@
 import type { Handler } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import { estimateUsage } from "../billing/estimate.ts";
+import { loadTokenCounter } from "../protocols/token_count.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
 import type { EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
@@ -84,6 +85,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<A
       if (!(error instanceof GatewayError)) throw error;
     }
     const protocol = upstreamBody === request.body ? "messages" : target;
-    return c.json({ input_tokens: estimateUsage(protocol, upstreamBody, "").input_tokens });
+    const count = await loadTokenCounter();
+    return c.json({ input_tokens: estimateUsage(protocol, upstreamBody, "", count).input_tokens });
   };
 }

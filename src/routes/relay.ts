@@ -16,7 +16,7 @@ import { serverTiming } from "../observability/server_timing.ts";
 import { protocolOf } from "../protocols/index.ts";
 import { sendWithFailover } from "../relay/failover.ts";
 import type { RelayOutcome } from "../relay/outcome.ts";
-import { settleRequest } from "../relay/settle.ts";
+import { needsEstimate, settleRequest } from "../relay/settle.ts";
 import { relayStream } from "../relay/stream.ts";
 import type { Attempt, RoutePlan, Router } from "../routing/router.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
@@ -26,6 +26,7 @@ import type { Send } from "../upstream/call.ts";
 import { readJsonBody } from "../relay/body.ts";
 import { GatewayError } from "../errors.ts";
 import type { EntryRequest } from "../protocols/types.ts";
+import { type CountTokens, loadTokenCounter } from "../protocols/token_count.ts";
 import { checkContextWindow } from "../limits/context_window.ts";
 import type { Admission, Limiter } from "../limits/limiter.ts";
 
@@ -58,8 +59,9 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
     try {
       return await forward(c, deps, { entry, request, bodyBytes: body.bytes, plan, admission });
     } catch (error) {
-      // Settlement gives the slot back on the paths that reach it; this covers the others.
-      void admission.release();
+      // Settlement gives the slot back on the paths that reach it; this covers the others,
+      // before the refusal goes out, so that the client's next request finds the slot free.
+      await admission.release();
       throw error;
     }
   };
@@ -76,7 +78,7 @@ async function admit(
   request: EntryRequest,
   bodyBytes: number,
 ): Promise<Admission> {
-  const countedInput = checkContextWindow({
+  const countedInput = await checkContextWindow({
     request,
     model: config.models[request.model],
     bodyBytes,
@@ -111,6 +113,8 @@ async function forward(
   const principal = c.get("principal");
   const requestId = c.get("requestId");
   const record = c.get("record");
+  // The token counter, loaded only when this request needs a count (see token_count.ts).
+  let counter: CountTokens | undefined;
   const translator = createTranslator({
     entry,
     request,
@@ -118,7 +122,12 @@ async function forward(
     defaultMaxOutputTokens: config.models[request.model]?.max_output_tokens ??
       DEFAULT_MAX_OUTPUT_TOKENS,
     reasoning: config.models[request.model]?.reasoning === true,
-    inputTokensHint: once(() => estimateUsage(entry, request.body, "").input_tokens),
+    // Read only by a translation toward messages, which loads the counter first (below).
+    inputTokensHint: once(() =>
+      counter
+        ? estimateUsage(entry, request.body, "", counter).input_tokens
+        : likelyInputTokens(bodyBytes)
+    ),
     now: deps.now,
     drop: (what, why) =>
       deps.log.debug("dropped in translation", { request_id: requestId, field: what, why }),
@@ -150,12 +159,17 @@ async function forward(
       attempts,
       channel: attempt?.channel.name,
       upstreamModel: attempt?.upstreamModel,
-      estimate: () => estimateUsage(entry, request.body, outcome.outputText()),
+      estimate: () => estimateUsage(entry, request.body, outcome.outputText(), counter!),
     });
     // tpm counts the output billed; the concurrency slot is free once the request ended.
     void admission.settle(record.usage?.output_tokens ?? 0);
     void admission.release();
     return written;
+  };
+
+  /** Loads the token counter when settling `outcome`, or the translation, will count. */
+  const loadCounterFor = async (outcome?: RelayOutcome) => {
+    if (outcome ? needsEstimate(outcome) : true) counter ??= await loadTokenCounter();
   };
 
   const upstreamStart = performance.now();
@@ -203,15 +217,19 @@ async function forward(
   const translation = translationOf(served.attempt);
   record.channel = served.attempt.channel.name;
   record.attempts = served.attempts;
+  // A messages client of another protocol's channel is told its input tokens up front.
+  if (entry === "messages" && translation.upstream !== "messages") await loadCounterFor();
 
   if (served.body) {
     served.exchange.finish();
     const converted = translation.response(served.body.text, served.body.json);
-    void settle(
-      { status: "ok", usage: converted.usage, outputText: converted.outputText },
-      served.attempts,
-      served.attempt,
-    );
+    const outcome: RelayOutcome = {
+      status: "ok",
+      usage: converted.usage,
+      outputText: converted.outputText,
+    };
+    await loadCounterFor(outcome);
+    void settle(outcome, served.attempts, served.attempt);
     record.firstByteMs = elapsedMs(record);
     return new Response(converted.body, {
       status: 200,
@@ -229,7 +247,8 @@ async function forward(
     keepalive: { ms: config.server.keepalive_ms, text: protocolOf(entry).keepalive },
     converter: translation.stream(),
     waited: (ms) => record.upstreamMs += ms,
-    onEnd: (outcome) => {
+    onEnd: async (outcome) => {
+      await loadCounterFor(outcome);
       void settle(outcome, served.attempts, served.attempt);
       metrics.streamClosed();
       record.status = 200;

@@ -1,11 +1,12 @@
 /**
  * The built-in `echo` channel: no upstream, it answers in the client's own protocol with
  * the text of the last user message, streamed word by word when asked, with honest token
- * counts (o200k_base via gpt-tokenizer).
+ * counts (o200k_base via gpt-tokenizer, loaded by the caller: token_count.ts).
  */
 import type { EntryProtocol } from "../config/schema.ts";
 import { protocolOf, replyId } from "../protocols/index.ts";
-import { countPromptTokens, countTextTokens } from "../protocols/prompt_text.ts";
+import { countPromptTokens } from "../protocols/prompt_text.ts";
+import type { CountTokens } from "../protocols/token_count.ts";
 import type { TextReply } from "../protocols/types.ts";
 import { encodeSseBytes, type SseEvent } from "../protocols/sse.ts";
 
@@ -15,11 +16,14 @@ export interface EchoOptions {
   signal?: AbortSignal;
   /** Clock in milliseconds, for the `created` timestamps. */
   now: () => number;
+  /** The token counter, for honest usage. */
+  count: CountTokens;
 }
 
 /** Options of `echoReply`. */
 export interface EchoReplyOptions {
   now: () => number;
+  count: CountTokens;
   /** Text put before the echoed message, such as a fake upstream's name tag. */
   prefix?: string;
 }
@@ -56,7 +60,11 @@ export function echoReply(
   const request = wire.parseRequest(body);
   const prompt = wire.promptText(body);
   const words = splitWords((options.prefix ?? "") + prompt.lastUserText);
-  const deltas = fitTokens(words, request.maxOutputTokens ?? Number.POSITIVE_INFINITY);
+  const deltas = fitTokens(
+    words,
+    request.maxOutputTokens ?? Number.POSITIVE_INFINITY,
+    options.count,
+  );
   return {
     id: replyId(wire),
     model: request.model,
@@ -64,8 +72,8 @@ export function echoReply(
     deltas,
     finish: deltas.length < words.length ? "length" : "stop",
     usage: {
-      input_tokens: countPromptTokens(prompt),
-      output_tokens: countTextTokens(deltas.join("")),
+      input_tokens: countPromptTokens(prompt, options.count),
+      output_tokens: options.count(deltas.join("")),
       cached_tokens: 0,
       cache_write_tokens: 0,
     },
@@ -81,18 +89,18 @@ function splitWords(text: string): string[] {
 }
 
 /** The longest run of leading words whose text fits in `limit` tokens. */
-function fitTokens(words: string[], limit: number): string[] {
+function fitTokens(words: string[], limit: number, count: CountTokens): string[] {
   if (limit === Number.POSITIVE_INFINITY) return words;
   const kept: string[] = [];
   let total = 0;
   for (const word of words) {
-    total += countTextTokens(word);
+    total += count(word);
     if (total > limit) break;
     kept.push(word);
   }
   // Counting words apart can differ from counting the joined text; the joined count is
   // what gets reported, so it is the one that must fit.
-  while (kept.length > 0 && countTextTokens(kept.join("")) > limit) kept.pop();
+  while (kept.length > 0 && count(kept.join("")) > limit) kept.pop();
   return kept;
 }
 

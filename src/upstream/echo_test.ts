@@ -3,10 +3,12 @@ import { countTokens } from "gpt-tokenizer";
 import type { EntryProtocol } from "../config/schema.ts";
 import type { SseEvent } from "../protocols/sse.ts";
 import { protocolOf } from "../protocols/index.ts";
+import { loadTokenCounter } from "../protocols/token_count.ts";
 import { echoResponse } from "./echo.ts";
 import { readSse } from "./sse.ts";
 
 const now = () => 1_700_000_000_123;
+const count = await loadTokenCounter();
 const SYSTEM = "You are terse.";
 const FIRST = "An earlier question.";
 const LAST = "Hello there, echo channel!";
@@ -61,7 +63,7 @@ async function events(response: Response): Promise<SseEvent[]> {
 const json = (event: SseEvent) => JSON.parse(event.data);
 
 Deno.test("echo answers chat with a chat.completion", async () => {
-  const body = await echoResponse("chat", BODIES.chat, { now }).json();
+  const body = await echoResponse("chat", BODIES.chat, { now, count }).json();
   assert.match(body.id, /^chatcmpl-/);
   assert.equal(body.object, "chat.completion");
   assert.equal(body.created, 1_700_000_000);
@@ -73,7 +75,7 @@ Deno.test("echo answers chat with a chat.completion", async () => {
 });
 
 Deno.test("echo answers responses with a response object", async () => {
-  const body = await echoResponse("responses", BODIES.responses, { now }).json();
+  const body = await echoResponse("responses", BODIES.responses, { now, count }).json();
   assert.match(body.id, /^resp_/);
   assert.equal(body.object, "response");
   assert.equal(body.status, "completed");
@@ -84,14 +86,17 @@ Deno.test("echo answers responses with a response object", async () => {
 });
 
 Deno.test("echo answers a responses string input", async () => {
-  const body = await echoResponse("responses", { model: "echo", input: "just this" }, { now })
+  const body = await echoResponse("responses", { model: "echo", input: "just this" }, {
+    now,
+    count,
+  })
     .json();
   assert.equal(body.output[0].content[0].text, "just this");
   assert.equal(body.usage.input_tokens, countTokens("just this"));
 });
 
 Deno.test("echo answers messages with a message", async () => {
-  const body = await echoResponse("messages", BODIES.messages, { now }).json();
+  const body = await echoResponse("messages", BODIES.messages, { now, count }).json();
   assert.match(body.id, /^msg_/);
   assert.equal(body.type, "message");
   assert.deepEqual(body.content, [{ type: "text", text: LAST }]);
@@ -100,7 +105,7 @@ Deno.test("echo answers messages with a message", async () => {
 });
 
 Deno.test("echo truncates to the output cap at a word boundary", async () => {
-  const chat = await echoResponse("chat", { ...BODIES.chat, max_tokens: 3 }, { now }).json();
+  const chat = await echoResponse("chat", { ...BODIES.chat, max_tokens: 3 }, { now, count }).json();
   assert.equal(chat.choices[0].message.content, "Hello there,");
   assert.equal(chat.choices[0].finish_reason, "length");
   assert.equal(chat.usage.completion_tokens, countTokens("Hello there,"));
@@ -108,12 +113,15 @@ Deno.test("echo truncates to the output cap at a word boundary", async () => {
   const responses = await echoResponse(
     "responses",
     { ...BODIES.responses, max_output_tokens: 3 },
-    { now },
+    { now, count },
   ).json();
   assert.equal(responses.status, "incomplete");
   assert.deepEqual(responses.incomplete_details, { reason: "max_output_tokens" });
 
-  const messages = await echoResponse("messages", { ...BODIES.messages, max_tokens: 1 }, { now })
+  const messages = await echoResponse("messages", { ...BODIES.messages, max_tokens: 1 }, {
+    now,
+    count,
+  })
     .json();
   assert.deepEqual(messages.content, [{ type: "text", text: "Hello" }]);
   assert.equal(messages.stop_reason, "max_tokens");
@@ -121,7 +129,7 @@ Deno.test("echo truncates to the output cap at a word boundary", async () => {
 
 Deno.test("echo streams chat chunks word by word, with a usage chunk when asked", async () => {
   const body = { ...BODIES.chat, stream: true, stream_options: { include_usage: true } };
-  const seen = await events(echoResponse("chat", body, { now }));
+  const seen = await events(echoResponse("chat", body, { now, count }));
   assert.deepEqual(seen.at(-1), { data: "[DONE]" });
   const chunks = seen.slice(0, -1).map(json);
   assert.ok(chunks.every((c) => c.object === "chat.completion.chunk" && c.id === chunks[0].id));
@@ -136,7 +144,7 @@ Deno.test("echo streams chat chunks word by word, with a usage chunk when asked"
 });
 
 Deno.test("echo streams chat without a usage chunk unless asked", async () => {
-  const seen = await events(echoResponse("chat", { ...BODIES.chat, stream: true }, { now }));
+  const seen = await events(echoResponse("chat", { ...BODIES.chat, stream: true }, { now, count }));
   const chunks = seen.slice(0, -1).map(json);
   assert.equal(chunks.at(-1).choices[0].finish_reason, "stop");
   assert.ok(chunks.every((c) => !("usage" in c)));
@@ -145,6 +153,7 @@ Deno.test("echo streams chat without a usage chunk unless asked", async () => {
 Deno.test("echo streams the full responses event sequence", async () => {
   const seen = await events(echoResponse("responses", { ...BODIES.responses, stream: true }, {
     now,
+    count,
   }));
   assert.deepEqual(seen.map((e) => e.event), [
     "response.created",
@@ -173,6 +182,7 @@ Deno.test("echo streams the full responses event sequence", async () => {
 Deno.test("echo streams the full messages event sequence", async () => {
   const seen = await events(echoResponse("messages", { ...BODIES.messages, stream: true }, {
     now,
+    count,
   }));
   assert.deepEqual(seen.map((e) => e.event), [
     "message_start",
@@ -196,7 +206,7 @@ Deno.test("echo streams the full messages event sequence", async () => {
 });
 
 Deno.test("echo stream stops cleanly when cancelled", async () => {
-  const response = echoResponse("messages", { ...BODIES.messages, stream: true }, { now });
+  const response = echoResponse("messages", { ...BODIES.messages, stream: true }, { now, count });
   const reader = response.body!.getReader();
   assert.equal((await reader.read()).done, false);
   await reader.cancel();
@@ -206,6 +216,7 @@ Deno.test("echo stream errors with the abort reason when the signal aborts", asy
   const controller = new AbortController();
   const response = echoResponse("chat", { ...BODIES.chat, stream: true }, {
     now,
+    count,
     signal: controller.signal,
   });
   const reader = response.body!.getReader();

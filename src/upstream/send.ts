@@ -4,6 +4,7 @@ import type { Attempt } from "../routing/router.ts";
 import type { Send } from "./call.ts";
 import { type ConnectWatch, createConnectWatch } from "./connect.ts";
 import { echoResponse } from "./echo.ts";
+import { loadTokenCounter } from "../protocols/token_count.ts";
 import { buildUpstreamRequest, type UpstreamOperation } from "./request.ts";
 
 /** What a send needs beside the attempt. */
@@ -29,8 +30,12 @@ export function createSender(
   return function sender(options) {
     const { attempt } = options;
     if (attempt.channel.protocol === "echo") {
-      return (signal) =>
-        Promise.resolve(echoResponse(options.entry, options.body, { signal, now }));
+      return async (signal) =>
+        echoResponse(options.entry, options.body, {
+          signal,
+          now,
+          count: await loadTokenCounter(),
+        });
     }
     const request = buildUpstreamRequest({
       channel: attempt.channel,
