@@ -122,12 +122,9 @@ async function forward(
     defaultMaxOutputTokens: config.models[request.model]?.max_output_tokens ??
       DEFAULT_MAX_OUTPUT_TOKENS,
     reasoning: config.models[request.model]?.reasoning === true,
-    // Read only by a translation toward messages, which loads the counter first (below).
-    inputTokensHint: once(() =>
-      counter
-        ? estimateUsage(entry, request.body, "", counter).input_tokens
-        : likelyInputTokens(bodyBytes)
-    ),
+    // messages' up-front input count, replaced by the real one in message_delta: from the
+    // body's size, since tokenizing a coding agent's prompt costs ~12 ms a 100 KB.
+    inputTokensHint: () => likelyInputTokens(bodyBytes),
     now: deps.now,
     drop: (what, why) =>
       deps.log.debug("dropped in translation", { request_id: requestId, field: what, why }),
@@ -167,9 +164,9 @@ async function forward(
     return written;
   };
 
-  /** Loads the token counter when settling `outcome`, or the translation, will count. */
-  const loadCounterFor = async (outcome?: RelayOutcome) => {
-    if (outcome ? needsEstimate(outcome) : true) counter ??= await loadTokenCounter();
+  /** Loads the token counter when settling `outcome` will count. */
+  const loadCounterFor = async (outcome: RelayOutcome) => {
+    if (needsEstimate(outcome)) counter ??= await loadTokenCounter();
   };
 
   const upstreamStart = performance.now();
@@ -217,8 +214,6 @@ async function forward(
   const translation = translationOf(served.attempt);
   record.channel = served.attempt.channel.name;
   record.attempts = served.attempts;
-  // A messages client of another protocol's channel is told its input tokens up front.
-  if (entry === "messages" && translation.upstream !== "messages") await loadCounterFor();
 
   if (served.body) {
     served.exchange.finish();
@@ -270,10 +265,4 @@ async function forward(
 /** The protocol a channel answers an entry point in: its own, or the entry's for `echo`. */
 export function upstreamProtocol(channel: ChannelConfig, entry: EntryProtocol): EntryProtocol {
   return channel.protocol === "echo" ? entry : channel.protocol;
-}
-
-/** A function computing its value on the first call only. */
-function once<T>(compute: () => T): () => T {
-  let value: { v: T } | undefined;
-  return () => (value ??= { v: compute() }).v;
 }
