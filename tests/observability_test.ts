@@ -232,6 +232,8 @@ Deno.test("requests: `tollgate requests --id` finds the request a client saw", (
     const response = await gateway.post("/v1/chat/completions", secret, chatBody("echo"));
     const requestId = response.headers.get("x-request-id")!;
     await response.text();
+    // The ledger row is written after the answer went out.
+    await waitUntil(async () => (await gateway.ledger()).length === 1, "the request's ledger row");
     const run = async (args: string[]) => {
       const out: string[] = [];
       const code = await runCli([...args, "--config", gateway.configPath], {
