@@ -164,11 +164,6 @@ async function forward(
     return written;
   };
 
-  /** Loads the token counter when settling `outcome` will count. */
-  const loadCounterFor = async (outcome: RelayOutcome) => {
-    if (needsEstimate(outcome)) counter ??= await loadTokenCounter();
-  };
-
   const upstreamStart = performance.now();
   const result = await sendWithFailover({
     plan,
@@ -223,7 +218,8 @@ async function forward(
       usage: converted.usage,
       outputText: converted.outputText,
     };
-    await loadCounterFor(outcome);
+    // Awaited only when settling will count: a reported usage costs no extra turn.
+    if (needsEstimate(outcome)) counter ??= await loadTokenCounter();
     void settle(outcome, served.attempts, served.attempt);
     record.firstByteMs = elapsedMs(record);
     return new Response(converted.body, {
@@ -243,7 +239,7 @@ async function forward(
     converter: translation.stream(),
     waited: (ms) => record.upstreamMs += ms,
     onEnd: async (outcome) => {
-      await loadCounterFor(outcome);
+      if (needsEstimate(outcome)) counter ??= await loadTokenCounter();
       void settle(outcome, served.attempts, served.attempt);
       metrics.streamClosed();
       record.status = 200;

@@ -1,0 +1,82 @@
+/**
+ * Run as its own process by lazy_tokenizer_test.ts: a gateway (harness.ts, which loads
+ * no tokenizer) answers plain chat requests from a chat upstream that reports usage,
+ * then one echo request; prints whether gpt-tokenizer was loaded after each step, as
+ * JSON. The loaded scripts come from V8's inspector, which replays every parsed script
+ * to a session that enables its debugger. Nothing here may import gpt-tokenizer, nor
+ * tests/fakes (which do).
+ */
+import { Session } from "node:inspector";
+import { channel, configWith, startGateway } from "./harness.ts";
+
+/** Whether any script of the gpt-tokenizer package has been parsed in this process. */
+async function tokenizerLoaded(): Promise<boolean> {
+  const session = new Session();
+  session.connect();
+  const urls: string[] = [];
+  session.on("Debugger.scriptParsed", (message) => void urls.push(message.params.url));
+  await new Promise<void>((resolve, reject) =>
+    session.post("Debugger.enable", (error) => error ? reject(error) : resolve())
+  );
+  session.disconnect();
+  if (urls.length === 0) throw new Error("Listing loaded scripts failed: the inspector gave none.");
+  return urls.some((url) => url.includes("gpt-tokenizer"));
+}
+
+const USAGE = { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 };
+
+/** A chat upstream that reports usage, streamed or not. */
+function chatUpstream(body: { model: string; stream?: boolean }): Response {
+  const base = { id: "chatcmpl-1", created: 1, model: body.model };
+  if (!body.stream) {
+    const message = { role: "assistant", content: "ok" };
+    return Response.json({
+      ...base,
+      object: "chat.completion",
+      choices: [{ index: 0, message, finish_reason: "stop" }],
+      usage: USAGE,
+    });
+  }
+  const chunk = (rest: Record<string, unknown>) =>
+    `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", ...rest })}\n\n`;
+  const text = [
+    chunk({ choices: [{ index: 0, delta: { role: "assistant", content: "ok" } }], usage: null }),
+    chunk({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: null }),
+    chunk({ choices: [], usage: USAGE }),
+    "data: [DONE]\n\n",
+  ].join("");
+  return new Response(text, { headers: { "content-type": "text/event-stream" } });
+}
+
+const upstream = Deno.serve(
+  { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+  async (request) => chatUpstream(await request.json()),
+);
+const gateway = await startGateway(configWith(
+  channel({
+    name: "chat",
+    protocol: "chat",
+    baseUrl: `http://127.0.0.1:${upstream.addr.port}/v1`,
+    models: ["m1"],
+  }) + channel({ name: "echo", protocol: "echo", models: ["echo"] }),
+));
+const steps: Record<string, boolean> = {};
+try {
+  const { secret } = await gateway.createKey();
+  const messages = [{ role: "user", content: "hello there" }];
+  const ask = async (body: Record<string, unknown>) => {
+    const response = await gateway.post("/v1/chat/completions", secret, body);
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`Request failed: ${response.status} ${text}`);
+  };
+  await ask({ model: "m1", messages });
+  await ask({ model: "m1", messages, stream: true });
+  await gateway.ledger();
+  steps.chat = await tokenizerLoaded();
+  await ask({ model: "echo", messages });
+  steps.echo = await tokenizerLoaded();
+} finally {
+  await gateway.close();
+  await upstream.shutdown();
+}
+console.log(JSON.stringify(steps));
