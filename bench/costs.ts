@@ -34,7 +34,7 @@ export function observabilityTargets(priced: Target): [Target, Target] {
   const switchTo = (observed: boolean) => async () => {
     const text = String(observed ? ready.observedConfig : ready.quietConfig);
     await Deno.writeTextFile(String(ready.configPath), text);
-    Deno.kill(Number(ready.pid ?? priced.server.pid), "SIGHUP");
+    Deno.kill(priced.server.pid, "SIGHUP");
     await metricsServed(priced.url, observed);
   };
   return [

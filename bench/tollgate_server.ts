@@ -154,7 +154,6 @@ if (import.meta.main) {
   const server = await startServer({ configPath, log: silentLogger, port: 0 });
   announce({
     url: server.url,
-    pid: Deno.pid,
     ...await createKeys(dbPath),
     configPath,
     observedConfig: configOf(true),

@@ -164,19 +164,14 @@ export function watchConfigFile(
   // Polled, not watched: a file-system watch reports on the whole directory, where the
   // SQLite database usually sits too, and its writes woke the watcher (and the event loop)
   // on every request, costing more CPU than the rest of the request's bookkeeping. A stat
-  // every half second sees every kind of save, a file renamed over the old one included.
+  // every half second (synchronous: microseconds for one local file) sees every kind of
+  // save, a file renamed over the old one included.
   let seen = fingerprintOf(absolute);
-  let checking = false;
-  const poll = setInterval(async () => {
-    if (checking) return;
-    checking = true;
-    try {
-      const now = await fingerprintOf(absolute);
-      if (now !== await seen) schedule();
-      seen = Promise.resolve(now);
-    } finally {
-      checking = false;
-    }
+  const poll = setInterval(() => {
+    const now = fingerprintOf(absolute);
+    if (now === seen) return;
+    seen = now;
+    schedule();
   }, pollMs);
 
   const onSignal = () => void reload();
@@ -199,9 +194,9 @@ export function watchConfigFile(
 }
 
 /** What tells one version of the file from the next: inode, size and modification time. */
-async function fingerprintOf(path: string): Promise<string> {
+function fingerprintOf(path: string): string {
   try {
-    const { ino, size, mtime } = await Deno.stat(path);
+    const { ino, size, mtime } = Deno.statSync(path);
     return `${ino}:${size}:${mtime?.getTime()}`;
   } catch {
     return "missing";

@@ -1,6 +1,7 @@
 /**
  * A prom-client histogram whose observations are counted in plain arrays, one per label
- * set bound once: an observation is a bucket search and three additions, where
+ * set (`series`, kept by the histogram): an observation is a bucket search and three
+ * additions, where
  * prom-client's own `observe` copies, checks and hashes the labels every time (most of
  * what the metrics cost a request). prom-client still renders the exposition.
  */
@@ -26,27 +27,33 @@ export class CountedHistogram<T extends string> extends Histogram<T> {
   readonly #name: string;
   readonly #help: string;
   readonly #bounds: number[];
-  readonly #series: Counts[] = [];
+  readonly #labelNames: readonly T[];
+  /** The series by their label values, in `labelNames` order. */
+  readonly #series = new Map<string, HistogramSeries & { counts: Counts }>();
 
   constructor(configuration: HistogramConfiguration<T> & { buckets: number[] }) {
     super(configuration);
     this.#name = configuration.name;
     this.#help = configuration.help;
     this.#bounds = [...configuration.buckets];
+    this.#labelNames = configuration.labelNames ?? [];
   }
 
-  /** The series of one label set; bind it once and keep it. */
+  /** The series of one label set (the same one for the same values); callers may keep it. */
   series(labels: Record<T, string>): HistogramSeries {
+    const key = this.#labelNames.map((name) => labels[name]).join("\u0000");
+    const found = this.#series.get(key);
+    if (found) return found;
     const counts: Counts = {
       labels: { ...labels },
       buckets: new Array(this.#bounds.length + 1).fill(0),
       sum: 0,
       count: 0,
     };
-    this.#series.push(counts);
     const bounds = this.#bounds;
-    return {
-      observe(value) {
+    const series = {
+      counts,
+      observe(value: number) {
         let index = 0;
         while (index < bounds.length && value > bounds[index]!) index++;
         counts.buckets[index]!++;
@@ -54,13 +61,15 @@ export class CountedHistogram<T extends string> extends Histogram<T> {
         counts.count++;
       },
     };
+    this.#series.set(key, series);
+    return series;
   }
 
   /** The exposition's values, as prom-client's own histogram gives them. */
   override get(): Promise<Exposed> {
     const bucketName = `${this.#name}_bucket`;
     const values: Exposed["values"] = [];
-    for (const { labels, buckets, sum, count } of this.#series) {
+    for (const { counts: { labels, buckets, sum, count } } of this.#series.values()) {
       let cumulative = 0;
       this.#bounds.forEach((bound, index) => {
         cumulative += buckets[index]!;

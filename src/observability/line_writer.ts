@@ -30,6 +30,10 @@ export function createLineWriter(write: WriteBytes = writeStdout): LineWriter {
   let used = 0;
   let writing: Promise<void> = Promise.resolve();
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // A failed write (closed stdout) loses log lines, never a request.
+  const send = (bytes: Uint8Array) => {
+    writing = writing.then(() => write(bytes)).catch(() => {});
+  };
   const drain = () => {
     clearTimeout(timer);
     timer = undefined;
@@ -37,8 +41,7 @@ export function createLineWriter(write: WriteBytes = writeStdout): LineWriter {
     const bytes = buffer.subarray(0, used);
     buffer = new Uint8Array(BATCH_BYTES);
     used = 0;
-    // A failed write (closed stdout) loses log lines, never a request.
-    writing = writing.then(() => write(bytes)).catch(() => {});
+    send(bytes);
   };
   /** Encodes `text` and a newline after what is queued; false when it does not fit. */
   const append = (text: string) => {
@@ -53,11 +56,7 @@ export function createLineWriter(write: WriteBytes = writeStdout): LineWriter {
       if (!append(text)) {
         drain();
         // A line longer than a whole batch gets a buffer of its own.
-        if (!append(text)) {
-          const bytes = ENCODER.encode(text + "\n");
-          writing = writing.then(() => write(bytes)).catch(() => {});
-          return;
-        }
+        if (!append(text)) return send(ENCODER.encode(text + "\n"));
       }
       timer ??= setTimeout(drain, BATCH_MS);
     },

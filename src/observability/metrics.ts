@@ -173,26 +173,6 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
     }
     return totals;
   };
-  // A histogram's series is per (entry point, model) or per entry point: several request
-  // series (channels, statuses) share one.
-  const bound = new Map<string, HistogramSeries>();
-  const boundSeries = (key: string, bind: () => HistogramSeries) => {
-    let found = bound.get(key);
-    if (!found) bound.set(key, found = bind());
-    return found;
-  };
-  const durationOf = (entry_point: string, model: string) =>
-    boundSeries(
-      `duration\u0000${entry_point}\u0000${model}`,
-      () => duration.series({ entry_point, model }),
-    );
-  const firstByteOf = (entry_point: string, model: string) =>
-    boundSeries(
-      `first_byte\u0000${entry_point}\u0000${model}`,
-      () => firstByte.series({ entry_point, model }),
-    );
-  const overheadOf = (entry_point: string) =>
-    boundSeries(`overhead\u0000${entry_point}`, () => overhead.series({ entry_point }));
   const seriesOf = (entry_point: string, model: string, channel: string, status: string) => {
     const key = `${entry_point}\u0000${model}\u0000${channel}\u0000${status}`;
     let found = series.get(key);
@@ -201,10 +181,11 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
         labels: { entry_point, model, channel, status },
         count: 0,
         totals: totalsOf(model),
+        // Several request series (channels, statuses) share one histogram series.
         histograms: {
-          duration: durationOf(entry_point, model),
-          firstByte: firstByteOf(entry_point, model),
-          overhead: overheadOf(entry_point),
+          duration: duration.series({ entry_point, model }),
+          firstByte: firstByte.series({ entry_point, model }),
+          overhead: overhead.series({ entry_point }),
         },
       };
       series.set(key, found);

@@ -51,7 +51,10 @@ export function settleRequest(options: SettleRequest): Promise<void> {
   return settling.written;
 }
 
-/** Whether billing `outcome` needs a tokenizer estimate (see `billedUsage`). */
+/**
+ * Whether billing `outcome` needs a tokenizer estimate: not when the request finished
+ * with the upstream's report, nor when it failed before producing anything.
+ */
 export function needsEstimate(outcome: RelayOutcome): boolean {
   if (outcome.status === "ok" && outcome.usage) return false;
   return !(!outcome.usage && outcome.status === "failed" && outcome.outputText() === "");
@@ -67,13 +70,8 @@ export function billedUsage(
   estimate: () => Usage,
 ): { usage: Usage; estimated: boolean } {
   const reported = outcome.usage;
-  if (outcome.status === "ok" && reported) return { usage: reported, estimated: false };
-  if (!reported) {
-    if (outcome.status === "failed" && outcome.outputText() === "") {
-      return { usage: ZERO_USAGE, estimated: false };
-    }
-    return { usage: estimate(), estimated: true };
-  }
+  if (!needsEstimate(outcome)) return { usage: reported ?? ZERO_USAGE, estimated: false };
+  if (!reported) return { usage: estimate(), estimated: true };
   const estimated = estimate();
   if (reported.input_tokens > 0 && reported.output_tokens >= estimated.output_tokens) {
     return { usage: reported, estimated: false };
