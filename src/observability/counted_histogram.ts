@@ -70,6 +70,8 @@ export class CountedHistogram<T extends string> extends Histogram<T> {
     const bucketName = `${this.#name}_bucket`;
     const values: Exposed["values"] = [];
     for (const { counts: { labels, buckets, sum, count } } of this.#series.values()) {
+      // As in prom-client, a label set appears once it has an observation.
+      if (count === 0) continue;
       let cumulative = 0;
       this.#bounds.forEach((bound, index) => {
         cumulative += buckets[index]!;

@@ -19,6 +19,8 @@ Deno.test("counted histogram: renders what prom-client's own histogram renders f
     ["chat", "a", 7],
     ["messages", "b", 0.05],
   ];
+  // Bound but never observed: absent from the exposition, as prom-client's own.
+  counted.series({ entry_point: "responses", model: "c" });
   for (const [entry_point, model, value] of observations) {
     counted.series({ entry_point, model }).observe(value);
     reference.observe({ entry_point, model }, value);
