@@ -1,11 +1,15 @@
 /**
  * The text an upstream produced (message text, tool-call arguments, reasoning), for
- * estimating output tokens when it reported no usage. Stream events are only kept
- * as they come and read at the end if an estimate is needed, so the common case
- * (usage reported) costs one array push per event.
+ * estimating output tokens when it reported no usage. Usage is almost always reported,
+ * so events are kept as they come and parsed only when needed; past a few kilobytes a
+ * stream's kept events are turned into their text and let go, so a long stream (a coding
+ * agent's thousands of tokens) keeps its text, not every event it relayed.
  */
 import type { Protocol } from "./protocol.ts";
 import type { SseEvent } from "./sse.ts";
+
+/** Characters of event data one stream keeps unparsed before turning them into text. */
+export const KEPT_EVENT_CHARS = 8_192;
 
 /** Collects the events of one stream for their produced text. */
 export interface OutputTextCollector {
@@ -16,9 +20,23 @@ export interface OutputTextCollector {
 
 /** A collector for one stream in the given upstream protocol. */
 export function outputTextCollector(protocol: Protocol): OutputTextCollector {
-  const events: SseEvent[] = [];
+  let kept: SseEvent[] = [];
+  let keptChars = 0;
+  let text = "";
+  const toText = () => {
+    for (const event of kept) text += protocol.eventText(event);
+    kept = [];
+    keptChars = 0;
+  };
   return {
-    observe: (event) => void events.push(event),
-    text: () => events.map((event) => protocol.eventText(event)).join(""),
+    observe(event) {
+      kept.push(event);
+      keptChars += event.data.length;
+      if (keptChars > KEPT_EVENT_CHARS) toText();
+    },
+    text() {
+      toText();
+      return text;
+    },
   };
 }
