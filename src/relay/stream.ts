@@ -20,7 +20,6 @@ export interface StreamRelay {
   /** Upstream events in batches (one per network chunk); `first` was read during failover. */
   events: AsyncIterator<SseBatch>;
   first: SseBatch;
-  idleMs: number;
   /** While the upstream is silent, `text` goes to the client every `ms` (0: never). */
   keepalive: { ms: number; text: string };
   converter: StreamConverter;
@@ -34,8 +33,10 @@ export interface StreamRelay {
 export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
   const { converter } = relay;
   let ended = false;
+  // When the last read ended: what is sent after it counts as sent then (one clock reading a chunk).
+  let readAt = performance.now();
   // One interval per stream: it sends a keep-alive when nothing went out for `ms`.
-  let sentAt = performance.now();
+  let sentAt = readAt;
   let keepaliveTimer: ReturnType<typeof setInterval> | undefined;
   const startKeepalive = (controller: ReadableStreamDefaultController<Uint8Array>) => {
     const { ms, text } = relay.keepalive;
@@ -63,14 +64,14 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
     if (events.length === 0) return undefined;
     let text = "";
     for (const event of events) text += encodeSse(event);
-    sentAt = performance.now();
+    sentAt = readAt;
     return ENCODER.encode(text);
   };
   // A batch the converter left as it was goes out as the upstream's own bytes.
   const convert = (batch: SseBatch): Uint8Array | undefined => {
     const events = converter.events(batch.events);
     if (events !== batch.events || !batch.bytes) return encode(events);
-    sentAt = performance.now();
+    sentAt = readAt;
     return batch.bytes;
   };
   // The upstream reported an error mid-stream: its events went out; stop reading.
@@ -93,9 +94,14 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
       try {
         // Loop until something is sent: a pull that enqueues nothing is never called again.
         for (;;) {
-          const waitStart = performance.now();
-          const step = await relay.exchange.idle(relay.events.next(), relay.idleMs);
-          relay.waited?.(performance.now() - waitStart);
+          const waitStart = relay.exchange.idle.start();
+          let step: IteratorResult<SseBatch>;
+          try {
+            step = await relay.events.next();
+          } finally {
+            readAt = relay.exchange.idle.end();
+          }
+          relay.waited?.(readAt - waitStart);
           if (step.done) {
             const bytes = encode(converter.end());
             if (bytes) controller.enqueue(bytes);

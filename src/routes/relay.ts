@@ -234,7 +234,6 @@ async function forward(
     exchange: served.exchange,
     events: served.stream!.events,
     first: served.stream!.first,
-    idleMs: timeoutsOf(served.attempt).idle,
     keepalive: { ms: config.server.keepalive_ms, text: protocolOf(entry).keepalive },
     converter: translation.stream(),
     waited: (ms) => record.upstreamMs += ms,

@@ -5,7 +5,7 @@
  * classifies for failover.
  */
 import type { Timeouts } from "../config/schema.ts";
-import { createDeadlines } from "./deadlines.ts";
+import { createDeadlines, type RepeatedWait } from "./deadlines.ts";
 
 /** How an upstream attempt failed. */
 export type UpstreamFailureKind = "network" | "timeout" | "status" | "client_gone" | "shutdown";
@@ -58,10 +58,11 @@ export interface UpstreamExchange {
   /** Awaits `promise` but fails with a timeout after `ms` of waiting. */
   within<T>(promise: Promise<T>, ms: number, what: string): Promise<T>;
   /**
-   * Awaits one stream read under the idle timeout (deadlines.ts: no timer of its own);
-   * on timeout it aborts `signal`, which the reader turns into the failure.
+   * The idle timeout of a stream's reads: started before each read and ended after it
+   * (deadlines.ts: no timer of its own); on timeout it aborts `signal`, which the reader
+   * turns into the failure.
    */
-  idle<T>(read: Promise<T>, ms: number): Promise<T>;
+  idle: RepeatedWait;
   /** Aborts the upstream request (client gone, or output finished with an error). */
   abort(failure: UpstreamFailure): void;
   /** Stops the timers; call once the exchange is over. */
@@ -101,10 +102,10 @@ export async function callUpstream(
     const wait = deadlines.wait(ms, `The upstream sent no ${what} within ${ms} ms.`);
     return Promise.race([promise, aborted]).finally(wait.end);
   };
-  const idle = <T>(read: Promise<T>, ms: number): Promise<T> => {
-    const wait = deadlines.wait(ms, `The upstream sent nothing for ${ms} ms.`);
-    return read.finally(wait.end);
-  };
+  const idle = deadlines.repeated(
+    timeouts.idle,
+    `The upstream sent nothing for ${timeouts.idle} ms.`,
+  );
   const finish = () => {
     deadlines.stop();
     signals.client.removeEventListener("abort", onClientGone);

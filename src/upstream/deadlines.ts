@@ -14,10 +14,23 @@ export interface Wait {
   end(): void;
 }
 
+/**
+ * A wait that happens again and again (a stream's read of its next chunk): one deadline
+ * object moved on each start, so a read costs two clock readings and no allocation.
+ */
+export interface RepeatedWait {
+  /** Starts a wait of the set length; returns the time it started. */
+  start(): number;
+  /** Ends the current wait; returns the time it ended. */
+  end(): number;
+}
+
 /** The deadlines of one exchange. */
 export interface Deadlines {
   /** Starts a wait that expires with `message` after `ms` unless ended first. */
   wait(ms: number, message: string): Wait;
+  /** A wait of `ms` that can be started and ended any number of times, expiring with `message`. */
+  repeated(ms: number, message: string): RepeatedWait;
   /** Stops the timer; nothing expires after this. */
   stop(): void;
 }
@@ -32,7 +45,7 @@ export function createDeadlines(
   totalMs: number,
   totalMessage: string,
   expired: Expired,
-  now: () => number = Date.now,
+  now: () => number = () => performance.now(),
 ): Deadlines {
   const total: Deadline = { at: now() + totalMs, message: totalMessage };
   const waits = new Set<Deadline>();
@@ -73,6 +86,22 @@ export function createDeadlines(
       waits.add(deadline);
       arm();
       return { end: () => void waits.delete(deadline) };
+    },
+    repeated(ms, message) {
+      const deadline = { at: Infinity, message };
+      waits.add(deadline);
+      return {
+        start() {
+          const started = now();
+          deadline.at = started + ms;
+          arm();
+          return started;
+        },
+        end() {
+          deadline.at = Infinity;
+          return now();
+        },
+      };
     },
     stop() {
       stopped = true;

@@ -38,3 +38,24 @@ Deno.test("deadlines: nothing expires after stop", async () => {
   await new Promise((resolve) => setTimeout(resolve, 20));
   assert.deepEqual(expired, []);
 });
+
+Deno.test("deadlines: a repeated wait expires when one of its waits outlives its time", async () => {
+  const { deadlines, expiry } = watched(60_000);
+  const idle = deadlines.repeated(5, "idle");
+  idle.start();
+  idle.end();
+  idle.start();
+  assert.equal(await expiry, "idle");
+  deadlines.stop();
+});
+
+Deno.test("deadlines: a repeated wait that ended does not expire; the total deadline still does", async () => {
+  const { deadlines, expiry } = watched(30);
+  const idle = deadlines.repeated(5, "idle");
+  for (let read = 0; read < 3; read++) {
+    const started = idle.start();
+    assert.ok(idle.end() >= started);
+  }
+  assert.equal(await expiry, "total");
+  deadlines.stop();
+});
