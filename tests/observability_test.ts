@@ -48,6 +48,33 @@ function valueOf(
   return Number(sample?.value ?? 0);
 }
 
+Deno.test("metrics: a failed upstream attempt counts by channel and kind, and failover serves the request", () =>
+  withScope(async (s) => {
+    // A port nothing listens on: the attempt fails to connect.
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const closedPort = (listener.addr as Deno.NetAddr).port;
+    listener.close();
+    const down = channel({
+      name: "down",
+      protocol: "chat",
+      baseUrl: `http://127.0.0.1:${closedPort}/v1`,
+      models: ["echo"],
+      keys: ["sk-upstream"],
+      priority: 10,
+    });
+    const { gateway, secret } = await gatewayWithKey(s, down + ECHO);
+    const before = await scrape(gateway);
+    assert.equal(valueOf(before, "tollgate_upstream_failures_total", { channel: "down" }), 0);
+    const response = await gateway.post("/v1/chat/completions", secret, chatBody("echo"));
+    assert.equal(response.status, 200, await response.text());
+    const after = await scrape(gateway);
+    assert.equal(
+      valueOf(after, "tollgate_upstream_failures_total", { channel: "down", kind: "network" }),
+      1,
+    );
+    assert.equal(valueOf(after, "tollgate_requests_total", { channel: "echo", status: "200" }), 1);
+  }));
+
 Deno.test("metrics: counters grow by exactly the requests sent, tokens follow the ledger", () =>
   withScope(async (s) => {
     const { gateway, secret } = await gatewayWithKey(s, ECHO);

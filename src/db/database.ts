@@ -10,7 +10,6 @@ import { LibsqlDialect } from "@libsql/kysely-libsql";
 import type { Database } from "./schema.ts";
 import { openLocalTransactions } from "./local_transaction.ts";
 import { migrate, type MigrationResult } from "./migrate.ts";
-import { isPostgresUrl, openPostgres } from "./postgres.ts";
 import { createSqliteStore, isSqliteUnavailable } from "./sqlite_store.ts";
 import type { Store } from "./store.ts";
 import { clientTransaction, createWriteQueue } from "./write_queue.ts";
@@ -36,12 +35,18 @@ export function filePath(url: string): string {
   return url.replace(/^file:(\/\/(?=\/))?/, "").replace(/\?.*$/, "");
 }
 
+/** Whether a database URL names a PostgreSQL server. */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
 /**
  * Opens `file:` (embedded SQLite), `libsql://`/`http(s)://` (libSQL server) or
  * `postgres://`/`postgresql://` (PostgreSQL) URLs.
  */
 export async function openDatabase(url: string, authToken?: string): Promise<Db> {
-  if (isPostgresUrl(url)) return openPostgres(url);
+  // The PostgreSQL driver loads only for a PostgreSQL URL: a SQLite gateway never pays for it.
+  if (isPostgresUrl(url)) return (await import("./postgres.ts")).openPostgres(url);
   // One connection for a file: the pragmas below are per connection, and SQLite
   // takes one writer at a time anyway.
   const client = createClient({

@@ -23,11 +23,6 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
-/** Whether a database URL names a PostgreSQL server. */
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
-}
-
 /**
  * Opens a pool of connections to the database at `url`. Nothing connects until the first
  * query, and a connection lost later is replaced by the next query: a database that comes

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Histogram, Registry } from "prom-client";
 import { CountedHistogram } from "./counted_histogram.ts";
+import { HistogramCounts } from "./histogram_counts.ts";
 
 Deno.test("counted histogram: renders what prom-client's own histogram renders for the same observations", async () => {
   const configuration = {
@@ -10,7 +11,8 @@ Deno.test("counted histogram: renders what prom-client's own histogram renders f
     buckets: [0.01, 0.1, 1],
   };
   const [ours, theirs] = [new Registry(), new Registry()];
-  const counted = new CountedHistogram({ ...configuration, registers: [ours] });
+  const counted = new HistogramCounts(configuration);
+  new CountedHistogram(counted, [ours]);
   const reference = new Histogram({ ...configuration, registers: [theirs] });
   const observations: [string, string, number][] = [
     ["chat", "a", 0.005],

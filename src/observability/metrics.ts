@@ -1,11 +1,9 @@
 /**
- * The Prometheus metrics of one gateway (prom-client, on a registry of its own: no
- * process-global state). A request adds to plain totals and bucket counts; prom-client
- * renders the exposition when scraped.
+ * The Prometheus metrics of one gateway. A request adds to plain totals and bucket
+ * counts here; prom-client renders them when scraped (exposition.ts, loaded by the first
+ * scrape: a gateway nobody scrapes never loads it). No process-global state.
  */
-import { Counter, Gauge, Registry } from "prom-client";
-import { CountedHistogram, type HistogramSeries } from "./counted_histogram.ts";
-import { microsToUsd } from "../billing/money.ts";
+import { HistogramCounts, type HistogramSeries } from "./histogram_counts.ts";
 import type { RequestRecord } from "./record.ts";
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -29,9 +27,8 @@ export interface Metrics {
   /** An upstream attempt failed (and the request failed over or gave up). */
   attemptFailed(channel: string, kind: string): void;
   configReloaded(ok: boolean): void;
-  /** The exposition in the Prometheus text format. */
-  render(): Promise<string>;
-  readonly contentType: string;
+  /** The exposition in the Prometheus text format, and its content type. */
+  render(): Promise<{ text: string; contentType: string }>;
 }
 
 /** The histogram children one finished request observes, bound once per label set. */
@@ -42,7 +39,7 @@ interface RequestHistograms {
 }
 
 /** Totals of one model, handed to prom-client only when scraped. */
-interface ModelTotals {
+export interface ModelTotals {
   input: number;
   output: number;
   cached: number;
@@ -51,119 +48,63 @@ interface ModelTotals {
 }
 
 /** Requests of one label set: their count, their model's totals and their histograms. */
-interface RequestSeries {
+export interface RequestSeries {
   labels: { entry_point: string; model: string; channel: string; status: string };
   count: number;
   totals: ModelTotals;
   histograms: RequestHistograms;
 }
 
-/** A registry with tollgate's metrics; `channels` is read at each scrape. */
+/** Everything the metrics counted, as the exposition reads it at each scrape. */
+export interface MetricsState {
+  series: Map<string, RequestSeries>;
+  models: Map<string, ModelTotals>;
+  activeStreams: number;
+  holdsInFlight: number;
+  /** Failed upstream attempts by channel and kind. */
+  failures: Map<string, { labels: { channel: string; kind: string }; count: number }>;
+  reloads: { ok: number; failed: number };
+  histograms: {
+    duration: HistogramCounts<"entry_point" | "model">;
+    firstByte: HistogramCounts<"entry_point" | "model">;
+    overhead: HistogramCounts<"entry_point">;
+  };
+  channels: () => ChannelState[];
+}
+
+/** tollgate's metrics; `channels` is read at each scrape. */
 export function createMetrics(channels: () => ChannelState[] = () => []): Metrics {
-  const registry = new Registry();
-  const registers = [registry];
-  // Counters and gauges are plain numbers here, handed to prom-client when scraped
-  // (`collect`): each prom-client update validates and hashes its labels, and a request
-  // would make ten of them; histograms count in series of their own (counted_histogram.ts).
-  const series = new Map<string, RequestSeries>();
-  const models = new Map<string, ModelTotals>();
-  let activeStreams = 0;
-  let holdsInFlight = 0;
-  new Counter({
-    name: "tollgate_requests_total",
-    help: "Requests answered, by entry point, model, channel and HTTP status.",
-    labelNames: ["entry_point", "model", "channel", "status"],
-    registers,
-    collect() {
-      this.reset();
-      for (const { labels, count } of series.values()) this.inc(labels, count);
+  const state: MetricsState = {
+    series: new Map(),
+    models: new Map(),
+    activeStreams: 0,
+    holdsInFlight: 0,
+    failures: new Map(),
+    reloads: { ok: 0, failed: 0 },
+    histograms: {
+      duration: new HistogramCounts({
+        name: "tollgate_request_duration_seconds",
+        help: "Total time of a request, until its last byte (streams included).",
+        labelNames: ["entry_point", "model"],
+        buckets: SECONDS,
+      }),
+      firstByte: new HistogramCounts({
+        name: "tollgate_time_to_first_byte_seconds",
+        help: "Time until the answer's first byte (a stream's headers and first event).",
+        labelNames: ["entry_point", "model"],
+        buckets: SECONDS,
+      }),
+      overhead: new HistogramCounts({
+        name: "tollgate_gateway_overhead_seconds",
+        help: "Time of a request not spent waiting on the upstream.",
+        labelNames: ["entry_point"],
+        buckets: OVERHEAD_SECONDS,
+      }),
     },
-  });
-  const duration = new CountedHistogram({
-    name: "tollgate_request_duration_seconds",
-    help: "Total time of a request, until its last byte (streams included).",
-    labelNames: ["entry_point", "model"],
-    buckets: SECONDS,
-    registers,
-  });
-  const firstByte = new CountedHistogram({
-    name: "tollgate_time_to_first_byte_seconds",
-    help: "Time until the answer's first byte (a stream's headers and first event).",
-    labelNames: ["entry_point", "model"],
-    buckets: SECONDS,
-    registers,
-  });
-  const overhead = new CountedHistogram({
-    name: "tollgate_gateway_overhead_seconds",
-    help: "Time of a request not spent waiting on the upstream.",
-    labelNames: ["entry_point"],
-    buckets: OVERHEAD_SECONDS,
-    registers,
-  });
-  new Counter({
-    name: "tollgate_tokens_total",
-    help: "Tokens settled, by model and kind (input counts cached and cache-write tokens too).",
-    labelNames: ["model", "kind"],
-    registers,
-    collect() {
-      this.reset();
-      for (const [model, totals] of models) {
-        this.inc({ model, kind: "input" }, totals.input);
-        this.inc({ model, kind: "output" }, totals.output);
-        this.inc({ model, kind: "cached" }, totals.cached);
-        this.inc({ model, kind: "cache_write" }, totals.cacheWrite);
-      }
-    },
-  });
-  new Counter({
-    name: "tollgate_cost_usd_total",
-    help: "Cost settled in USD, by model.",
-    labelNames: ["model"],
-    registers,
-    collect() {
-      this.reset();
-      for (const [model, totals] of models) this.inc({ model }, microsToUsd(totals.costMicros));
-    },
-  });
-  new Gauge({
-    name: "tollgate_active_streams",
-    help: "Streams being relayed now.",
-    registers,
-    collect() {
-      this.set(activeStreams);
-    },
-  });
-  new Gauge({
-    name: "tollgate_holds_in_flight",
-    help: "Holds taken and not yet settled.",
-    registers,
-    collect() {
-      this.set(holdsInFlight);
-    },
-  });
-  const failures = new Counter({
-    name: "tollgate_upstream_failures_total",
-    help:
-      "Failed upstream attempts (each one failed over or ended the request), by channel and kind.",
-    labelNames: ["channel", "kind"],
-    registers,
-  });
-  new Gauge({
-    name: "tollgate_channel_up",
-    help: "1 when a channel has a usable key and is not cooling down, else 0.",
-    labelNames: ["channel"],
-    registers,
-    collect() {
-      this.reset();
-      for (const state of channels()) this.set({ channel: state.channel }, state.up ? 1 : 0);
-    },
-  });
-  const reloads = new Counter({
-    name: "tollgate_config_reloads_total",
-    help: "Config reloads, by result (ok, or failed: the previous config stayed).",
-    labelNames: ["result"],
-    registers,
-  });
+    channels,
+  };
+  const { series, models, histograms: { duration, firstByte, overhead } } = state;
+  let render: (() => Promise<{ text: string; contentType: string }>) | undefined;
 
   const totalsOf = (model: string) => {
     let totals = models.get(model);
@@ -217,13 +158,20 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
       }
       totals.costMicros += record.costMicros ?? 0;
     },
-    streamOpened: () => void activeStreams++,
-    streamClosed: () => void activeStreams--,
-    holdTaken: () => void holdsInFlight++,
-    holdReleased: () => void holdsInFlight--,
-    attemptFailed: (channel, kind) => failures.inc({ channel, kind }),
-    configReloaded: (ok) => reloads.inc({ result: ok ? "ok" : "failed" }),
-    render: () => registry.metrics(),
-    contentType: registry.contentType,
+    streamOpened: () => void state.activeStreams++,
+    streamClosed: () => void state.activeStreams--,
+    holdTaken: () => void state.holdsInFlight++,
+    holdReleased: () => void state.holdsInFlight--,
+    attemptFailed(channel, kind) {
+      const key = `${channel}\u0000${kind}`;
+      const found = state.failures.get(key);
+      if (found) found.count++;
+      else state.failures.set(key, { labels: { channel, kind }, count: 1 });
+    },
+    configReloaded: (ok) => void (ok ? state.reloads.ok++ : state.reloads.failed++),
+    async render() {
+      render ??= (await import("./exposition.ts")).exposition(state);
+      return await render();
+    },
   };
 }

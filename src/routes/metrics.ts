@@ -30,6 +30,7 @@ export function metricsRoute(metrics: Metrics): Handler<AppEnv> {
         );
       }
     }
-    return c.body(await metrics.render(), 200, { "content-type": metrics.contentType });
+    const { text, contentType } = await metrics.render();
+    return c.body(text, 200, { "content-type": contentType });
   };
 }
