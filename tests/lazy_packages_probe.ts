@@ -1,16 +1,20 @@
 /**
- * Run as its own process by lazy_tokenizer_test.ts: a gateway (harness.ts, which loads
- * no tokenizer) answers plain chat requests from a chat upstream that reports usage,
- * then one echo request; prints whether gpt-tokenizer was loaded after each step, as
- * JSON. The loaded scripts come from V8's inspector, which replays every parsed script
- * to a session that enables its debugger. Nothing here may import gpt-tokenizer, nor
- * tests/fakes (which do).
+ * Run as its own process by lazy_packages_test.ts: a gateway (harness.ts, which loads
+ * none of the lazily loaded packages) on a SQLite file answers plain chat requests from a
+ * chat upstream that reports usage, then one echo request, then a metrics scrape; prints
+ * which of gpt-tokenizer, prom-client and pg were loaded after each step, as JSON. The
+ * loaded scripts come from V8's inspector, which replays every parsed script to a session
+ * that enables its debugger. Nothing here may import those packages, nor tests/fakes
+ * (which import gpt-tokenizer).
  */
 import { Session } from "node:inspector";
 import { channel, configWith, startGateway } from "./harness.ts";
 
-/** Whether any script of the gpt-tokenizer package has been parsed in this process. */
-async function tokenizerLoaded(): Promise<boolean> {
+/** The packages loaded only when needed. */
+const LAZY = ["gpt-tokenizer", "prom-client", "pg"];
+
+/** Which of the lazily loaded packages have had a script parsed in this process. */
+async function lazyLoaded(): Promise<string[]> {
   const session = new Session();
   session.connect();
   const urls: string[] = [];
@@ -20,7 +24,7 @@ async function tokenizerLoaded(): Promise<boolean> {
   );
   session.disconnect();
   if (urls.length === 0) throw new Error("Listing loaded scripts failed: the inspector gave none.");
-  return urls.some((url) => url.includes("gpt-tokenizer"));
+  return LAZY.filter((name) => urls.some((url) => url.includes(`/node_modules/${name}/`)));
 }
 
 const USAGE = { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 };
@@ -60,7 +64,7 @@ const gateway = await startGateway(configWith(
     models: ["m1"],
   }) + channel({ name: "echo", protocol: "echo", models: ["echo"] }),
 ));
-const steps: Record<string, boolean> = {};
+const steps: Record<string, string[]> = {};
 try {
   const { secret } = await gateway.createKey();
   const messages = [{ role: "user", content: "hello there" }];
@@ -72,9 +76,13 @@ try {
   await ask({ model: "m1", messages });
   await ask({ model: "m1", messages, stream: true });
   await gateway.ledger();
-  steps.chat = await tokenizerLoaded();
+  steps.chat = await lazyLoaded();
   await ask({ model: "echo", messages });
-  steps.echo = await tokenizerLoaded();
+  steps.echo = await lazyLoaded();
+  const metrics = await fetch(`${gateway.url}/metrics`);
+  if (metrics.status !== 200) throw new Error(`Scrape failed: ${metrics.status}`);
+  await metrics.text();
+  steps.metrics = await lazyLoaded();
 } finally {
   await gateway.close();
   await upstream.shutdown();

@@ -1,0 +1,23 @@
+import assert from "node:assert/strict";
+
+const PROBE = new URL("./lazy_packages_probe.ts", import.meta.url).pathname;
+
+Deno.test("lazy packages: the tokenizer, prom-client and pg load only for what needs them", async () => {
+  // Its own process: other tests (and the fakes) load these packages into theirs.
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-no-legacy-abort", PROBE],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(output.stderr);
+  assert.equal(output.code, 0, stderr);
+  const steps = JSON.parse(new TextDecoder().decode(output.stdout));
+  // Plain requests on a channel that reports usage load none; the echo channel counts
+  // tokens; the first scrape renders metrics; a SQLite gateway never loads pg. Each later
+  // step shows the probe does see a package once something needs it.
+  assert.deepEqual(steps, {
+    chat: [],
+    echo: ["gpt-tokenizer"],
+    metrics: ["gpt-tokenizer", "prom-client"],
+  });
+});
