@@ -24,9 +24,7 @@ export function exposition(
       for (const { labels, count } of state.series.values()) this.inc(labels, count);
     },
   });
-  new CountedHistogram(state.histograms.duration, registers);
-  new CountedHistogram(state.histograms.firstByte, registers);
-  new CountedHistogram(state.histograms.overhead, registers);
+  for (const counts of Object.values(state.histograms)) new CountedHistogram(counts, registers);
   new Counter({
     name: "tollgate_tokens_total",
     help: "Tokens settled, by model and kind (input counts cached and cache-write tokens too).",

@@ -23,7 +23,7 @@ export class HistogramCounts<T extends string> {
   readonly name: string;
   readonly help: string;
   readonly bounds: readonly number[];
-  readonly #labelNames: readonly T[];
+  readonly labelNames: readonly T[];
   /** The series by their label values, in `labelNames` order. */
   readonly #series = new Map<string, HistogramSeries & { counts: SeriesCounts }>();
 
@@ -33,12 +33,12 @@ export class HistogramCounts<T extends string> {
     this.name = definition.name;
     this.help = definition.help;
     this.bounds = [...definition.buckets];
-    this.#labelNames = definition.labelNames;
+    this.labelNames = definition.labelNames;
   }
 
   /** The series of one label set (the same one for the same values); callers may keep it. */
   series(labels: Record<T, string>): HistogramSeries {
-    const key = this.#labelNames.map((name) => labels[name]).join("\u0000");
+    const key = this.labelNames.map((name) => labels[name]).join("\u0000");
     const found = this.#series.get(key);
     if (found) return found;
     const counts: SeriesCounts = {
@@ -65,10 +65,5 @@ export class HistogramCounts<T extends string> {
   /** Every label set's counts, in the order they were first bound. */
   *counts(): Iterable<SeriesCounts> {
     for (const series of this.#series.values()) yield series.counts;
-  }
-
-  /** The label names, for a renderer. */
-  get labelNames(): readonly T[] {
-    return this.#labelNames;
   }
 }

@@ -104,7 +104,8 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
     channels,
   };
   const { series, models, histograms: { duration, firstByte, overhead } } = state;
-  let render: (() => Promise<{ text: string; contentType: string }>) | undefined;
+  // Built by the first scrape, which loads prom-client.
+  let exposed: (() => Promise<{ text: string; contentType: string }>) | undefined;
 
   const totalsOf = (model: string) => {
     let totals = models.get(model);
@@ -170,8 +171,8 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
     },
     configReloaded: (ok) => void (ok ? state.reloads.ok++ : state.reloads.failed++),
     async render() {
-      render ??= (await import("./exposition.ts")).exposition(state);
-      return await render();
+      exposed ??= (await import("./exposition.ts")).exposition(state);
+      return await exposed();
     },
   };
 }

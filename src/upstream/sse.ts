@@ -9,19 +9,16 @@ import type { SseBatch, SseEvent } from "../protocols/sse.ts";
 /** Bytes read per chunk: SSE events are small, and a long stream reads thousands of chunks. */
 const READ_BUFFER_BYTES = 4_096;
 
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
-
 /**
- * The events of an SSE body chunk by chunk (never an empty batch), `data` untouched,
- * with the chunk's bytes when they hold exactly the batch's events. Stopping early
- * (`return`, or the signal aborting) cancels the body so the upstream connection is
- * released; an abort throws the signal's reason. A plain iterator rather than an async
- * generator: a stream's every chunk passes here, and each generator step costs promises.
+ * Yields the events of an SSE body chunk by chunk (never an empty batch), `data`
+ * untouched, with the chunk's bytes when they hold exactly the batch's events.
+ * Stopping early (a `break`, a `return`, or the signal aborting) cancels the body so
+ * the upstream connection is released; an abort throws the signal's reason.
  */
-export function readSseBatches(
+export async function* readSseBatches(
   body: ReadableStream<Uint8Array>,
   signal?: AbortSignal,
-): AsyncIterableIterator<SseBatch, undefined> {
+): AsyncGenerator<SseBatch> {
   const reader = readerOf(body);
   const decoder = new TextDecoder();
   let batch: SseEvent[] = [];
@@ -36,81 +33,55 @@ export function readSseBatches(
   // Cancelling settles a pending read at once, so an abort never waits on a silent upstream.
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
   signal?.addEventListener("abort", onAbort, { once: true });
-  let closed = false;
+  let finished = false;
   // Whether the bytes read so far ended inside an event (its rest comes in a later chunk).
   let partial = false;
-  const close = async (cancel: boolean) => {
-    if (closed) return;
-    closed = true;
-    signal?.removeEventListener("abort", onAbort);
-    if (cancel) await reader.cancel().catch(() => {});
-    reader.releaseLock();
-  };
-
-  const iterator: AsyncIterableIterator<SseBatch, undefined> = {
-    async next(): Promise<IteratorResult<SseBatch, undefined>> {
-      if (closed) return DONE;
-      try {
-        while (true) {
-          signal?.throwIfAborted();
-          const bytes = await reader.read();
-          signal?.throwIfAborted();
-          if (bytes === undefined) {
-            // An event the stream ended before finishing (no blank line) is dropped, as the spec says.
-            await close(false);
-            return DONE;
-          }
-          const text = decoder.decode(bytes, { stream: true });
-          parser.feed(text);
-          const whole = !partial && endsEvent(text);
-          partial = !endsEvent(text);
-          if (batch.length > 0) {
-            const events = batch;
-            batch = [];
-            // The read buffer is reused: what goes on is a copy of just the bytes read.
-            return { done: false, value: whole ? { events, bytes: bytes.slice() } : { events } };
-          }
-        }
-      } catch (error) {
-        await close(true);
-        throw error;
+  try {
+    while (true) {
+      signal?.throwIfAborted();
+      const result = await reader.read();
+      signal?.throwIfAborted();
+      if (result.done) {
+        // An event the stream ended before finishing (no blank line) is dropped, as the spec says.
+        finished = true;
+        return;
       }
-    },
-    async return() {
-      await close(true);
-      return DONE;
-    },
-    [Symbol.asyncIterator]: () => iterator,
-  };
-  return iterator;
+      const text = decoder.decode(result.value, { stream: true });
+      // The read buffer is reused: what goes on is a copy of just the bytes read.
+      parser.feed(text);
+      const whole = !partial && endsEvent(text);
+      partial = !endsEvent(text);
+      if (batch.length > 0) {
+        const events = batch;
+        batch = [];
+        yield whole ? { events, bytes: result.value.slice() } : { events };
+      }
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    if (!finished) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
 }
 
 /**
- * Reads `body` into one reused buffer when it is a byte stream (fetch bodies are): the
- * default reader allocates 64 KiB per read, which thousands of open streams turn into
- * gigabytes of garbage between collections. `read` resolves undefined at the end.
+ * A reader of `body` that reads into one reused buffer when the body is a byte stream
+ * (fetch bodies are): the default reader allocates 64 KiB per read, which thousands of
+ * open streams turn into gigabytes of garbage between collections.
  */
 function readerOf(body: ReadableStream<Uint8Array>) {
   let byob: ReadableStreamBYOBReader;
   try {
     byob = body.getReader({ mode: "byob" });
   } catch {
-    const reader = body.getReader();
-    return {
-      read: async () => {
-        const { done, value } = await reader.read();
-        return done ? undefined : value;
-      },
-      cancel: (reason?: unknown) => reader.cancel(reason),
-      releaseLock: () => reader.releaseLock(),
-    };
+    return body.getReader();
   }
   let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
   return {
-    async read(): Promise<Uint8Array | undefined> {
-      const { done, value } = await byob.read(new Uint8Array(buffer));
-      if (value) buffer = value.buffer as ArrayBuffer;
-      return done ? undefined : value;
+    async read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+      const result = await byob.read(new Uint8Array(buffer));
+      if (result.value) buffer = result.value.buffer as ArrayBuffer;
+      return result.done ? { done: true, value: undefined } : { done: false, value: result.value! };
     },
     cancel: (reason?: unknown) => byob.cancel(reason),
     releaseLock: () => byob.releaseLock(),
