@@ -7,7 +7,7 @@
  *
  * Run as a child of bench/request_floor.ts: `deno run -A bench/request_floor_proxy.ts URL MODE`.
  */
-import Database from "libsql";
+import { DatabaseSync } from "node:sqlite";
 import { setImmediate } from "node:timers";
 import { serveUntilStdinCloses } from "./child.ts";
 
@@ -16,7 +16,7 @@ export type RequestFloorMode = "native" | "parse" | "ledger";
 
 /** One row per request, committed with the other rows of the same event-loop turn. */
 function ledger(path: string): (model: string, tokens: number) => Promise<void> {
-  const db = new Database(path);
+  const db = new DatabaseSync(path);
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("CREATE TABLE rows (id INTEGER PRIMARY KEY, model TEXT, tokens INTEGER)");

@@ -2,7 +2,7 @@
  * Run as its own process by lazy_packages_test.ts: a gateway (harness.ts, which loads
  * none of the lazily loaded packages) on a SQLite file answers plain chat requests from a
  * chat upstream that reports usage, then one echo request, then a metrics scrape; prints
- * which of gpt-tokenizer, prom-client and pg were loaded after each step, as JSON. The
+ * which of gpt-tokenizer, prom-client, pg and the libSQL client and driver were loaded after each step, as JSON. The
  * loaded scripts come from V8's inspector, which replays every parsed script to a session
  * that enables its debugger. Nothing here may import those packages, nor tests/fakes
  * (which import gpt-tokenizer).
@@ -11,7 +11,7 @@ import { Session } from "node:inspector";
 import { channel, configWith, startGateway } from "./harness.ts";
 
 /** The packages loaded only when needed. */
-const LAZY = ["gpt-tokenizer", "prom-client", "pg"];
+const LAZY = ["gpt-tokenizer", "prom-client", "pg", "@libsql/client", "libsql"];
 
 /** Which of the lazily loaded packages have had a script parsed in this process. */
 async function lazyLoaded(): Promise<string[]> {

@@ -4,15 +4,14 @@
  * builder for everything else, the store for holds, settlement and recovery, and the
  * migrations of each dialect.
  */
-import { createClient } from "@libsql/client";
 import { Kysely } from "kysely";
-import { LibsqlDialect } from "@libsql/kysely-libsql";
 import type { Database } from "./schema.ts";
-import { openLocalTransactions } from "./local_transaction.ts";
 import { migrate, type MigrationResult } from "./migrate.ts";
+import type { SqliteConnection } from "./sql_client.ts";
+import { openSqliteFile } from "./sqlite_file.ts";
 import { createSqliteStore, isSqliteUnavailable } from "./sqlite_store.ts";
 import type { Store } from "./store.ts";
-import { clientTransaction, createWriteQueue } from "./write_queue.ts";
+import { createWriteQueue } from "./write_queue.ts";
 
 /** Which SQL a database speaks: SQLite (files and libSQL servers) or PostgreSQL. */
 export type DatabaseKind = "sqlite" | "postgres";
@@ -47,35 +46,21 @@ export function isPostgresUrl(url: string): boolean {
 export async function openDatabase(url: string, authToken?: string): Promise<Db> {
   // The PostgreSQL driver loads only for a PostgreSQL URL: a SQLite gateway never pays for it.
   if (isPostgresUrl(url)) return (await import("./postgres.ts")).openPostgres(url);
-  // One connection for a file: the pragmas below are per connection, and SQLite
-  // takes one writer at a time anyway.
-  const client = createClient({
-    url,
-    authToken,
-    concurrency: url.startsWith("file:") ? 1 : undefined,
-  });
-  if (url.startsWith("file:")) {
-    // WAL lets the CLI write while the server reads; NORMAL sync is durable
-    // across a process crash (kill -9), which is what settlement must survive.
-    await client.execute("PRAGMA journal_mode = WAL");
-    await client.execute("PRAGMA synchronous = NORMAL");
-    await client.execute("PRAGMA busy_timeout = 5000");
-    await client.execute("PRAGMA foreign_keys = ON");
-  }
-  // deno-lint-ignore no-explicit-any
-  const kysely = new Kysely<Database>({ dialect: new LibsqlDialect({ client: client as any }) });
-  const local = url.startsWith("file:") ? openLocalTransactions(filePath(url)) : undefined;
-  const write = createWriteQueue(local?.run ?? clientTransaction(client));
+  // The libSQL client loads only for a libSQL server: a file is served by the runtime's SQLite.
+  const sqlite: SqliteConnection = url.startsWith("file:")
+    ? openSqliteFile(filePath(url))
+    : (await import("./libsql_server.ts")).openLibsqlServer(url, authToken);
+  const kysely = new Kysely<Database>({ dialect: sqlite.dialect });
+  const write = createWriteQueue(sqlite.transactions);
   return {
     kind: "sqlite",
     kysely,
-    store: createSqliteStore(client, write),
+    store: createSqliteStore(sqlite.client, write),
     isUnavailable: isSqliteUnavailable,
-    migrate: () => migrate(client),
+    migrate: () => migrate(sqlite.client),
     async close() {
-      local?.close();
       await kysely.destroy();
-      client.close();
+      sqlite.close();
     },
   };
 }

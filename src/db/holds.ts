@@ -4,8 +4,8 @@
  * its conditions in SQL inside that transaction: concurrent requests can never both
  * spend the same money. The types are the store's (store.ts): this is its SQLite side.
  */
-import type { Client, InStatement } from "@libsql/client";
-import type { ConditionalStatement, Write } from "./write_queue.ts";
+import type { ConditionalStatement, SqlClient, SqlStatement } from "./sql_client.ts";
+import type { Write } from "./write_queue.ts";
 import { type HoldResult, INTERRUPTED_REASON, type NewHold, type Settle } from "./store.ts";
 
 const ACCOUNT_COVERS =
@@ -116,7 +116,7 @@ function ledgerValues(s: Settle): (string | number | null)[] {
  * the debit (by the ledger trigger) never takes the balance below zero; deleting the
  * hold then releases it (by the holds trigger).
  */
-function settleStatements(s: Settle): InStatement[] {
+function settleStatements(s: Settle): SqlStatement[] {
   return [
     {
       sql: `INSERT INTO ledger (${LEDGER_COLUMNS})
@@ -159,7 +159,7 @@ export async function interruptHolds(
 
 /** Ids of holds past their expiry, or belonging to the given (dead) instances. */
 export async function findReleasableHolds(
-  client: Client,
+  client: SqlClient,
   now: number,
   deadInstances: readonly string[],
 ): Promise<string[]> {

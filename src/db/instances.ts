@@ -1,9 +1,9 @@
 /** Serving processes on SQLite: each registers itself, so holds of a crashed one can be found. */
-import type { Client } from "@libsql/client";
+import type { SqlClient } from "./sql_client.ts";
 import type { Instance } from "./store.ts";
 
 /** Registers (or refreshes) an instance. */
-export async function registerInstance(client: Client, instance: Instance): Promise<void> {
+export async function registerInstance(client: SqlClient, instance: Instance): Promise<void> {
   await client.execute({
     sql: `INSERT INTO instances (id, host, pid, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?)
           ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
@@ -12,7 +12,7 @@ export async function registerInstance(client: Client, instance: Instance): Prom
 }
 
 /** Every registered instance. */
-export async function listInstances(client: Client): Promise<Instance[]> {
+export async function listInstances(client: SqlClient): Promise<Instance[]> {
   const result = await client.execute("SELECT id, host, pid, heartbeat_at FROM instances");
   return result.rows.map((row) => ({
     id: String(row.id),
@@ -23,7 +23,7 @@ export async function listInstances(client: Client): Promise<Instance[]> {
 }
 
 /** Forgets instances (after their holds were released). */
-export async function removeInstances(client: Client, ids: readonly string[]): Promise<void> {
+export async function removeInstances(client: SqlClient, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   await client.execute({
     sql: `DELETE FROM instances WHERE id IN (${ids.map(() => "?").join(", ")})`,

@@ -1,5 +1,5 @@
 /** Applies the embedded migrations in order, once each. */
-import type { Client } from "@libsql/client";
+import type { SqlClient, SqlStatement } from "./sql_client.ts";
 import { type Migration, MIGRATIONS } from "../../migrations/index.ts";
 
 /** What a migration run did: the names applied now, or the one that failed. */
@@ -10,7 +10,7 @@ export interface MigrationResult {
 
 /** Applies every migration not yet recorded in `_migrations`; returns instead of throwing. */
 export async function migrate(
-  client: Client,
+  client: SqlClient,
   migrations: readonly Migration[] = MIGRATIONS,
 ): Promise<MigrationResult> {
   await client.execute(
@@ -23,10 +23,13 @@ export async function migrate(
   for (const migration of migrations) {
     if (done.has(migration.name)) continue;
     try {
-      const statements = splitStatements(migration.sql).map((sql) => ({ sql, args: [] }));
+      const statements: SqlStatement[] = splitStatements(migration.sql).map((sql) => ({
+        sql,
+        args: [],
+      }));
       statements.push({
         sql: "INSERT INTO _migrations (name, applied_at) VALUES (?, ?)",
-        args: [migration.name, Date.now()] as never[],
+        args: [migration.name, Date.now()],
       });
       await client.batch(statements, "write");
       applied.push(migration.name);

@@ -3,7 +3,7 @@
  * group-committed batches (holds.ts, write_queue.ts), instances through the client.
  * One process owns a file, so its own clock is the store's clock.
  */
-import type { Client } from "@libsql/client";
+import type { SqlClient } from "./sql_client.ts";
 import { findReleasableHolds, interruptHolds, settleHold, takeHold } from "./holds.ts";
 import { listInstances, registerInstance, removeInstances } from "./instances.ts";
 import { DatabaseUnavailableError, type Store } from "./store.ts";
@@ -15,10 +15,19 @@ import type { Write } from "./write_queue.ts";
  */
 const UNAVAILABLE =
   /^(SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL)|SERVER_ERROR|HRANA_)/;
+/**
+ * The same conditions as the runtime's SQLite words them: its errors all carry the
+ * code `ERR_SQLITE_ERROR` and SQLite's own message for the result code.
+ */
+const UNAVAILABLE_MESSAGE =
+  /^(database is locked|database table is locked|disk I\/O error|unable to open database file|database or disk is full|attempt to write a readonly database|locking protocol)/;
 
 /** Whether a driver error means the database is unavailable (see UNAVAILABLE). */
 export function isSqliteUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
+  if (code === "ERR_SQLITE_ERROR") {
+    return error instanceof Error && UNAVAILABLE_MESSAGE.test(error.message);
+  }
   if (typeof code === "string") return UNAVAILABLE.test(code);
   // Network failures toward a libSQL server surface as fetch's TypeError.
   return error instanceof TypeError && /fetch|network|connect/i.test(error.message);
@@ -33,7 +42,7 @@ function guard<T>(operation: Promise<T>): Promise<T> {
 }
 
 /** The store of a SQLite database: `write` group-commits, `client` runs the rest. */
-export function createSqliteStore(client: Client, write: Write): Store {
+export function createSqliteStore(client: SqlClient, write: Write): Store {
   return {
     takeHold: (hold) => guard(takeHold(write, hold)),
     settleHold: (settle) => guard(settleHold(write, settle)),

@@ -5,36 +5,10 @@
  * committed, so a request is never answered before its row is durable.
  */
 import { setImmediate } from "node:timers";
-import type { Client, InStatement, InValue } from "@libsql/client";
-
-/** What a write statement reports: rows changed, and rows for a SELECT. */
-export interface WriteResult {
-  rowsAffected: number;
-  rows: Record<string, unknown>[];
-}
-
-/**
- * A statement needed only when the one before it changed no rows (a refusal's figures,
- * read after a conditional insert that did not happen). Runners that can look at each
- * result first (prepared statements on a file) skip it otherwise, and report it empty;
- * the others run it anyway.
- */
-export interface ConditionalStatement {
-  sql: string;
-  args: InValue[];
-  onlyIfPreviousChangedNothing: true;
-}
-
-/** Whether a statement is a `ConditionalStatement`. */
-export function isConditional(statement: InStatement): statement is ConditionalStatement {
-  return typeof statement === "object" && "onlyIfPreviousChangedNothing" in statement;
-}
+import type { RunTransaction, SqlClient, SqlResult, SqlStatement } from "./sql_client.ts";
 
 /** Runs a job's statements atomically (possibly with other jobs) and returns their results. */
-export type Write = (statements: InStatement[]) => Promise<WriteResult[]>;
-
-/** Runs statements in one transaction: all commit, or none and it throws. */
-export type RunTransaction = (statements: InStatement[]) => WriteResult[] | Promise<WriteResult[]>;
+export type Write = (statements: SqlStatement[]) => Promise<SqlResult[]>;
 
 interface Job<S, R> {
   statements: S[];
@@ -97,17 +71,7 @@ export function createBatchQueue<S, R>(
     });
 }
 
-/** Runs transactions through the libSQL client (any URL: file or server). */
-export function clientTransaction(client: Client): RunTransaction {
-  return async (statements) =>
-    (await client.batch(statements, "write")).map((result) => ({
-      rowsAffected: result.rowsAffected,
-      rows: result.rows as unknown as Record<string, unknown>[],
-    }));
-}
-
-/** A Write that commits each job on its own through the client (no batching). */
-export function directWrite(client: Client): Write {
-  const run = clientTransaction(client);
-  return (statements) => Promise.resolve(run(statements));
+/** Runs transactions through a client's batch (a libSQL server's). */
+export function clientTransaction(client: SqlClient): RunTransaction {
+  return (statements) => client.batch(statements, "write");
 }

@@ -1,0 +1,20 @@
+/**
+ * A shared libSQL server (`libsql://`, `http(s)://`) through the libSQL client. Loaded
+ * only for such a URL: a gateway on a SQLite file never pays for the client.
+ */
+import { createClient } from "@libsql/client";
+import { LibsqlDialect } from "@libsql/kysely-libsql";
+import type { SqliteConnection } from "./sql_client.ts";
+import { clientTransaction } from "./write_queue.ts";
+
+/** Connects to the libSQL server at `url`. */
+export function openLibsqlServer(url: string, authToken?: string): SqliteConnection {
+  const client = createClient({ url, authToken });
+  return {
+    client,
+    // deno-lint-ignore no-explicit-any
+    dialect: new LibsqlDialect({ client: client as any }),
+    transactions: clientTransaction(client),
+    close: () => client.close(),
+  };
+}
