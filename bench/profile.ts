@@ -2,7 +2,8 @@
  * Profiles tollgate under the bench's load: starts the fake upstream and tollgate (with
  * `--cpu-prof`) as children, runs a non-stream and a stream phase, and prints the top
  * self-time functions of the resulting V8 profile. Run by hand:
- * `deno run -A bench/profile.ts [--seconds 8] [--model bench-priced] [--dir /tmp/prof]`.
+ * `deno run -A bench/profile.ts [--seconds 8] [--model bench-priced] [--dir /tmp/prof]
+ *   [--stream] [--concurrency N]` (default 32 for chat, 8 for streams).
  */
 import { parseArgs } from "node:util";
 import { runLoad } from "./load.ts";
@@ -15,6 +16,7 @@ const { values } = parseArgs({
     model: { type: "string", default: "bench-priced" },
     dir: { type: "string", default: "/tmp/tollgate-prof" },
     stream: { type: "boolean", default: false },
+    concurrency: { type: "string" },
   },
 });
 const durationMs = Number(values.seconds) * 1000;
@@ -39,7 +41,7 @@ const result = await runLoad({
     stream: values.stream,
   }),
   stream: values.stream,
-  concurrency: values.stream ? 8 : 32,
+  concurrency: Number(values.concurrency ?? (values.stream ? 8 : 32)),
   durationMs,
 });
 console.error(
