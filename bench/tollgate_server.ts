@@ -24,10 +24,6 @@
  * `request_log = false`.
  */
 import { parseArgs } from "node:util";
-import { issueKey } from "../src/auth/issue_key.ts";
-import { usdToMicros } from "../src/billing/money.ts";
-import { createAccount } from "../src/db/accounts.ts";
-import { openDatabase } from "../src/db/database.ts";
 import { silentLogger } from "../src/log.ts";
 import { startServer } from "../src/server.ts";
 import { announce, stdinClosed } from "./child.ts";
@@ -94,33 +90,18 @@ export function benchConfig(options: BenchConfigOptions): string {
   ].join("\n");
 }
 
-/** Creates the bench's accounts and returns the secrets of its keys. */
-async function createKeys(dbPath: string) {
-  const db = await openDatabase(`file:${dbPath}`);
-  try {
-    const createdAt = Date.now();
-    const unlimited = await createAccount(db.kysely, {
-      name: "bench-unlimited",
-      balanceMicros: 0,
-      unlimited: true,
-      createdAt,
-    });
-    const funded = await createAccount(db.kysely, {
-      name: "bench-funded",
-      balanceMicros: usdToMicros("1000000"),
-      unlimited: false,
-      createdAt,
-    });
-    const key = async (accountId: number, group: string) =>
-      (await issueKey(db.kysely, { accountId, group, createdAt })).secret;
-    return {
-      unpricedKey: await key(unlimited!.id, "default"),
-      pricedKey: await key(funded!.id, "default"),
-      limitedKey: await key(funded!.id, "limited"),
-    };
-  } finally {
-    await db.close();
-  }
+/**
+ * Creates the bench's accounts and keys in their own process, as an operator's CLI does:
+ * the server then starts on a database that has keys, as every start but the first does.
+ */
+async function createKeys(dbPath: string): Promise<Record<string, string>> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("bench_keys.ts", import.meta.url).pathname, dbPath],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (!output.success) throw new Error("Creating the bench's keys failed.");
+  return JSON.parse(new TextDecoder().decode(output.stdout));
 }
 
 if (import.meta.main) {
@@ -150,11 +131,12 @@ if (import.meta.main) {
       keepaliveMs: keepalive === undefined ? undefined : Number(keepalive),
     });
   await Deno.writeTextFile(configPath, configOf(!values["no-observability"]));
+  const keys = await createKeys(dbPath);
   // No `requestLog` option: the request log goes to stdout, as `tollgate serve` writes it.
   const server = await startServer({ configPath, log: silentLogger, port: 0 });
   announce({
     url: server.url,
-    ...await createKeys(dbPath),
+    ...keys,
     configPath,
     observedConfig: configOf(true),
     quietConfig: configOf(false),

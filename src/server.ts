@@ -4,7 +4,6 @@
  */
 import process from "node:process";
 import { createApp } from "./app.ts";
-import { createPostgresLimiter } from "./limits/postgres_limiter.ts";
 import { databaseKeyLookup } from "./auth/database_lookup.ts";
 import { issueKey } from "./auth/issue_key.ts";
 import { createLedgerAccounting } from "./billing/ledger_accounting.ts";
@@ -12,8 +11,7 @@ import { HEARTBEAT_MS, recoverHolds } from "./billing/recovery.ts";
 import { databaseUrl, loadConfig } from "./config/load.ts";
 import { createConfigStore, watchConfigFile } from "./config/store.ts";
 import { createAccount, findAccountByName } from "./db/accounts.ts";
-import { type Db, openDatabase } from "./db/database.ts";
-import { countKeys } from "./db/keys.ts";
+import { openServingDatabase, type ServingDb } from "./db/database.ts";
 import { describeError, type Logger } from "./log.ts";
 import type { LineWriter } from "./observability/line_writer.ts";
 import { createMetrics } from "./observability/metrics.ts";
@@ -44,15 +42,16 @@ export function parseListen(listen: string): { hostname: string; port: number } 
 }
 
 /** Creates the `admin` account and its first key when the database has no keys at all. */
-async function bootstrapFirstKey(db: Db, now: number): Promise<string | undefined> {
-  if ((await countKeys(db.kysely)) > 0) return undefined;
-  const account = await createAccount(db.kysely, {
+async function bootstrapFirstKey(db: ServingDb, now: number): Promise<string | undefined> {
+  if (await db.store.hasKeys()) return undefined;
+  const kysely = await db.queries();
+  const account = await createAccount(kysely, {
     name: "admin",
     balanceMicros: 0,
     unlimited: true,
     createdAt: now,
-  }) ?? await findAccountByName(db.kysely, "admin");
-  const { secret } = await issueKey(db.kysely, {
+  }) ?? await findAccountByName(kysely, "admin");
+  const { secret } = await issueKey(kysely, {
     accountId: account!.id,
     group: "default",
     name: "first key",
@@ -73,7 +72,7 @@ export async function startServer(options: {
   const now = options.now ?? Date.now;
   const { log } = options;
   const config = await loadConfig(options.configPath);
-  const db = await openDatabase(databaseUrl(config));
+  const db = await openServingDatabase(databaseUrl(config));
   const migration = await db.migrate();
   if (migration.error) {
     db.close();
@@ -122,7 +121,7 @@ export async function startServer(options: {
   const graceOver = new AbortController();
   const app = createApp({
     config: store,
-    lookupKey: databaseKeyLookup(db),
+    lookupKey: databaseKeyLookup(db.store),
     accounting,
     log,
     now,
@@ -132,8 +131,8 @@ export async function startServer(options: {
     // On PostgreSQL the limits are counted in the database every node shares; on SQLite
     // (one process) in this process's memory, the app's default.
     limiter: db.kind === "postgres"
-      ? createPostgresLimiter({
-        kysely: db.kysely,
+      ? (await import("./limits/postgres_limiter.ts")).createPostgresLimiter({
+        kysely: await db.queries(),
         instanceId: identity.id,
         isUnavailable: (error) => db.isUnavailable(error),
         log,

@@ -1,17 +1,21 @@
 /**
- * Run as its own process by lazy_packages_test.ts: a gateway (harness.ts, which loads
- * none of the lazily loaded packages) on a SQLite file answers plain chat requests from a
- * chat upstream that reports usage, then one echo request, then a metrics scrape; prints
- * which of gpt-tokenizer, prom-client, pg and the libSQL client and driver were loaded after each step, as JSON. The
- * loaded scripts come from V8's inspector, which replays every parsed script to a session
- * that enables its debugger. Nothing here may import those packages, nor tests/fakes
- * (which import gpt-tokenizer).
+ * Run as its own process by lazy_packages_test.ts: a gateway on a SQLite file (started in
+ * this process as `tollgate serve` starts it, on a database whose account and key the
+ * CLI made in processes of its own) answers plain chat requests from a chat upstream
+ * that reports usage, then one echo request, then a metrics scrape; prints which of the
+ * lazily loaded packages were loaded after each step, as JSON. The loaded scripts come
+ * from V8's inspector, which replays every parsed script to a session that enables its
+ * debugger. Nothing here may import those packages, nor tests/fakes (which import
+ * gpt-tokenizer), nor open the database with its query builder.
  */
 import { Session } from "node:inspector";
-import { channel, configWith, startGateway } from "./harness.ts";
+import { silentLogger } from "../src/log.ts";
+import { startServer } from "../src/server.ts";
+import { channel, configWith } from "./harness.ts";
+import { runTollgate } from "./process.ts";
 
 /** The packages loaded only when needed. */
-const LAZY = ["gpt-tokenizer", "prom-client", "pg", "@libsql/client", "libsql"];
+const LAZY = ["gpt-tokenizer", "prom-client", "pg", "@libsql/client", "libsql", "kysely"];
 
 /** Which of the lazily loaded packages have had a script parsed in this process. */
 async function lazyLoaded(): Promise<string[]> {
@@ -56,35 +60,58 @@ const upstream = Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen: () => {} },
   async (request) => chatUpstream(await request.json()),
 );
-const gateway = await startGateway(configWith(
-  channel({
-    name: "chat",
-    protocol: "chat",
-    baseUrl: `http://127.0.0.1:${upstream.addr.port}/v1`,
-    models: ["m1"],
-  }) + channel({ name: "echo", protocol: "echo", models: ["echo"] }),
-));
+const dir = await Deno.makeTempDir({ prefix: "tollgate_lazy_" });
+const configPath = `${dir}/config.toml`;
+await Deno.writeTextFile(
+  configPath,
+  `[database]\nurl = "file:${dir}/tollgate.db"\n\n` + configWith(
+    channel({
+      name: "chat",
+      protocol: "chat",
+      baseUrl: `http://127.0.0.1:${upstream.addr.port}/v1`,
+      models: ["m1"],
+    }) + channel({ name: "echo", protocol: "echo", models: ["echo"] }),
+  ),
+);
+/** Runs the CLI in its own process; returns its stdout. */
+async function cli(...args: string[]): Promise<string> {
+  const { code, stdout } = await runTollgate([...args, "--config", configPath]);
+  if (code !== 0) throw new Error(`tollgate ${args.join(" ")} failed: ${stdout}`);
+  return stdout;
+}
+await cli("account", "create", "probe", "--unlimited");
+const { key: secret } = JSON.parse(await cli("key", "create", "--account", "probe", "--json"));
+const server = await startServer({
+  configPath,
+  log: silentLogger,
+  port: 0,
+  requestLog: { line: () => {}, flush: () => Promise.resolve() },
+});
 const steps: Record<string, string[]> = {};
 try {
-  const { secret } = await gateway.createKey();
   const messages = [{ role: "user", content: "hello there" }];
   const ask = async (body: Record<string, unknown>) => {
-    const response = await gateway.post("/v1/chat/completions", secret, body);
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     const text = await response.text();
     if (response.status !== 200) throw new Error(`Request failed: ${response.status} ${text}`);
   };
   await ask({ model: "m1", messages });
   await ask({ model: "m1", messages, stream: true });
-  await gateway.ledger();
+  await server.settled();
   steps.chat = await lazyLoaded();
   await ask({ model: "echo", messages });
   steps.echo = await lazyLoaded();
-  const metrics = await fetch(`${gateway.url}/metrics`);
+  const metrics = await fetch(`${server.url}/metrics`);
   if (metrics.status !== 200) throw new Error(`Scrape failed: ${metrics.status}`);
   await metrics.text();
   steps.metrics = await lazyLoaded();
 } finally {
-  await gateway.close();
+  await server.shutdown();
   await upstream.shutdown();
+  await Deno.remove(dir, { recursive: true });
 }
 console.log(JSON.stringify(steps));

@@ -284,6 +284,29 @@ const CASES: { name: string; run(open: OpenFixture): Promise<void> }[] = [
       }
     },
   },
+  {
+    name: "keys are found by the hash of their secret, with their account's state",
+    async run(open) {
+      const f = await open({ balanceMicros: 0 });
+      try {
+        assert.equal(await f.b.store.hasKeys(), true);
+        const stored = await keyOf(f);
+        const found = await f.b.store.findKey(stored.hash);
+        assert.equal(found?.id, f.keyId);
+        assert.equal(found?.account_id, f.accountId);
+        assert.equal(found?.account_name, "conformance");
+        assert.equal(found?.account_enabled, 1);
+        assert.equal(found?.account_unlimited, 0);
+        assert.equal(found?.enabled, 1);
+        assert.equal(found?.quota_tokens, null);
+        assert.equal(await f.b.store.findKey("no such hash"), undefined);
+        await f.a.kysely.deleteFrom("api_keys").execute();
+        assert.equal(await f.b.store.hasKeys(), false);
+      } finally {
+        await f.close();
+      }
+    },
+  },
 ];
 
 Deno.test("store conformance", async (t) => {

@@ -1,16 +1,15 @@
 /** Key lookup against the database, shaped as authentication needs it. */
-import type { Db } from "../db/database.ts";
-import { findKeyByHash } from "../db/keys.ts";
+import { DatabaseUnavailableError, type Store } from "../db/store.ts";
 import { databaseUnavailable } from "../errors.ts";
 import type { KeyLookup } from "./principal.ts";
 
 const jsonList = (text: string | null): string[] | null => (text ? JSON.parse(text) : null);
 
-/** Finds keys by hash in the database (wrap it in `cacheKeyLookup` on the request path). */
-export function databaseKeyLookup(db: Db): KeyLookup {
+/** Finds keys by hash through the store (wrap it in `cacheKeyLookup` on the request path). */
+export function databaseKeyLookup(store: Store): KeyLookup {
   return async function lookupKey(hash) {
-    const row = await findKeyByHash(db.kysely, hash).catch((error) => {
-      throw db.isUnavailable(error) ? databaseUnavailable(error) : error;
+    const row = await store.findKey(hash).catch((error) => {
+      throw error instanceof DatabaseUnavailableError ? databaseUnavailable(error) : error;
     });
     if (!row) return undefined;
     return {

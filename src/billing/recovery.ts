@@ -5,7 +5,7 @@
  * upstream vanishes from the ledger). An instance on this host is dead when its
  * process is gone; one elsewhere when its heartbeat went stale.
  */
-import type { Db } from "../db/database.ts";
+import type { ServingDb } from "../db/database.ts";
 
 /** Heartbeat period of a serving instance. */
 export const HEARTBEAT_MS = 10_000;
@@ -25,7 +25,11 @@ export interface InstanceIdentity {
  * how many. Silence and expiry are judged by the store's clock (the database's, when
  * several nodes share it), which the heartbeat returns.
  */
-export async function recoverHolds(db: Db, self: InstanceIdentity, now: number): Promise<number> {
+export async function recoverHolds(
+  db: ServingDb,
+  self: InstanceIdentity,
+  now: number,
+): Promise<number> {
   const { store } = db;
   const clock = await store.heartbeat({
     id: self.id,

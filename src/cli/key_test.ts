@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { hashKeySecret } from "../auth/keys.ts";
 import { openDatabase } from "../db/database.ts";
-import { findKeyByHash } from "../db/keys.ts";
 import { type CliHarness, withCli } from "./test_harness.ts";
 
 async function createKey(cli: CliHarness, ...extra: string[]) {
@@ -48,7 +47,7 @@ Deno.test("key create --json prints one object and stores only the hash", async 
 
     const db = await openDatabase(`file:${cli.dbPath}`);
     try {
-      const stored = await findKeyByHash(db.kysely, hashKeySecret(created.key));
+      const stored = await db.store.findKey(hashKeySecret(created.key));
       assert.equal(stored?.id, created.id);
       assert.equal(stored?.prefix, created.key.slice(0, 10));
     } finally {

@@ -4,7 +4,7 @@
  * builder for everything else, the store for holds, settlement and recovery, and the
  * migrations of each dialect.
  */
-import { Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database } from "./schema.ts";
 import { migrate, type MigrationResult } from "./migrate.ts";
 import type { SqliteConnection } from "./sql_client.ts";
@@ -16,17 +16,26 @@ import { createWriteQueue } from "./write_queue.ts";
 /** Which SQL a database speaks: SQLite (files and libSQL servers) or PostgreSQL. */
 export type DatabaseKind = "sqlite" | "postgres";
 
-/** An open database: the typed query builder, the store of the request path, migrations. */
-export interface Db {
+/** An open database as `tollgate serve` uses it: the store at once, the query builder on demand. */
+export interface ServingDb {
   kind: DatabaseKind;
-  kysely: Kysely<Database>;
-  /** Holds, settlement, instances and recovery, atomic in the database. */
+  /** Holds, settlement, key lookup, instances and recovery, atomic in the database. */
   store: Store;
   /** Whether an error of this database means it is unavailable for now (not a bug). */
   isUnavailable(error: unknown): boolean;
   /** Applies this dialect's embedded migrations not applied yet. */
   migrate(): Promise<MigrationResult>;
+  /**
+   * The typed query builder, loaded by the first call: a gateway on a SQLite file serves
+   * through the store alone and never loads it (~5 MiB), unless its first start makes a key.
+   */
+  queries(): Promise<Kysely<Database>>;
   close(): Promise<void>;
+}
+
+/** An open database with its typed query builder at hand (the CLI's, tests'). */
+export interface Db extends ServingDb {
+  kysely: Kysely<Database>;
 }
 
 /** The file path of a `file:` URL (`file:rel.db`, `file:///abs.db`), without query options. */
@@ -41,25 +50,35 @@ export function isPostgresUrl(url: string): boolean {
 
 /**
  * Opens `file:` (embedded SQLite), `libsql://`/`http(s)://` (libSQL server) or
- * `postgres://`/`postgresql://` (PostgreSQL) URLs.
+ * `postgres://`/`postgresql://` (PostgreSQL) URLs, with the query builder loaded.
  */
 export async function openDatabase(url: string, authToken?: string): Promise<Db> {
+  const db = await openServingDatabase(url, authToken);
+  return { ...db, kysely: await db.queries() };
+}
+
+/** Opens a database URL as `openDatabase` does, leaving the query builder for later. */
+export async function openServingDatabase(url: string, authToken?: string): Promise<ServingDb> {
   // The PostgreSQL driver loads only for a PostgreSQL URL: a SQLite gateway never pays for it.
   if (isPostgresUrl(url)) return (await import("./postgres.ts")).openPostgres(url);
   // The libSQL client loads only for a libSQL server: a file is served by the runtime's SQLite.
   const sqlite: SqliteConnection = url.startsWith("file:")
     ? openSqliteFile(filePath(url))
     : (await import("./libsql_server.ts")).openLibsqlServer(url, authToken);
-  const kysely = new Kysely<Database>({ dialect: sqlite.dialect });
   const write = createWriteQueue(sqlite.transactions);
+  let kysely: Promise<Kysely<Database>> | undefined;
   return {
     kind: "sqlite",
-    kysely,
     store: createSqliteStore(sqlite.client, write),
     isUnavailable: isSqliteUnavailable,
     migrate: () => migrate(sqlite.client),
+    queries: () =>
+      kysely ??= (async () => {
+        const { Kysely } = await import("kysely");
+        return new Kysely<Database>({ dialect: await sqlite.dialect() });
+      })(),
     async close() {
-      await kysely.destroy();
+      if (kysely) await (await kysely).destroy();
       sqlite.close();
     },
   };

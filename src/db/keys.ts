@@ -1,18 +1,12 @@
-/** Queries on API keys: create, list, look up by hash, enable, disable, revoke, count. */
+/**
+ * Queries on API keys: create, list, enable, disable, revoke. Authentication's lookup by
+ * hash is the store's (`KEY_BY_HASH`), so serving never needs the query builder.
+ */
 import type { Kysely } from "kysely";
 import type { ApiKey, Database, NewApiKey } from "./schema.ts";
 
 /** A key row with the name of its account, as listings show it. */
 export type KeyWithAccountName = ApiKey & { account_name: string };
-
-/** A key row with the account fields that authentication checks. */
-export type KeyWithAccount = ApiKey & {
-  account_name: string;
-  /** 0/1, like every boolean column. */
-  account_enabled: number;
-  /** 0/1. */
-  account_unlimited: number;
-};
 
 /** What `setKeyEnabled` did: `revoked` means enabling was refused because revocation is final. */
 export type SetKeyEnabledResult = "updated" | "not_found" | "revoked";
@@ -36,24 +30,6 @@ export async function listKeys(
     query = query.where("accounts.name", "=", filter.accountName);
   }
   return await query.orderBy("api_keys.created_at").orderBy("api_keys.id").execute();
-}
-
-/** The key whose secret hashes to `hash`, with its account's state; undefined if none. */
-export async function findKeyByHash(
-  db: Kysely<Database>,
-  hash: string,
-): Promise<KeyWithAccount | undefined> {
-  return await db
-    .selectFrom("api_keys")
-    .innerJoin("accounts", "accounts.id", "api_keys.account_id")
-    .selectAll("api_keys")
-    .select([
-      "accounts.name as account_name",
-      "accounts.enabled as account_enabled",
-      "accounts.unlimited as account_unlimited",
-    ])
-    .where("api_keys.hash", "=", hash)
-    .executeTakeFirst();
 }
 
 /** Enables or disables a key; a revoked key can be disabled but never enabled again. */
@@ -82,11 +58,16 @@ export async function revokeKey(db: Kysely<Database>, id: string): Promise<boole
   return result.numUpdatedRows > 0n;
 }
 
-/** How many keys exist, revoked ones included (first run creates one only when there are none). */
-export async function countKeys(db: Kysely<Database>): Promise<number> {
-  const row = await db
-    .selectFrom("api_keys")
-    .select((eb) => eb.fn.countAll<number>().as("count"))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+/**
+ * A key by the hash of its secret, with its account's state: the SQL both stores run
+ * (`Store.findKey`), with their placeholder for the hash.
+ */
+export function keyByHashSql(placeholder: string): string {
+  return `SELECT k.*, a.name AS account_name, a.enabled AS account_enabled,
+      a.unlimited AS account_unlimited
+    FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ${placeholder}`;
 }
+
+/** Whether any key exists, revoked ones included: 1 or 0 in a column `found`. */
+export const HAS_KEYS_SQL =
+  "SELECT CASE WHEN EXISTS (SELECT 1 FROM api_keys) THEN 1 ELSE 0 END AS found";

@@ -13,7 +13,7 @@ export function openLibsqlServer(url: string, authToken?: string): SqliteConnect
   return {
     client,
     // deno-lint-ignore no-explicit-any
-    dialect: new LibsqlDialect({ client: client as any }),
+    dialect: () => Promise.resolve(new LibsqlDialect({ client: client as any })),
     transactions: clientTransaction(client),
     close: () => client.close(),
   };

@@ -1,7 +1,7 @@
-/** Opens a PostgreSQL database (`postgres://` or `postgresql://` URL) as a `Db`. */
+/** Opens a PostgreSQL database (`postgres://` or `postgresql://` URL) as a `ServingDb`. */
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import type { Db } from "./database.ts";
+import type { ServingDb } from "./database.ts";
 import { migratePostgres } from "./postgres_migrate.ts";
 import { createPostgresStore, isPostgresUnavailable } from "./postgres_store.ts";
 import type { Database } from "./schema.ts";
@@ -28,7 +28,7 @@ const types = {
  * query, and a connection lost later is replaced by the next query: a database that comes
  * back is used again without a restart.
  */
-export function openPostgres(url: string): Db {
+export function openPostgres(url: string): ServingDb {
   const pool = new pg.Pool({
     connectionString: url,
     max: POOL_SIZE,
@@ -45,7 +45,7 @@ export function openPostgres(url: string): Db {
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     kind: "postgres",
-    kysely,
+    queries: () => Promise.resolve(kysely),
     store: createPostgresStore(pool),
     isUnavailable: isPostgresUnavailable,
     migrate: () => migratePostgres(pool),

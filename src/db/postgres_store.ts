@@ -5,10 +5,12 @@
  * one commit. Heartbeats and hold expiry use the database's clock, which every node shares.
  */
 import type { Pool, QueryResultRow } from "pg";
+import { HAS_KEYS_SQL, keyByHashSql } from "./keys.ts";
 import {
   DatabaseUnavailableError,
   type HoldResult,
   INTERRUPTED_REASON,
+  type KeyWithAccount,
   type NewHold,
   type Settle,
   type Store,
@@ -54,6 +56,7 @@ const HEARTBEAT = `INSERT INTO instances (id, host, pid, started_at, heartbeat_a
   VALUES ($1, $2, $3, tollgate_now(), tollgate_now())
   ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
   RETURNING heartbeat_at`;
+const KEY_BY_HASH = keyByHashSql("$1");
 const RELEASABLE = "SELECT id FROM holds WHERE expires_at <= $1 OR instance_id = ANY($2::text[])";
 
 /** `take_hold`'s arguments, in its parameter order (also apply_batch's item fields). */
@@ -211,6 +214,14 @@ export function createPostgresStore(pool: Pool): Store {
           INTERRUPTED_REASON,
         ]);
       }
+    },
+    async findKey(hash) {
+      const [row] = await query<KeyWithAccount>("find_key", KEY_BY_HASH, [hash]);
+      return row;
+    },
+    async hasKeys() {
+      const [row] = await query<{ found: number }>("has_keys", HAS_KEYS_SQL, []);
+      return Number(row?.found) === 1;
     },
     async ping() {
       await query("ping", "SELECT 1", []);

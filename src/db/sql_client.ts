@@ -46,7 +46,8 @@ export type RunTransaction = (statements: SqlStatement[]) => SqlResult[] | Promi
 /** An open SQLite database: its client, kysely's dialect for it, its write transactions. */
 export interface SqliteConnection {
   client: SqlClient;
-  dialect: Dialect;
+  /** Kysely's dialect for it, built when the query builder is first needed. */
+  dialect(): Promise<Dialect>;
   /** The transactions of the group-committed write path. */
   transactions: RunTransaction;
   close(): void;

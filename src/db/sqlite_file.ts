@@ -6,7 +6,7 @@
  * keeps ~20 MiB of native library and client code out of the process (bench/README.md).
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { SqliteDialect, type SqliteStatement } from "kysely";
+import type { Dialect, SqliteStatement } from "kysely";
 import {
   isConditional,
   type SqlClient,
@@ -95,13 +95,15 @@ export function openSqliteFile(path: string): SqliteConnection {
   let open = true;
   return {
     client,
-    dialect: new SqliteDialect({
-      database: {
-        // The connection outlives kysely's destroy: `close` below ends it.
-        close() {},
-        prepare: (sql) => kyselyStatement(prepared(sql)),
-      },
-    }),
+    // kysely loads only for the query builder (see database.ts).
+    dialect: async (): Promise<Dialect> =>
+      new (await import("kysely")).SqliteDialect({
+        database: {
+          // The connection outlives kysely's destroy: `close` below ends it.
+          close() {},
+          prepare: (sql) => kyselyStatement(prepared(sql)),
+        },
+      }),
     transactions,
     close() {
       if (open) db.close();

@@ -6,7 +6,8 @@
 import type { SqlClient } from "./sql_client.ts";
 import { findReleasableHolds, interruptHolds, settleHold, takeHold } from "./holds.ts";
 import { listInstances, registerInstance, removeInstances } from "./instances.ts";
-import { DatabaseUnavailableError, type Store } from "./store.ts";
+import { HAS_KEYS_SQL, keyByHashSql } from "./keys.ts";
+import { DatabaseUnavailableError, type KeyWithAccount, type Store } from "./store.ts";
 import type { Write } from "./write_queue.ts";
 
 /**
@@ -21,6 +22,8 @@ const UNAVAILABLE =
  */
 const UNAVAILABLE_MESSAGE =
   /^(database is locked|database table is locked|disk I\/O error|unable to open database file|database or disk is full|attempt to write a readonly database|locking protocol)/;
+
+const KEY_BY_HASH = keyByHashSql("?");
 
 /** Whether a driver error means the database is unavailable (see UNAVAILABLE). */
 export function isSqliteUnavailable(error: unknown): boolean {
@@ -54,6 +57,14 @@ export function createSqliteStore(client: SqlClient, write: Write): Store {
     removeInstances: (ids) => guard(removeInstances(client, ids)),
     findReleasableHolds: (now, dead) => guard(findReleasableHolds(client, now, dead)),
     interruptHolds: (ids, now) => guard(interruptHolds(write, ids, now)),
+    async findKey(hash) {
+      const { rows } = await guard(client.execute({ sql: KEY_BY_HASH, args: [hash] }));
+      return rows[0] as KeyWithAccount | undefined;
+    },
+    async hasKeys() {
+      const { rows } = await guard(client.execute(HAS_KEYS_SQL));
+      return Number(rows[0]?.found) === 1;
+    },
     async ping() {
       await guard(client.execute("SELECT 1"));
     },

@@ -6,6 +6,8 @@
  * on several, can never both spend the same money.
  */
 
+import type { ApiKey } from "./schema.ts";
+
 /** A hold to take: the worst-case cost and tokens of one request, and what its row needs. */
 export interface NewHold {
   id: string;
@@ -59,6 +61,15 @@ export interface Settle {
   durationMs: number;
 }
 
+/** A key row with the account fields that authentication checks. */
+export type KeyWithAccount = ApiKey & {
+  account_name: string;
+  /** 0/1, like every boolean column. */
+  account_enabled: number;
+  /** 0/1. */
+  account_unlimited: number;
+};
+
 /** A registered serving process. */
 export interface Instance {
   id: string;
@@ -98,6 +109,10 @@ export interface Store {
    * processes recovering the same hold write one row.
    */
   interruptHolds(holdIds: readonly string[], now: number): Promise<void>;
+  /** The key whose secret hashes to `hash`, with its account's state; undefined if none. */
+  findKey(hash: string): Promise<KeyWithAccount | undefined>;
+  /** Whether any key exists, revoked ones included (a first start creates one only then). */
+  hasKeys(): Promise<boolean>;
   /** Resolves when the database answers; rejects otherwise. */
   ping(): Promise<void>;
 }
