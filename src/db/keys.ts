@@ -1,6 +1,7 @@
 /**
- * Queries on API keys: create, list, enable, disable, revoke. Authentication's lookup by
- * hash is the store's (`KEY_BY_HASH`), so serving never needs the query builder.
+ * Queries on API keys: create, list, enable, disable, revoke; and the SQL of the two
+ * lookups the stores run while serving (by hash, and whether any key exists), so that
+ * serving never needs the query builder.
  */
 import type { Kysely } from "kysely";
 import type { ApiKey, Database, NewApiKey } from "./schema.ts";

@@ -1,7 +1,8 @@
 /**
  * An embedded SQLite file through the runtime's own SQLite (`node:sqlite`). Its calls
  * are synchronous, so one connection serves the query builder, the store's reads and
- * the group-committed write path, and a transaction never interleaves with anything.
+ * the group-committed write path, and a transaction never interleaves with anything
+ * (kysely's own transactions span awaits: nothing may use them on this connection).
  * Against libSQL's native driver it runs a statement in about two thirds of the time and
  * keeps ~20 MiB of native library and client code out of the process (bench/README.md).
  */

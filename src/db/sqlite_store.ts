@@ -1,7 +1,7 @@
 /**
  * The store on SQLite (a file, or a libSQL server): holds and settlement as
- * group-committed batches (holds.ts, write_queue.ts), instances through the client.
- * One process owns a file, so its own clock is the store's clock.
+ * group-committed batches (holds.ts, write_queue.ts); instances and key lookups through
+ * the client. One process owns a file, so its own clock is the store's clock.
  */
 import type { SqlClient } from "./sql_client.ts";
 import { findReleasableHolds, interruptHolds, settleHold, takeHold } from "./holds.ts";

@@ -5,7 +5,6 @@
  * checks its conditions inside the database, so concurrent requests, on one process or
  * on several, can never both spend the same money.
  */
-
 import type { ApiKey } from "./schema.ts";
 
 /** A hold to take: the worst-case cost and tokens of one request, and what its row needs. */
