@@ -32,6 +32,9 @@ async function pairsPerSecond(
   concurrency: number,
 ): Promise<number> {
   let next = 0;
+  // As in the server, a settlement is not awaited before the next request's hold (on SQLite
+  // it rides with that hold's transaction); all are committed before the clock stops.
+  const settlements: Promise<void>[] = [];
   const worker = async (index: number) => {
     const db = handles[index % handles.length]!;
     while (next < pairs) {
@@ -54,7 +57,7 @@ async function pairsPerSecond(
       };
       const result = await db.store.takeHold(hold);
       if (!result.ok) throw new Error(`hold refused: ${JSON.stringify(result)}`);
-      await db.store.settleHold({
+      settlements.push(db.store.settleHold({
         holdId: id,
         ...target,
         requestId: id,
@@ -74,11 +77,12 @@ async function pairsPerSecond(
         estimated: false,
         costMicros: 100,
         durationMs: 1,
-      });
+      }));
     }
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, (_, i) => worker(i)));
+  await Promise.all(settlements);
   return pairs / ((performance.now() - started) / 1000);
 }
 

@@ -76,12 +76,13 @@ function figuresOf(hold: NewHold): ConditionalStatement {
 }
 
 /**
- * Writes the ledger row and releases the hold, in one transaction; triggers debit the
- * balance and add the key's tokens. The debit never takes a balance below what other
- * holds need (nor below zero): the row records what was actually debited.
+ * Writes the ledger row and releases the hold, in one transaction (deferred: it rides
+ * with the next hold's); triggers debit the balance and add the key's tokens. The debit
+ * never takes a balance below what other holds need (nor below zero): the row records
+ * what was actually debited.
  */
 export async function settleHold(write: Write, s: Settle): Promise<void> {
-  await write(settleStatements(s));
+  await write(settleStatements(s), true);
 }
 
 const LEDGER_COLUMNS = `request_id, created_at, account_id, key_id, model, entry_point, channel,
