@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { MIGRATIONS } from "../../migrations/index.ts";
+import { migrate } from "./migrate.ts";
+import { openSqliteFile } from "./sqlite_file.ts";
+
+Deno.test("migration 004 keeps the holds in flight, their held amounts and their triggers", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = openSqliteFile(`${dir}/t.db`);
+  const { client } = file;
+  // The driver's rows have no prototype; spread them to compare with plain objects.
+  const held = async () => ({
+    ...(await client.execute("SELECT held_micros, held_tokens FROM accounts, api_keys")).rows[0],
+  });
+  const hold = (id: string) => ({
+    sql: `INSERT INTO holds (id, instance_id, account_id, key_id, amount_micros, tokens, created_at,
+            expires_at, request_id, model, entry_point, stream, input_tokens, input_cost_micros)
+          VALUES (?, 'inst_a', 1, 'key_a', 700, 70, 1, 2, ?, 'm', 'chat', 1, 5, 3)`,
+    args: [id, `req_${id}`],
+  });
+  try {
+    assert.deepEqual((await migrate(client, MIGRATIONS.slice(0, 3))).error, undefined);
+    await client.batch([
+      "INSERT INTO accounts (id, name, balance_micros, created_at) VALUES (1, 'a', 5000, 0)",
+      `INSERT INTO api_keys (id, hash, prefix, account_id, group_name, created_at)
+         VALUES ('key_a', 'h', 'p', 1, 'default', 0)`,
+      hold("hold_1"),
+    ], "write");
+    assert.deepEqual(await held(), { held_micros: 700, held_tokens: 70 });
+
+    assert.deepEqual(await migrate(client), { applied: ["004_holds_by_id"] });
+    assert.deepEqual(await held(), { held_micros: 700, held_tokens: 70 }, "nothing released");
+    const { rows } = await client.execute("SELECT * FROM holds");
+    assert.deepEqual(rows.map((row) => ({ ...row })), [{
+      id: "hold_1",
+      instance_id: "inst_a",
+      account_id: 1,
+      key_id: "key_a",
+      amount_micros: 700,
+      tokens: 70,
+      created_at: 1,
+      expires_at: 2,
+      request_id: "req_hold_1",
+      model: "m",
+      entry_point: "chat",
+      stream: 1,
+      input_tokens: 5,
+      input_cost_micros: 3,
+    }]);
+    const schema = await client.execute("SELECT sql FROM sqlite_master WHERE name = 'holds'");
+    assert.match(String(schema.rows[0]?.sql), /WITHOUT ROWID/);
+
+    await client.batch([hold("hold_2")], "write");
+    assert.deepEqual(await held(), { held_micros: 1400, held_tokens: 140 }, "a new hold raises");
+    await client.batch(["DELETE FROM holds"], "write");
+    assert.deepEqual(await held(), { held_micros: 0, held_tokens: 0 }, "releases lower");
+  } finally {
+    file.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
