@@ -2,6 +2,7 @@
  * The one error type of tollgate and its two renderings: the OpenAI shape
  * (models, chat, responses) and the messages shape (every path under /v1/messages).
  */
+import { DatabaseUnavailableError } from "./db/store.ts";
 
 /** Which body shape an error is rendered in; decided by the path, not the channel. */
 export type ErrorShape = "openai" | "messages";
@@ -117,4 +118,13 @@ export function databaseUnavailable(cause: unknown): GatewayError {
       "should check that the database in [database] url is up.",
     { cause, headers: { "retry-after": "1" } },
   );
+}
+
+/** Awaits a store's call; the store's `DatabaseUnavailableError` becomes the 503 above. */
+export async function unlessUnavailable<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    throw error instanceof DatabaseUnavailableError ? databaseUnavailable(error) : error;
+  }
 }

@@ -1,6 +1,6 @@
 /** Key lookup against the database, shaped as authentication needs it. */
-import { DatabaseUnavailableError, type Store } from "../db/store.ts";
-import { databaseUnavailable } from "../errors.ts";
+import type { Store } from "../db/store.ts";
+import { unlessUnavailable } from "../errors.ts";
 import type { KeyLookup } from "./principal.ts";
 
 const jsonList = (text: string | null): string[] | null => (text ? JSON.parse(text) : null);
@@ -8,9 +8,7 @@ const jsonList = (text: string | null): string[] | null => (text ? JSON.parse(te
 /** Finds keys by hash through the store (wrap it in `cacheKeyLookup` on the request path). */
 export function databaseKeyLookup(store: Store): KeyLookup {
   return async function lookupKey(hash) {
-    const row = await store.findKey(hash).catch((error) => {
-      throw error instanceof DatabaseUnavailableError ? databaseUnavailable(error) : error;
-    });
+    const row = await unlessUnavailable(store.findKey(hash));
     if (!row) return undefined;
     return {
       id: row.id,

@@ -4,8 +4,8 @@
  * tokens, release). Every request takes a hold, even a free one: the hold row is what
  * turns into an `interrupted` ledger row if the process dies before settling.
  */
-import { DatabaseUnavailableError, type NewHold, type Store } from "../db/store.ts";
-import { databaseUnavailable, GatewayError } from "../errors.ts";
+import type { Store } from "../db/store.ts";
+import { GatewayError, unlessUnavailable } from "../errors.ts";
 import { describeError, type Logger } from "../log.ts";
 import type { Accounting, Admission, Hold, Settlement, Settling } from "./accounting.ts";
 import { formatUsd } from "./money.ts";
@@ -43,7 +43,8 @@ export function createLedgerAccounting(options: {
       const amountMicros = principal.unlimited ? 0 : priced(admission.inputTokens, outputTokens);
       const startedAt = now();
       const holdId = `hold_${crypto.randomUUID()}`;
-      const result = await takeHoldOrUnavailable(store, {
+      // A database that cannot be reached refuses the request with 503.
+      const result = await unlessUnavailable(store.takeHold({
         id: holdId,
         instanceId,
         accountId: principal.accountId,
@@ -58,7 +59,7 @@ export function createLedgerAccounting(options: {
         stream: admission.stream,
         inputTokens: admission.likelyInputTokens,
         inputCostMicros: priced(admission.likelyInputTokens, 0),
-      });
+      }));
       if (!result.ok && result.reason === "balance") {
         throw new GatewayError(
           403,
@@ -120,13 +121,4 @@ export function createLedgerAccounting(options: {
       while (pending.size > 0) await Promise.all([...pending]);
     },
   };
-}
-
-/** Takes a hold; a database that cannot be reached refuses the request with 503. */
-async function takeHoldOrUnavailable(store: Store, hold: NewHold) {
-  try {
-    return await store.takeHold(hold);
-  } catch (error) {
-    throw error instanceof DatabaseUnavailableError ? databaseUnavailable(error) : error;
-  }
 }

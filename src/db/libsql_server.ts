@@ -5,7 +5,6 @@
 import { createClient } from "@libsql/client";
 import { LibsqlDialect } from "@libsql/kysely-libsql";
 import type { SqliteConnection } from "./sql_client.ts";
-import { clientTransaction } from "./write_queue.ts";
 
 /** Connects to the libSQL server at `url`. */
 export function openLibsqlServer(url: string, authToken?: string): SqliteConnection {
@@ -14,7 +13,8 @@ export function openLibsqlServer(url: string, authToken?: string): SqliteConnect
     client,
     // deno-lint-ignore no-explicit-any
     dialect: () => Promise.resolve(new LibsqlDialect({ client: client as any })),
-    transactions: clientTransaction(client),
+    // The server runs each batch as one transaction.
+    transactions: (statements) => client.batch(statements, "write"),
     close: () => client.close(),
   };
 }

@@ -166,7 +166,7 @@ export function createPostgresStore(pool: Pool): Store {
     return items.map((item, i) =>
       item.kind === "hold" ? holdResult(outcomes.get(i + 1)) : undefined
     );
-  }, retryAlone);
+  }, { retryAlone });
   return {
     async takeHold(hold) {
       const [result] = await apply([{ kind: "hold", hold }]);

@@ -1,13 +1,24 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import type { ConditionalStatement } from "./sql_client.ts";
+import type { ConditionalStatement, SqliteConnection } from "./sql_client.ts";
 import { openSqliteFile } from "./sqlite_file.ts";
 import { isSqliteUnavailable } from "./sqlite_store.ts";
 
-Deno.test("sqlite file: a conditional read runs only after a statement that changed nothing", async () => {
+/** Runs `fn` on a fresh SQLite file, then closes and removes it. */
+async function withFile(fn: (file: SqliteConnection, path: string) => Promise<void>) {
   const dir = await Deno.makeTempDir();
-  const file = openSqliteFile(`${dir}/t.db`);
+  const path = `${dir}/t.db`;
+  const file = openSqliteFile(path);
   try {
+    await fn(file, path);
+  } finally {
+    file.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("sqlite file: a conditional read runs only after a statement that changed nothing", async () => {
+  await withFile(async (file) => {
     file.transactions(["CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)"]);
     const read: ConditionalStatement = {
       onlyIfPreviousChangedNothing: true,
@@ -24,16 +35,11 @@ Deno.test("sqlite file: a conditional read runs only after a statement that chan
     const [refused, figures] = await file.transactions([insertIf(false), read]);
     assert.equal(refused?.rowsAffected, 0);
     assert.equal(Number(figures?.rows[0]?.n), 1);
-  } finally {
-    file.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("sqlite file: a failing statement rolls its whole transaction back", async () => {
-  const dir = await Deno.makeTempDir();
-  const file = openSqliteFile(`${dir}/t.db`);
-  try {
+  await withFile(async (file) => {
     await file.client.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
     await assert.rejects(file.client.batch([
       { sql: "INSERT INTO t (v) VALUES (?)", args: ["kept?"] },
@@ -41,28 +47,26 @@ Deno.test("sqlite file: a failing statement rolls its whole transaction back", a
     ], "write"));
     const { rows } = await file.client.execute("SELECT count(*) AS n FROM t");
     assert.equal(rows[0]?.n, 0);
-  } finally {
-    file.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("sqlite file: a file locked by another writer reads as unavailable, not as a bug", async () => {
-  const dir = await Deno.makeTempDir();
-  const file = openSqliteFile(`${dir}/t.db`);
-  const other = new DatabaseSync(`${dir}/t.db`);
-  try {
-    await file.client.execute("CREATE TABLE t (v TEXT)");
-    await file.client.execute("PRAGMA busy_timeout = 0");
-    other.exec("BEGIN IMMEDIATE");
-    const error = await file.client.execute({ sql: "INSERT INTO t VALUES (?)", args: ["x"] })
-      .then(() => undefined, (error: unknown) => error);
-    assert.ok(error instanceof Error, "the write must fail while the other writer holds the lock");
-    assert.equal(isSqliteUnavailable(error), true, String(error));
-    assert.equal(isSqliteUnavailable(new Error("no such table: t")), false);
-  } finally {
-    other.close();
-    file.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  await withFile(async (file, path) => {
+    const other = new DatabaseSync(path);
+    try {
+      await file.client.execute("CREATE TABLE t (v TEXT)");
+      await file.client.execute("PRAGMA busy_timeout = 0");
+      other.exec("BEGIN IMMEDIATE");
+      const error = await file.client.execute({ sql: "INSERT INTO t VALUES (?)", args: ["x"] })
+        .then(() => undefined, (error: unknown) => error);
+      assert.ok(
+        error instanceof Error,
+        "the write must fail while the other writer holds the lock",
+      );
+      assert.equal(isSqliteUnavailable(error), true, String(error));
+      assert.equal(isSqliteUnavailable(new Error("no such table: t")), false);
+    } finally {
+      other.close();
+    }
+  });
 });

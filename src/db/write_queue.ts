@@ -7,7 +7,7 @@
  * it rides with the next hold's, or commits alone after a few milliseconds.
  */
 import { setImmediate } from "node:timers";
-import type { RunTransaction, SqlClient, SqlResult, SqlStatement } from "./sql_client.ts";
+import type { RunTransaction, SqlResult, SqlStatement } from "./sql_client.ts";
 
 /**
  * Runs a job's statements atomically (possibly with other jobs) and returns their
@@ -31,7 +31,7 @@ interface Job<S, R> {
 
 /** A Write that batches jobs per event-loop turn; a failing batch is retried job by job. */
 export function createWriteQueue(run: RunTransaction): Write {
-  return createBatchQueue(run, () => true, DEFERRED_MS);
+  return createBatchQueue(run, { deferMs: DEFERRED_MS });
 }
 
 /**
@@ -39,12 +39,14 @@ export function createWriteQueue(run: RunTransaction): Write {
  * queued in the same turn in one call of `run` (one transaction), and each job gets the
  * results of its own items; a failing batch is retried job by job, unless `retryAlone`
  * says its error would fail every job anyway (the database is gone). A deferred job waits
- * up to `deferMs` for a job that is not (0: it runs in this turn's batch like any other).
+ * up to `deferMs` for a job that is not (0, the default: it runs in this turn's batch).
  */
 export function createBatchQueue<S, R>(
   run: (items: S[]) => R[] | Promise<R[]>,
-  retryAlone: (error: unknown) => boolean = () => true,
-  deferMs = 0,
+  { retryAlone = () => true, deferMs = 0 }: {
+    retryAlone?: (error: unknown) => boolean;
+    deferMs?: number;
+  } = {},
 ): (items: S[], deferred?: boolean) => Promise<R[]> {
   let pending: Job<S, R>[] = [];
   let flushing = false;
@@ -100,9 +102,4 @@ export function createBatchQueue<S, R>(
         setImmediate(start);
       }
     });
-}
-
-/** Runs transactions through a client's batch (a libSQL server's). */
-export function clientTransaction(client: SqlClient): RunTransaction {
-  return (statements) => client.batch(statements, "write");
 }

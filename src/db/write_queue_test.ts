@@ -10,8 +10,7 @@ function recordingQueue(deferMs: number) {
       transactions.push([...items]);
       return items.map((item) => `done ${item}`);
     },
-    () => true,
-    deferMs,
+    { deferMs },
   );
   return { transactions, write };
 }
