@@ -21,28 +21,36 @@ export interface FloorBench {
   seconds: number;
 }
 
-/** Runs every mode of the bench in turn and prints its throughput and CPU per unit. */
+/**
+ * Runs every mode of the bench in turn and prints its throughput, CPU per unit and p50
+ * latency; first the fake upstream alone (`direct`), whose p50 the others' added p50 is
+ * measured against.
+ */
 export async function runFloorBench(bench: FloorBench): Promise<void> {
   const fake = await startChild("fake upstream", "fake_upstream.ts", bench.fakeArgs);
   try {
+    const load = (url: string, durationMs: number) =>
+      runLoad({
+        url: `${url}/v1/chat/completions`,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "bench",
+          stream: bench.stream,
+          messages: [{ role: "user", content: "hi" }],
+        }),
+        stream: bench.stream,
+        concurrency: bench.concurrency,
+        durationMs,
+      });
+    await load(fake.ready.url, 2_000); // warm-up
+    const direct = await load(fake.ready.url, bench.seconds * 1000);
+    console.log(`${"direct".padEnd(9)} p50 ${direct.latency.p50.toFixed(3)} ms (no proxy)`);
     for (const mode of bench.modes) {
       const proxy = await startChild(`${mode} proxy`, bench.proxy, [fake.ready.url, mode]);
       try {
-        const phase = {
-          url: `${proxy.ready.url}/v1/chat/completions`,
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({
-            model: "bench",
-            stream: bench.stream,
-            messages: [{ role: "user", content: "hi" }],
-          }),
-          stream: bench.stream,
-          concurrency: bench.concurrency,
-          durationMs: 2_000,
-        };
-        await runLoad(phase); // warm-up
+        await load(proxy.ready.url, 2_000); // warm-up
         const before = await cpuMillis(proxy.pid);
-        const result = await runLoad({ ...phase, durationMs: bench.seconds * 1000 });
+        const result = await load(proxy.ready.url, bench.seconds * 1000);
         const after = await cpuMillis(proxy.pid);
         const perUnit = before === undefined || after === undefined
           ? "n/a"
@@ -52,7 +60,9 @@ export async function runFloorBench(bench: FloorBench): Promise<void> {
         console.log(
           `${mode.padEnd(9)} ${result.requestsPerSecond.toFixed(0).padStart(6)} ` +
             `${bench.stream ? "streams" : "req"}/s  ${perUnit} CPU/${bench.unit}  ` +
-            `${result.errors} errors`,
+            `p50 ${result.latency.p50.toFixed(3)} ms (added ${
+              (result.latency.p50 - direct.latency.p50).toFixed(3)
+            })  ${result.errors} errors`,
         );
       } finally {
         await proxy.stop();

@@ -3,7 +3,9 @@
  * /v1/chat/completions to the upstream, either passing both bodies through untouched
  * (`native`), or reading and parsing both as JSON (`parse`: what routing and usage need),
  * or also writing one row per request to a SQLite file, group-committed per event-loop
- * turn as tollgate's ledger is (`ledger`).
+ * turn as tollgate's ledger is (`ledger`), or writing a hold row that commits before the
+ * upstream call and a ledger row after it (`hold`: the least a gateway does that lets no
+ * request reach an upstream unrecorded when it crashes, as tollgate's holds do).
  *
  * Run as a child of bench/request_floor.ts: `deno run -A bench/request_floor_proxy.ts URL MODE`.
  */
@@ -12,35 +14,66 @@ import { setImmediate } from "node:timers";
 import { serveUntilStdinCloses } from "./child.ts";
 
 /** How the proxy handles a request. */
-export type RequestFloorMode = "native" | "parse" | "ledger";
+export type RequestFloorMode = "native" | "parse" | "ledger" | "hold";
 
-/** One row per request, committed with the other rows of the same event-loop turn. */
-function ledger(path: string): (model: string, tokens: number) => Promise<void> {
+/** Rows committed together with the other rows of the same event-loop turn. */
+function groupCommit(path: string) {
   const db = new DatabaseSync(path);
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("CREATE TABLE holds (id INTEGER PRIMARY KEY, model TEXT)");
   db.exec("CREATE TABLE rows (id INTEGER PRIMARY KEY, model TEXT, tokens INTEGER)");
-  const insert = db.prepare("INSERT INTO rows (model, tokens) VALUES (?, ?)");
-  let pending: { model: string; tokens: number; done: () => void }[] = [];
+  const statements = {
+    hold: db.prepare("INSERT INTO holds (id, model) VALUES (?, ?)"),
+    settle: db.prepare("INSERT INTO rows (model, tokens) VALUES (?, ?)"),
+    release: db.prepare("DELETE FROM holds WHERE id = ?"),
+  };
+  let pending: { run: () => void; done: () => void }[] = [];
+  let scheduled: "soon" | ReturnType<typeof setTimeout> | undefined;
   const flush = () => {
+    if (scheduled !== "soon") clearTimeout(scheduled);
+    scheduled = undefined;
     const batch = pending;
     pending = [];
     db.exec("BEGIN");
-    for (const row of batch) insert.run(row.model, row.tokens);
+    for (const row of batch) row.run();
     db.exec("COMMIT");
     for (const row of batch) row.done();
   };
-  return (model, tokens) =>
-    new Promise((done) => {
-      pending.push({ model, tokens, done });
-      if (pending.length === 1) setImmediate(flush);
+  // A deferred write (a settlement) waits up to 10 ms to share the next hold's commit.
+  const write = (run: () => void, deferred = false) =>
+    new Promise<void>((done) => {
+      pending.push({ run, done });
+      if (scheduled === "soon") return;
+      if (deferred) {
+        scheduled ??= setTimeout(flush, 10);
+        return;
+      }
+      if (scheduled !== undefined) clearTimeout(scheduled);
+      scheduled = "soon";
+      setImmediate(flush);
     });
+  let holds = 0;
+  return {
+    /** Commits a hold row; resolves its id once durable. */
+    hold: async (model: string) => {
+      const id = ++holds;
+      await write(() => statements.hold.run(id, model));
+      return id;
+    },
+    /** Writes the ledger row and, given a hold, releases it in the same transaction. */
+    settle: (model: string, tokens: number, hold?: number) =>
+      write(() => {
+        statements.settle.run(model, tokens);
+        if (hold !== undefined) statements.release.run(hold);
+      }, hold !== undefined),
+  };
 }
 
 if (import.meta.main) {
   const [upstream, mode] = Deno.args as [string, RequestFloorMode];
   const dir = await Deno.makeTempDir({ prefix: "request_floor_" });
-  const write = mode === "ledger" ? ledger(`${dir}/floor.db`) : undefined;
+  const ledger = mode === "ledger" || mode === "hold" ? groupCommit(`${dir}/floor.db`) : undefined;
   await serveUntilStdinCloses(async (request) => {
     if (mode === "native") {
       const response = await fetch(`${upstream}/v1/chat/completions`, {
@@ -51,6 +84,7 @@ if (import.meta.main) {
       return new Response(response.body, { headers: response.headers });
     }
     const body = JSON.parse(await request.text());
+    const hold = mode === "hold" ? await ledger!.hold(String(body.model)) : undefined;
     const response = await fetch(`${upstream}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -58,7 +92,10 @@ if (import.meta.main) {
     });
     const text = await response.text();
     const answer = JSON.parse(text);
-    if (write) await write(String(body.model), Number(answer.usage?.total_tokens ?? 0));
+    const tokens = Number(answer.usage?.total_tokens ?? 0);
+    // The hold makes a crash safe, so its settlement need not delay the answer.
+    if (hold !== undefined) void ledger!.settle(String(body.model), tokens, hold);
+    else if (ledger) await ledger.settle(String(body.model), tokens);
     return new Response(text, { headers: { "content-type": "application/json" } });
   });
 }
