@@ -1,5 +1,5 @@
 /** Text in the chat-completions protocol: the prompt's, and what an upstream produced. */
-import { fields, listOf, parseEventData, stringOr } from "../json_read.ts";
+import { fields, keyedStrings, listOf, stringOr } from "../json_read.ts";
 import { promptOfMessages } from "../prompt_text.ts";
 import type { SseEvent } from "../sse.ts";
 import type { PromptText } from "../types.ts";
@@ -23,9 +23,10 @@ export function responseText(json: unknown): string {
     .join("");
 }
 
+/** The text of one `chat.completion.chunk`: the fields `producedText` reads, from its deltas. */
+const chunkText = keyedStrings(["content", "reasoning_content", "reasoning", "arguments"]);
+
 /** The text of one `chat.completion.chunk`. */
 export function eventText(event: SseEvent): string {
-  const chunk = parseEventData(event.data);
-  return listOf(chunk?.choices).map((choice) => producedText(fields(fields(choice).delta)))
-    .join("");
+  return chunkText(event.data);
 }

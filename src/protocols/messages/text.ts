@@ -1,5 +1,5 @@
 /** Text in the messages protocol: the prompt's, and what an upstream produced. */
-import { fields, listOf, parseEventData, stringOr } from "../json_read.ts";
+import { fields, keyedStrings, listOf, stringOr } from "../json_read.ts";
 import { collectText, promptOfMessages } from "../prompt_text.ts";
 import type { SseEvent } from "../sse.ts";
 import type { PromptText } from "../types.ts";
@@ -18,9 +18,11 @@ export function responseText(json: unknown): string {
   }).join("");
 }
 
+/** A delta's text, tool input or thinking (the block types whose deltas carry text). */
+const deltaText = keyedStrings(["text", "partial_json", "thinking"]);
+
 /** The text of one `content_block_delta` event. */
 export function eventText(event: SseEvent): string {
   if (event.event !== undefined && event.event !== "content_block_delta") return "";
-  const delta = fields(parseEventData(event.data)?.delta);
-  return stringOr(delta.text) + stringOr(delta.partial_json) + stringOr(delta.thinking);
+  return deltaText(event.data);
 }

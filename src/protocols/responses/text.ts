@@ -1,5 +1,5 @@
 /** Text in the responses protocol: the prompt's, and what an upstream produced. */
-import { fields, listOf, parseEventData, stringOr } from "../json_read.ts";
+import { fields, keyedStrings, listOf, stringOr } from "../json_read.ts";
 import { collectText, promptOfMessages } from "../prompt_text.ts";
 import type { SseEvent } from "../sse.ts";
 import type { PromptText } from "../types.ts";
@@ -23,8 +23,11 @@ export function responseText(json: unknown): string {
   }).join("");
 }
 
+/** A `*.delta` event's piece of text. */
+const deltaText = keyedStrings(["delta"]);
+
 /** The text of one stream event: every `*.delta` event carries its piece in `delta`. */
 export function eventText(event: SseEvent): string {
   if (event.event !== undefined && !event.event.endsWith(".delta")) return "";
-  return stringOr(parseEventData(event.data)?.delta);
+  return deltaText(event.data);
 }
