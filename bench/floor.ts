@@ -4,7 +4,9 @@
  * then loaded for the phase while the proxy's CPU time is read; one line per mode.
  */
 import { runLoad } from "./load.ts";
-import { cpuMillis, startChild } from "./processes.ts";
+import { sampleRss } from "./memory.ts";
+import { cpuMillis, rssKib, startChild } from "./processes.ts";
+import { mib } from "./table.ts";
 
 /** What a floor bench measures. */
 export interface FloorBench {
@@ -13,6 +15,8 @@ export interface FloorBench {
   modes: readonly string[];
   /** Arguments of the fake upstream (bench/fake_upstream.ts). */
   fakeArgs: string[];
+  /** Where on the fake the proxies' upstream is (`/slow` for its paced streams); its root if unset. */
+  upstreamPath?: string;
   stream: boolean;
   concurrency: number;
   /** Units of work per request, and their name: 64 chunks a stream, 1 request. */
@@ -22,13 +26,14 @@ export interface FloorBench {
 }
 
 /**
- * Runs every mode of the bench in turn and prints its throughput, CPU per unit and p50
- * latency; first the fake upstream alone (`direct`), whose p50 the others' added p50 is
- * measured against.
+ * Runs every mode of the bench in turn and prints its throughput, CPU per unit, p50
+ * latency and RSS (idle, and the peak under the load); first the fake upstream alone
+ * (`direct`), whose p50 the others' added p50 is measured against.
  */
 export async function runFloorBench(bench: FloorBench): Promise<void> {
   const fake = await startChild("fake upstream", "fake_upstream.ts", bench.fakeArgs);
   try {
+    const upstream = `${fake.ready.url}${bench.upstreamPath ?? ""}`;
     const load = (url: string, durationMs: number) =>
       runLoad({
         url: `${url}/v1/chat/completions`,
@@ -42,15 +47,18 @@ export async function runFloorBench(bench: FloorBench): Promise<void> {
         concurrency: bench.concurrency,
         durationMs,
       });
-    await load(fake.ready.url, 2_000); // warm-up
-    const direct = await load(fake.ready.url, bench.seconds * 1000);
+    await load(upstream, 2_000); // warm-up
+    const direct = await load(upstream, bench.seconds * 1000);
     console.log(`${"direct".padEnd(9)} p50 ${direct.latency.p50.toFixed(3)} ms (no proxy)`);
     for (const mode of bench.modes) {
-      const proxy = await startChild(`${mode} proxy`, bench.proxy, [fake.ready.url, mode]);
+      const proxy = await startChild(`${mode} proxy`, bench.proxy, [upstream, mode]);
       try {
+        const idleKib = await rssKib(proxy.pid);
         await load(proxy.ready.url, 2_000); // warm-up
         const before = await cpuMillis(proxy.pid);
+        const rss = sampleRss(proxy.pid);
         const result = await load(proxy.ready.url, bench.seconds * 1000);
+        const peakKib = await rss.stop();
         const after = await cpuMillis(proxy.pid);
         const perUnit = before === undefined || after === undefined
           ? "n/a"
@@ -62,7 +70,7 @@ export async function runFloorBench(bench: FloorBench): Promise<void> {
             `${bench.stream ? "streams" : "req"}/s  ${perUnit} CPU/${bench.unit}  ` +
             `p50 ${result.latency.p50.toFixed(3)} ms (added ${
               (result.latency.p50 - direct.latency.p50).toFixed(3)
-            })  ${result.errors} errors`,
+            })  RSS ${mib(idleKib)} idle, ${mib(peakKib)} peak  ${result.errors} errors`,
         );
       } finally {
         await proxy.stop();

@@ -11,6 +11,12 @@ import type { PhaseResult, Ratio } from "./report.ts";
 import { errors, mib, ms, opt, table } from "./table.ts";
 import { requestOf, type Target } from "./targets.ts";
 
+/**
+ * The memory phase's middle target: bench/stream_floor_proxy.ts in its `byob` mode, a
+ * relay that reads each chunk into a 4 KiB buffer and passes it on, and nothing else.
+ */
+export const METERING_FLOOR = "metering floor";
+
 /** How often the RSS sampler reads `/proc/<pid>/status`. */
 export const RSS_SAMPLE_MS = 50;
 
@@ -183,6 +189,24 @@ export function memoryTable(
     ),
     `(idle: after start and one request of each kind; peak: VmRSS sampled every ` +
     `${RSS_SAMPLE_MS} ms during the measured load)`,
+    ...floorLine(results),
     "",
+  ];
+}
+
+/** The metering floor's figures against the bare proxy's: where the runtime puts the targets. */
+function floorLine(results: MemoryResult[]): string[] {
+  const [proxy, floor] = ["bare proxy", METERING_FLOOR].map((name) =>
+    results.find((r) => r.target === name)
+  );
+  if (!proxy || !floor) return [];
+  const times = (a: number | undefined, b: number | undefined) =>
+    a === undefined || !b ? "n/a" : `${(a / b).toFixed(2)}x`;
+  return [
+    `(${METERING_FLOOR}: a relay that only reads each chunk, the least a metering gateway ` +
+    `does; against the bare proxy: stream p50 ` +
+    `${times(floor.result.latency.p50, proxy.result.latency.p50)}, CPU/token ` +
+    `${times(floor.cpuMicrosPerChunk, proxy.cpuMicrosPerChunk)}, peak RSS ` +
+    `${times(floor.peakRssKib, proxy.peakRssKib)})`,
   ];
 }

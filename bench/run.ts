@@ -20,7 +20,7 @@ import {
 } from "./costs.ts";
 import { type DirectionResult, runDirections } from "./directions.ts";
 import { IDLE_KEEPALIVE_MS, type IdleResult, runIdleStreams } from "./idle_streams.ts";
-import { memoryRatios, type MemoryResult, runMemory } from "./memory.ts";
+import { memoryRatios, type MemoryResult, METERING_FLOOR, runMemory } from "./memory.ts";
 import { type ChildServer, machine, startChild } from "./processes.ts";
 import { directionRatios, printReport, type Ratio, ratios, type TargetResults } from "./report.ts";
 import { type PhaseGroup, type Settings, settingsFrom } from "./settings.ts";
@@ -107,17 +107,23 @@ async function runMainParts(fake: ChildServer, settings: Settings, progress: Pro
   });
 }
 
-/** Concurrent slow streams against a fresh bare proxy and a fresh tollgate priced. */
+/**
+ * Concurrent slow streams against a fresh bare proxy, a fresh metering floor (a relay
+ * that only reads each chunk, as any gateway that meters must: the runtime's floor for
+ * the targets) and a fresh tollgate priced.
+ */
 function runMemoryPart(fake: ChildServer, settings: Settings, progress: Progress) {
-  progress("starting a fresh bare proxy and tollgate for the slow streams");
+  progress("starting a fresh bare proxy, metering floor and tollgate for the slow streams");
   const slow = `${fake.ready.url}/slow`;
   return withChildren(() => [
     startChild("slow bare proxy", "bare_proxy.ts", [slow]),
+    startChild("slow metering floor", "stream_floor_proxy.ts", [slow, "byob"]),
     startChild("slow tollgate", "tollgate_server.ts", [fake.ready.url], TOLLGATE_FLAGS),
-  ], ([proxy, tollgate]) =>
+  ], ([proxy, floor, tollgate]) =>
     runMemory(
       [
         { name: "bare proxy", url: proxy!.ready.url, model: "bench", server: proxy! },
+        { name: METERING_FLOOR, url: floor!.ready.url, model: "bench", server: floor! },
         {
           name: COST_TARGETS.priced,
           url: tollgate!.ready.url,

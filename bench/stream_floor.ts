@@ -1,22 +1,34 @@
 /**
  * What it costs on this runtime to let JavaScript see a stream's chunks at all: the
- * bench's fake upstream streams 64-chunk chat answers through three minimal proxies
- * (stream_floor_proxy.ts) at concurrency 8; prints streams/s and server CPU per chunk.
- * Run by hand: `deno run -A bench/stream_floor.ts [--seconds 5]`.
+ * bench's fake upstream streams chat answers through four minimal proxies
+ * (stream_floor_proxy.ts); prints streams/s, server CPU per chunk, the p50 each adds and
+ * RSS. By default 64-chunk streams as fast as the fake sends them at concurrency 8; with
+ * `--slow`, the memory phase's load (200 concurrent streams of 200 chunks paced by the
+ * fake, as a model generates tokens), whose p50 and peak RSS are two of issue 9's targets.
+ * Run by hand: `deno run -A bench/stream_floor.ts [--seconds 5] [--slow]`.
  */
 import { parseArgs } from "node:util";
 import { runFloorBench } from "./floor.ts";
+import { DEFAULT_SLOW_CHUNKS, DEFAULT_SLOW_DELAY_MS } from "./fake_upstream.ts";
 import type { FloorMode } from "./stream_floor_proxy.ts";
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "5" } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "5" },
+    slow: { type: "boolean", default: false },
+  },
+});
 const CHUNKS = 64;
+/** The memory phase's concurrent slow streams (bench/settings.ts, `--memory-streams`). */
+const SLOW_STREAMS = 200;
 await runFloorBench({
   proxy: "stream_floor_proxy.ts",
   modes: ["native", "transform", "pull", "byob"] satisfies FloorMode[],
-  fakeArgs: [String(CHUNKS)],
+  fakeArgs: [String(CHUNKS), String(DEFAULT_SLOW_CHUNKS), String(DEFAULT_SLOW_DELAY_MS)],
+  upstreamPath: values.slow ? "/slow" : undefined,
   stream: true,
-  concurrency: 8,
-  unitsPerRequest: CHUNKS,
+  concurrency: values.slow ? SLOW_STREAMS : 8,
+  unitsPerRequest: values.slow ? DEFAULT_SLOW_CHUNKS : CHUNKS,
   unit: "chunk",
   seconds: Number(values.seconds),
 });
