@@ -23,7 +23,7 @@ export interface StreamRelay {
   /** While the upstream is silent, `text` goes to the client every `ms` (0: never). */
   keepalive: { ms: number; text: string };
   converter: StreamConverter;
-  /** Told how long each wait on the upstream took (for the gateway-overhead metric). */
+  /** Told, when the stream ends, how long it waited on the upstream in all (for the gateway-overhead metric). */
   waited?: (ms: number) => void;
   /** Settles the request (its ledger write completes after the stream closed). */
   onEnd: (outcome: RelayOutcome) => void;
@@ -33,6 +33,8 @@ export interface StreamRelay {
 export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
   const { converter } = relay;
   let ended = false;
+  // Summed here and told once: a stream reads thousands of chunks.
+  let waitedMs = 0;
   // When the last read ended: what is sent after it counts as sent then (one clock reading a chunk).
   let readAt = performance.now();
   // One interval per stream: it sends a keep-alive when nothing went out for `ms`.
@@ -52,6 +54,7 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
     if (ended) return;
     ended = true;
     clearInterval(keepaliveTimer);
+    relay.waited?.(waitedMs);
     relay.exchange.finish();
     relay.onEnd({
       status,
@@ -101,7 +104,7 @@ export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
           } finally {
             readAt = relay.exchange.idle.end();
           }
-          relay.waited?.(readAt - waitStart);
+          waitedMs += readAt - waitStart;
           if (step.done) {
             const bytes = encode(converter.end());
             if (bytes) controller.enqueue(bytes);
