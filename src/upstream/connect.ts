@@ -9,6 +9,8 @@ import { UpstreamFailure } from "./call.ts";
 
 /** How long a host that accepted a connection counts as reachable. */
 export const REACHABLE_FOR_MS = 10_000;
+/** Distinct request URLs whose host is kept; past this (a query string per request) it restarts. */
+const MAX_URLS = 1_000;
 
 /** Connects to `hostname:port`, resolving once connected (the probe closes it); `signal` gives up. */
 export type Probe = (hostname: string, port: number, signal: AbortSignal) => Promise<void>;
@@ -48,13 +50,22 @@ export function createConnectWatch(now: () => number, probe: Probe = tcpProbe): 
     shared.waiters++;
     return shared;
   };
+  // Request URLs repeat (a channel's base URL and an operation's path): each is parsed once.
+  const hosts = new Map<string, string>();
+  const hostOf = (text: string) => {
+    let host = hosts.get(text);
+    if (host === undefined) {
+      if (hosts.size >= MAX_URLS) hosts.clear();
+      hosts.set(text, host = new URL(text).host);
+    }
+    return host;
+  };
   return {
     reachable(text, ms) {
-      const url = new URL(text);
-      const host = url.host;
+      const host = hostOf(text);
       const at = reachedAt.get(host);
       if (at !== undefined && now() - at < REACHABLE_FOR_MS) return Promise.resolve();
-      const shared = probeHost(url, host);
+      const shared = probeHost(new URL(text), host);
       return new Promise<void>((resolve, reject) => {
         let timedOut = false;
         const timer = setTimeout(() => {
@@ -77,7 +88,7 @@ export function createConnectWatch(now: () => number, probe: Probe = tcpProbe): 
       });
     },
     reached(text) {
-      reachedAt.set(new URL(text).host, now());
+      reachedAt.set(hostOf(text), now());
     },
   };
 }
