@@ -1,5 +1,5 @@
 /** API key secrets: generation, hashing for storage, and constant-time comparison. */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 // The largest multiple of 62 that fits in a byte: bytes at or above it are
@@ -36,7 +36,7 @@ export function generateKeyId(): string {
  * secret. Synchronous (node:crypto) because it runs on every request.
  */
 export function hashKeySecret(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
+  return hash("sha256", secret, "hex");
 }
 
 /** The first 10 characters of a secret, stored so people can recognise a key in listings. */

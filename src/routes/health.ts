@@ -3,7 +3,7 @@
  * database reachable, a channel usable), without a key, for load balancers, systemd
  * and container runtimes.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { Handler } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { Config } from "../config/schema.ts";
@@ -22,7 +22,7 @@ export function healthz(): Handler<AppEnv> {
 
 /** A short hash of the loaded config, so nodes running different configs stand out. */
 const configHash = perConfig((config: Config) =>
-  createHash("sha256").update(JSON.stringify(config)).digest("hex").slice(0, 16)
+  hash("sha256", JSON.stringify(config), "hex").slice(0, 16)
 );
 
 /** 200 when ready to serve, else 503, with each check's result either way. */
