@@ -12,14 +12,23 @@ export interface JsonBody {
   bytes: number;
 }
 
+/** Decodes a whole body; refuses what is not UTF-8. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /** The parsed JSON body; 413 past `maxBytes`, 400 `bad_request_body` for anything not JSON. */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<JsonBody> {
-  if (declaredBodySize(request) > maxBytes) throw bodyTooLarge(maxBytes);
-  if (!request.body) throw badBody("the body is empty");
-  const bytes = await readLimited(request.body, maxBytes);
+  const declared = declaredBodySize(request);
+  if (declared > maxBytes) throw bodyTooLarge(maxBytes);
+  // A declared size is all the runtime reads (it frames the body): one bulk read then.
+  // Without one (chunked), the body is read chunk by chunk and refused past the limit.
+  const bytes = declared >= 0
+    ? await readWhole(request)
+    : request.body
+    ? await readLimited(request.body, maxBytes)
+    : new Uint8Array();
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     throw badBody("it is not valid UTF-8");
   }
@@ -28,6 +37,14 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     return { value: JSON.parse(text), bytes: bytes.byteLength };
   } catch (error) {
     throw badBody(error instanceof SyntaxError ? error.message : "it does not parse");
+  }
+}
+
+async function readWhole(request: Request): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await request.arrayBuffer());
+  } catch (error) {
+    throw incomplete(error);
   }
 }
 
@@ -43,13 +60,7 @@ async function readLimited(
     try {
       step = await reader.read();
     } catch (error) {
-      throw new GatewayError(
-        400,
-        "bad_request_body",
-        "Request body is incomplete: the connection ended before the whole body arrived " +
-          "(shorter than its Content-Length, or closed mid-way). Send the whole body again.",
-        { cause: error },
-      );
+      throw incomplete(error);
     }
     if (step.done) break;
     size += step.value.byteLength;
@@ -81,6 +92,16 @@ export function bodyTooLarge(maxBytes: number): GatewayError {
 /** The size a request declares in Content-Length, or NaN. */
 export function declaredBodySize(request: Request): number {
   return Number(request.headers.get("content-length") ?? NaN);
+}
+
+function incomplete(cause: unknown): GatewayError {
+  return new GatewayError(
+    400,
+    "bad_request_body",
+    "Request body is incomplete: the connection ended before the whole body arrived " +
+      "(shorter than its Content-Length, or closed mid-way). Send the whole body again.",
+    { cause },
+  );
 }
 
 function badBody(why: string): GatewayError {
