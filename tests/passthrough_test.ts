@@ -167,6 +167,27 @@ Deno.test("passthrough: chat keeps the client's other stream_options beside incl
     });
   }));
 
+Deno.test("passthrough: a channel's headers reach the upstream and replace defaults in any case", () =>
+  withScope(async (s) => {
+    const fake = await s.fake({ name: "up" });
+    const gateway = await s.gateway(configWith(channel({
+      name: "up",
+      protocol: "chat",
+      baseUrl: fake.url,
+      models: ["client-model"],
+      keys: ["sk-channel"],
+      extra: 'headers = { "X-Team" = "blue", "Accept" = "application/x-ndjson" }',
+    })));
+    const { secret } = await gateway.createKey();
+    const response = await gateway.post(PATHS.chat, secret, CHAT_BODY);
+    assert.equal(response.status, 200, await response.text());
+    const sent = fake.requests[0]?.headers;
+    assert.equal(sent?.["x-team"], "blue");
+    // One value, the channel's: not the default joined with it.
+    assert.equal(sent?.accept, "application/x-ndjson");
+    assert.equal(sent?.authorization, "Bearer sk-channel");
+  }));
+
 Deno.test("passthrough: anthropic-version and anthropic-beta are forwarded, credentials are not", () =>
   withScope(async (s) => {
     const { fake, gateway, secret } = await relayOf(s, "messages");

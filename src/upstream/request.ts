@@ -21,7 +21,8 @@ const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 /** A ready upstream request (the body already serialized). */
 export interface UpstreamRequest {
   url: string;
-  headers: Headers;
+  /** Lowercase names: fetch takes a plain record with one conversion, a Headers with two. */
+  headers: Record<string, string>;
   body: string;
 }
 
@@ -39,24 +40,22 @@ export function buildUpstreamRequest(options: {
   const { channel, operation, key, clientHeaders } = options;
   const base = (channel.base_url ?? "").replace(/\/+$/, "");
   const search = channel.protocol === "messages" ? options.search : "";
-  const headers = new Headers({
+  const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: options.stream ? "text/event-stream" : "application/json",
-  });
+  };
   const family = channel.protocol === "messages" ? "anthropic" : "openai";
   for (const name of FORWARDED_HEADERS[family]) {
     const value = clientHeaders.get(name);
-    if (value) headers.set(name, value);
+    if (value) headers[name] = value;
   }
   if (channel.protocol === "messages") {
-    if (!headers.has("anthropic-version")) {
-      headers.set("anthropic-version", DEFAULT_ANTHROPIC_VERSION);
-    }
-    if (key) headers.set("x-api-key", key);
+    headers["anthropic-version"] ??= DEFAULT_ANTHROPIC_VERSION;
+    if (key) headers["x-api-key"] = key;
   } else if (key) {
-    headers.set("authorization", `Bearer ${key}`);
+    headers.authorization = `Bearer ${key}`;
   }
-  for (const [name, value] of Object.entries(channel.headers)) headers.set(name, value);
+  for (const [name, value] of Object.entries(channel.headers)) headers[name.toLowerCase()] = value;
   return {
     url: `${base}${PATHS[operation]}${search}`,
     headers,
