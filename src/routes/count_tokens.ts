@@ -16,6 +16,7 @@ import { sendWithFailover } from "../relay/failover.ts";
 import { readJsonBody } from "../relay/body.ts";
 import type { RoutePlan } from "../routing/router.ts";
 import { createTranslator } from "../translate/translation.ts";
+import { searchOf } from "../upstream/request.ts";
 import { type RelayDeps, upstreamProtocol } from "./relay.ts";
 
 /** The count_tokens handler. */
@@ -39,7 +40,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<A
       fail: plan.fail,
       succeed: plan.succeed,
     };
-    const search = new URL(c.req.url).search;
+    const search = searchOf(c.req.url);
     const result = await sendWithFailover({
       plan: messagesChannels,
       entry: "messages",

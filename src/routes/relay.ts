@@ -22,6 +22,7 @@ import type { Attempt, RoutePlan, Router } from "../routing/router.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
 import { createTranslator } from "../translate/translation.ts";
 import type { SendOptions } from "../upstream/send.ts";
+import { searchOf } from "../upstream/request.ts";
 import type { Send } from "../upstream/call.ts";
 import { readJsonBody } from "../relay/body.ts";
 import { GatewayError } from "../errors.ts";
@@ -142,7 +143,7 @@ async function forward(
   });
   if (hold.reserved) metrics.holdTaken();
 
-  const search = new URL(c.req.url).search;
+  const search = searchOf(c.req.url);
   const timeoutsOf = (attempt: Attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts });
   const translationOf = (attempt: Attempt) =>
     translator.toward(upstreamProtocol(attempt.channel, entry));

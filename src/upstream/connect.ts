@@ -18,10 +18,11 @@ export type Probe = (hostname: string, port: number, signal: AbortSignal) => Pro
 /** Watches connection set-up for upstream requests. */
 export interface ConnectWatch {
   /**
-   * Resolves at once for a host reached lately, else when a probe connects; rejects
-   * with a timeout UpstreamFailure after `ms`, or a network one if the probe is refused.
+   * Nothing for a host reached lately (nothing to wait for); else resolves when a probe
+   * connects, or rejects with a timeout UpstreamFailure after `ms`, or a network one if
+   * the probe is refused.
    */
-  reachable(url: string, ms: number): Promise<void>;
+  reachable(url: string, ms: number): Promise<void> | undefined;
   /** Notes that the host of `url` answered. */
   reached(url: string): void;
 }
@@ -64,7 +65,7 @@ export function createConnectWatch(now: () => number, probe: Probe = tcpProbe): 
     reachable(text, ms) {
       const host = hostOf(text);
       const at = reachedAt.get(host);
-      if (at !== undefined && now() - at < REACHABLE_FOR_MS) return Promise.resolve();
+      if (at !== undefined && now() - at < REACHABLE_FOR_MS) return undefined;
       const shared = probeHost(new URL(text), host);
       return new Promise<void>((resolve, reject) => {
         let timedOut = false;

@@ -18,6 +18,15 @@ const FORWARDED_HEADERS = {
 };
 const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 
+/**
+ * The query string of a request URL (with its `?`), or "" without one: a slice rather
+ * than a URL parse, as a server's request URL has no fragment and is already valid.
+ */
+export function searchOf(url: string): string {
+  const start = url.indexOf("?");
+  return start < 0 || start === url.length - 1 ? "" : url.slice(start);
+}
+
 /** A ready upstream request (the body already serialized). */
 export interface UpstreamRequest {
   url: string;

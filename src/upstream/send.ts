@@ -57,10 +57,8 @@ export function createSender(
         return answer;
       });
       // Whichever comes first: the answer, or the connect probe's failure.
-      return Promise.race([
-        response,
-        connect.reachable(request.url, options.connectMs).then(() => response),
-      ]);
+      const probe = connect.reachable(request.url, options.connectMs);
+      return probe ? Promise.race([response, probe.then(() => response)]) : response;
     };
   };
 }
