@@ -10,15 +10,17 @@ import type { SseBatch, SseEvent } from "../protocols/sse.ts";
 const READ_BUFFER_BYTES = 4_096;
 
 /**
- * Yields the events of an SSE body chunk by chunk (never an empty batch), `data`
- * untouched, with the chunk's bytes when they hold exactly the batch's events.
- * Stopping early (a `break`, a `return`, or the signal aborting) cancels the body so
- * the upstream connection is released; an abort throws the signal's reason.
+ * The events of an SSE body chunk by chunk (never an empty batch), `data` untouched,
+ * with the chunk's bytes when they hold exactly the batch's events. Stopping early
+ * (`return`, or the signal aborting) cancels the body so the upstream connection is
+ * released; an abort throws the signal's reason. An iterator of its own rather than an
+ * async generator: each read is one suspended call, not three (generator, reader, read),
+ * which a relay holds for every open stream.
  */
-export async function* readSseBatches(
+export function readSseBatches(
   body: ReadableStream<Uint8Array>,
   signal?: AbortSignal,
-): AsyncGenerator<SseBatch> {
+): AsyncIterableIterator<SseBatch> {
   const reader = readerOf(body);
   const decoder = new TextDecoder();
   let batch: SseEvent[] = [];
@@ -33,56 +35,81 @@ export async function* readSseBatches(
   // Cancelling settles a pending read at once, so an abort never waits on a silent upstream.
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
   signal?.addEventListener("abort", onAbort, { once: true });
-  let finished = false;
+  let closed = false;
+  const close = async (cancel: boolean) => {
+    if (closed) return;
+    closed = true;
+    signal?.removeEventListener("abort", onAbort);
+    if (cancel) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  };
+  const finished: IteratorReturnResult<undefined> = { done: true, value: undefined };
   // Whether the bytes read so far ended inside an event (its rest comes in a later chunk).
   let partial = false;
-  try {
-    while (true) {
-      signal?.throwIfAborted();
-      const result = await reader.read();
-      signal?.throwIfAborted();
-      if (result.done) {
-        // An event the stream ended before finishing (no blank line) is dropped, as the spec says.
-        finished = true;
-        return;
+  return {
+    async next(): Promise<IteratorResult<SseBatch>> {
+      if (closed) return finished;
+      try {
+        while (true) {
+          signal?.throwIfAborted();
+          const result = await reader.read();
+          signal?.throwIfAborted();
+          if (result.done) {
+            // An event the stream ended before finishing (no blank line) is dropped, as the spec says.
+            await close(false);
+            return finished;
+          }
+          const chunk = result.value;
+          reader.reuse(chunk);
+          const text = decoder.decode(chunk, { stream: true });
+          parser.feed(text);
+          const whole = !partial && endsEvent(text);
+          partial = !endsEvent(text);
+          if (batch.length > 0) {
+            const events = batch;
+            batch = [];
+            // The read buffer is reused: what goes on is a copy of just the bytes read.
+            return { done: false, value: whole ? { events, bytes: chunk.slice() } : { events } };
+          }
+        }
+      } catch (error) {
+        await close(true);
+        throw error;
       }
-      const text = decoder.decode(result.value, { stream: true });
-      // The read buffer is reused: what goes on is a copy of just the bytes read.
-      parser.feed(text);
-      const whole = !partial && endsEvent(text);
-      partial = !endsEvent(text);
-      if (batch.length > 0) {
-        const events = batch;
-        batch = [];
-        yield whole ? { events, bytes: result.value.slice() } : { events };
-      }
-    }
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-    if (!finished) await reader.cancel().catch(() => {});
-    reader.releaseLock();
-  }
+    },
+    async return(): Promise<IteratorResult<SseBatch>> {
+      await close(true);
+      return finished;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }
 
 /**
  * A reader of `body` that reads into one reused buffer when the body is a byte stream
  * (fetch bodies are): the default reader allocates 64 KiB per read, which thousands of
- * open streams turn into gigabytes of garbage between collections.
+ * open streams turn into gigabytes of garbage between collections. `reuse` hands back
+ * the view a read returned, whose buffer the next read fills.
  */
 function readerOf(body: ReadableStream<Uint8Array>) {
   let byob: ReadableStreamBYOBReader;
   try {
     byob = body.getReader({ mode: "byob" });
   } catch {
-    return body.getReader();
+    const reader = body.getReader();
+    return {
+      read: () => reader.read(),
+      reuse: (_chunk: Uint8Array) => {},
+      cancel: (reason?: unknown) => reader.cancel(reason),
+      releaseLock: () => reader.releaseLock(),
+    };
   }
   let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
   return {
-    async read(): Promise<ReadableStreamReadResult<Uint8Array>> {
-      const result = await byob.read(new Uint8Array(buffer));
-      if (result.value) buffer = result.value.buffer as ArrayBuffer;
-      return result.done ? { done: true, value: undefined } : { done: false, value: result.value! };
-    },
+    read: () => byob.read(new Uint8Array(buffer)),
+    reuse: (chunk: Uint8Array) => void (buffer = chunk.buffer as ArrayBuffer),
     cancel: (reason?: unknown) => byob.cancel(reason),
     releaseLock: () => byob.releaseLock(),
   };
