@@ -119,6 +119,28 @@ Deno.test("resilience: invalid UTF-8 is 400, a chunked body over the limit is 41
     assert.ok(offered < 50_000_000, `only the start of the body was read (${offered} bytes)`);
   }));
 
+Deno.test("resilience: a small Content-Length beside a large chunked body is refused, never read", () =>
+  withScope(async (s) => {
+    // A body with a Content-Length is read in one go (it cannot be longer than declared):
+    // a request that also says chunked must not get a body past the limit that way.
+    const gateway = await s.gateway(
+      `[server]\nmax_body_bytes = 4096\n` +
+        configWith(channel({ name: "echo", protocol: "echo", models: ["echo"] })),
+    );
+    const { secret } = await gateway.createKey();
+    // A valid request, served if it were read: only its size is wrong.
+    const body = JSON.stringify({ ...chatBody("echo", "hi"), padding: "x".repeat(6_000) });
+    const head = `POST ${PATHS.chat} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\n` +
+      "Content-Type: application/json\r\nContent-Length: 10\r\nTransfer-Encoding: chunked\r\n\r\n";
+    const chunked = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+    // Refused with 400, or the connection closed under the unread body: never served.
+    const status = await rawExchange(gateway, head, new TextEncoder().encode(chunked))
+      .then((answer) => answer.status, (error) => String(error));
+    assert.match(status, /^HTTP\/1\.1 400|ConnectionReset|BrokenPipe/, status);
+    const ok = await gateway.post(PATHS.chat, secret, chatBody("echo", "hi"));
+    assert.equal(ok.status, 200, await ok.text());
+  }));
+
 Deno.test("resilience: a silent upstream gets keep-alives before the idle timeout", () =>
   withScope(async (s) => {
     const gate = Promise.withResolvers<void>();
