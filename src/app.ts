@@ -20,6 +20,7 @@ import { createObserver, type Observer } from "./observability/observer.ts";
 import { healthz, readyz } from "./routes/health.ts";
 import { metricsRoute } from "./routes/metrics.ts";
 import { createSender } from "./upstream/send.ts";
+import { watchShutdown } from "./upstream/shutdown_watch.ts";
 import type { Limiter } from "./limits/limiter.ts";
 import { createMemoryLimiter } from "./limits/memory_limiter.ts";
 import type { MiddlewareHandler } from "hono";
@@ -83,7 +84,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     sender: createSender(deps.fetch ?? fetch, now),
     log: deps.log,
     now,
-    shutdownSignal: deps.shutdownSignal,
+    shutdown: deps.shutdownSignal && watchShutdown(deps.shutdownSignal),
     observer,
   };
   const auth = authenticate({ lookup: cacheKeyLookup(deps.lookupKey, now), now });

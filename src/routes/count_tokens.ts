@@ -45,7 +45,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<A
       plan: messagesChannels,
       entry: "messages",
       stream: false,
-      signals: { client: c.req.raw.signal, shutdown: deps.shutdownSignal },
+      signals: { client: c.req.raw.signal, shutdown: deps.shutdown },
       timeoutsOf: (attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts }),
       upstreamOf: () => "messages",
       send: (attempt) =>

@@ -23,6 +23,7 @@ import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
 import { createTranslator } from "../translate/translation.ts";
 import type { SendOptions } from "../upstream/send.ts";
 import { searchOf } from "../upstream/request.ts";
+import type { ShutdownWatch } from "../upstream/shutdown_watch.ts";
 import type { Send } from "../upstream/call.ts";
 import { readJsonBody } from "../relay/body.ts";
 import { GatewayError } from "../errors.ts";
@@ -39,8 +40,8 @@ export interface RelayDeps {
   sender: (options: SendOptions) => Send;
   log: Logger;
   now: () => number;
-  /** Aborted when the shutdown grace period is over: requests still running are ended. */
-  shutdownSignal?: AbortSignal;
+  /** Over when the shutdown grace period is: requests still running are ended. */
+  shutdown?: ShutdownWatch;
   observer: Observer;
 }
 
@@ -170,7 +171,7 @@ async function forward(
     plan,
     entry,
     stream: request.stream,
-    signals: { client: c.req.raw.signal, shutdown: deps.shutdownSignal },
+    signals: { client: c.req.raw.signal, shutdown: deps.shutdown },
     timeoutsOf,
     upstreamOf: (attempt) => translationOf(attempt).upstream,
     send: (attempt) =>

@@ -6,6 +6,7 @@
  */
 import type { Timeouts } from "../config/schema.ts";
 import { createDeadlines, type RepeatedWait } from "./deadlines.ts";
+import type { ShutdownWatch } from "./shutdown_watch.ts";
 
 /** How an upstream attempt failed. */
 export type UpstreamFailureKind = "network" | "timeout" | "status" | "client_gone" | "shutdown";
@@ -43,8 +44,8 @@ export class UpstreamFailure extends Error {
 /** What ends an exchange from outside: the client leaving, and the gateway's shutdown deadline. */
 export interface StopSignals {
   client: AbortSignal;
-  /** Aborted when the shutdown grace period is over. */
-  shutdown?: AbortSignal;
+  /** Over when the shutdown grace period is. */
+  shutdown?: ShutdownWatch;
 }
 
 /** Sends the request with the given signal: a fetch, or the built-in echo channel. */
@@ -83,7 +84,7 @@ export async function callUpstream(
   const onShutdown = () =>
     abort(new UpstreamFailure("shutdown", "The gateway is shutting down and ended the request."));
   signals.client.addEventListener("abort", onClientGone, { once: true });
-  signals.shutdown?.addEventListener("abort", onShutdown, { once: true });
+  const unwatchShutdown = signals.shutdown?.watch(onShutdown);
   const deadlines = createDeadlines(
     timeouts.total,
     `The upstream did not finish within ${timeouts.total} ms.`,
@@ -109,10 +110,10 @@ export async function callUpstream(
   const finish = () => {
     deadlines.stop();
     signals.client.removeEventListener("abort", onClientGone);
-    signals.shutdown?.removeEventListener("abort", onShutdown);
+    unwatchShutdown?.();
   };
   if (signals.client.aborted) onClientGone();
-  if (signals.shutdown?.aborted) onShutdown();
+  if (signals.shutdown?.over) onShutdown();
 
   try {
     const response = await within(send(controller.signal), timeouts.first_byte, "response headers")
