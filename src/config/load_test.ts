@@ -145,3 +145,23 @@ Deno.test("databaseUrl honours $TOLLGATE_DATABASE_URL", () => {
   assert.equal(databaseUrl(config, noEnv), "file:a.db");
   assert.equal(databaseUrl(config, envOf({ TOLLGATE_DATABASE_URL: "file:b.db" })), "file:b.db");
 });
+
+Deno.test("a channel header that HTTP cannot carry is a config problem, not a failed request", () => {
+  const channel = (headers: string) =>
+    `[groups.default]\n[[channels]]\nname = "a"\nprotocol = "echo"\nmodels = ["echo"]\nheaders = ${headers}\n`;
+  const problems = problemsOf(() => parseConfigText(channel('{ "X Team" = "blue" }'), noEnv));
+  assert.ok(
+    problems.some((p) => p.startsWith('channels[0].headers."X Team"')),
+    problems.join("\n"),
+  );
+  const value = problemsOf(() => parseConfigText(channel('{ "x-team" = "a\\nb" }'), noEnv));
+  assert.ok(value.some((p) => p.startsWith("channels[0].headers.x-team")), value.join("\n"));
+  const config = parseConfigText(
+    channel('{ "X-Team" = "blue", "HTTP-Referer" = "https://x.test/" }'),
+    noEnv,
+  );
+  assert.deepEqual(config.channels[0]?.headers, {
+    "X-Team": "blue",
+    "HTTP-Referer": "https://x.test/",
+  });
+});

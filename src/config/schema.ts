@@ -77,6 +77,11 @@ export const GroupSchema = z.strictObject({
 /** A group: which models its keys may use, at what price and rate. */
 export type GroupConfig = z.infer<typeof GroupSchema>;
 
+/** An HTTP header name (a token, RFC 9110): what fetch accepts. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A header value: no line breaks or NUL, which would end or corrupt the header. */
+const HEADER_VALUE = /^[^\r\n\0]*$/;
+
 export const ChannelSchema = z.strictObject({
   name: z.string().min(1),
   protocol: z.enum(["chat", "responses", "messages", "echo"]),
@@ -87,7 +92,10 @@ export const ChannelSchema = z.strictObject({
   priority: z.number().int().default(0),
   weight: z.number().int().positive().default(1),
   model_map: z.record(z.string(), z.string()).default({}),
-  headers: z.record(z.string(), z.string()).default({}),
+  headers: z.record(
+    z.string().regex(HEADER_NAME, "must be a header name: letters, digits and !#$%&'*+-.^_`|~"),
+    z.string().regex(HEADER_VALUE, "must be a header value on one line"),
+  ).default({}),
   // No defaults here: a channel overrides only the timeouts it names.
   timeouts: z.strictObject({
     connect: positiveInt.optional(),
