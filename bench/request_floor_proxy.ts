@@ -10,13 +10,16 @@
  * Run as a child of bench/request_floor.ts: `deno run -A bench/request_floor_proxy.ts URL MODE`.
  */
 import { DatabaseSync } from "node:sqlite";
-import { setImmediate } from "node:timers";
+import { createBatchQueue, DEFERRED_MS } from "../src/db/write_queue.ts";
 import { serveUntilStdinCloses } from "./child.ts";
 
 /** How the proxy handles a request. */
 export type RequestFloorMode = "native" | "parse" | "ledger" | "hold";
 
-/** Rows committed together with the other rows of the same event-loop turn. */
+/**
+ * Rows committed together with the other rows of the same event-loop turn, by tollgate's
+ * own group commit: a settlement rides with the next hold's transaction as tollgate's do.
+ */
 function groupCommit(path: string) {
   const db = new DatabaseSync(path);
   db.exec("PRAGMA journal_mode = WAL");
@@ -28,45 +31,26 @@ function groupCommit(path: string) {
     settle: db.prepare("INSERT INTO rows (model, tokens) VALUES (?, ?)"),
     release: db.prepare("DELETE FROM holds WHERE id = ?"),
   };
-  let pending: { run: () => void; done: () => void }[] = [];
-  let scheduled: "soon" | ReturnType<typeof setTimeout> | undefined;
-  const flush = () => {
-    if (scheduled !== "soon") clearTimeout(scheduled);
-    scheduled = undefined;
-    const batch = pending;
-    pending = [];
+  const write = createBatchQueue<() => void, void>((rows) => {
     db.exec("BEGIN");
-    for (const row of batch) row.run();
+    for (const row of rows) row();
     db.exec("COMMIT");
-    for (const row of batch) row.done();
-  };
-  // A deferred write (a settlement) waits up to 10 ms to share the next hold's commit.
-  const write = (run: () => void, deferred = false) =>
-    new Promise<void>((done) => {
-      pending.push({ run, done });
-      if (scheduled === "soon") return;
-      if (deferred) {
-        scheduled ??= setTimeout(flush, 10);
-        return;
-      }
-      if (scheduled !== undefined) clearTimeout(scheduled);
-      scheduled = "soon";
-      setImmediate(flush);
-    });
+    return rows.map(() => undefined);
+  }, { deferMs: DEFERRED_MS });
   let holds = 0;
   return {
     /** Commits a hold row; resolves its id once durable. */
     hold: async (model: string) => {
       const id = ++holds;
-      await write(() => statements.hold.run(id, model));
+      await write([() => statements.hold.run(id, model)]);
       return id;
     },
     /** Writes the ledger row and, given a hold, releases it in the same transaction. */
     settle: (model: string, tokens: number, hold?: number) =>
-      write(() => {
+      write([() => {
         statements.settle.run(model, tokens);
         if (hold !== undefined) statements.release.run(hold);
-      }, hold !== undefined),
+      }], hold !== undefined),
   };
 }
 

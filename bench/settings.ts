@@ -41,6 +41,9 @@ export interface Settings {
 }
 
 /** `--help`. */
+/** Concurrent slow streams of the memory phase unless set (bench/stream_floor.ts --slow too). */
+export const DEFAULT_MEMORY_STREAMS = 200;
+
 export const USAGE = `Usage: deno task bench [--duration S] [--warmup S] [--concurrency N]
                         [--stream-concurrency N] [--chunks N] [--memory-streams N]
                         [--idle-streams N] [--idle-seconds S] [--phases LIST] [--json]
@@ -50,7 +53,7 @@ export const USAGE = `Usage: deno task bench [--duration S] [--warmup S] [--conc
   --stream-concurrency N  stream concurrency of the loaded phase (BENCH_STREAM_CONCURRENCY, 8)
   --chunks N              content chunks per stream (BENCH_CHUNKS, default 64)
   --memory-streams N      concurrent slow streams of the memory phase (BENCH_MEMORY_STREAMS,
-                          default 200; ${DEFAULT_SLOW_CHUNKS} chunks, one per ${DEFAULT_SLOW_DELAY_MS} ms)
+                          default ${DEFAULT_MEMORY_STREAMS}; ${DEFAULT_SLOW_CHUNKS} chunks, one per ${DEFAULT_SLOW_DELAY_MS} ms)
   --idle-streams N        idle streams held open at once (BENCH_IDLE_STREAMS, default 2000;
                           tollgate needs 2 open files per stream: 10000 needs ulimit -n > 25000)
   --idle-seconds S        how long the idle streams are held (BENCH_IDLE_SECONDS, default 10)
@@ -98,7 +101,12 @@ export function settingsFrom(args: string[]): Settings {
     concurrency: number(values.concurrency, "BENCH_CONCURRENCY", 32, true),
     streamConcurrency: number(values["stream-concurrency"], "BENCH_STREAM_CONCURRENCY", 8, true),
     chunks: number(values.chunks, "BENCH_CHUNKS", 64, true),
-    memoryStreams: number(values["memory-streams"], "BENCH_MEMORY_STREAMS", 200, true),
+    memoryStreams: number(
+      values["memory-streams"],
+      "BENCH_MEMORY_STREAMS",
+      DEFAULT_MEMORY_STREAMS,
+      true,
+    ),
     slowChunks: DEFAULT_SLOW_CHUNKS,
     slowDelayMs: DEFAULT_SLOW_DELAY_MS,
     idleStreams: number(values["idle-streams"], "BENCH_IDLE_STREAMS", 2000, true),

@@ -10,6 +10,7 @@
 import { parseArgs } from "node:util";
 import { runFloorBench } from "./floor.ts";
 import { DEFAULT_SLOW_CHUNKS, DEFAULT_SLOW_DELAY_MS } from "./fake_upstream.ts";
+import { DEFAULT_MEMORY_STREAMS } from "./settings.ts";
 import type { FloorMode } from "./stream_floor_proxy.ts";
 
 const { values } = parseArgs({
@@ -19,15 +20,13 @@ const { values } = parseArgs({
   },
 });
 const CHUNKS = 64;
-/** The memory phase's concurrent slow streams (bench/settings.ts, `--memory-streams`). */
-const SLOW_STREAMS = 200;
 await runFloorBench({
   proxy: "stream_floor_proxy.ts",
   modes: ["native", "transform", "pull", "byob"] satisfies FloorMode[],
   fakeArgs: [String(CHUNKS), String(DEFAULT_SLOW_CHUNKS), String(DEFAULT_SLOW_DELAY_MS)],
   upstreamPath: values.slow ? "/slow" : undefined,
   stream: true,
-  concurrency: values.slow ? SLOW_STREAMS : 8,
+  concurrency: values.slow ? DEFAULT_MEMORY_STREAMS : 8,
   unitsPerRequest: values.slow ? DEFAULT_SLOW_CHUNKS : CHUNKS,
   unit: "chunk",
   seconds: Number(values.seconds),

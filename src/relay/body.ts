@@ -23,9 +23,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   // Without one (chunked), the body is read chunk by chunk and refused past the limit.
   const bytes = declared >= 0
     ? await readWhole(request)
-    : request.body
-    ? await readLimited(request.body, maxBytes)
-    : new Uint8Array();
+    : await readLimited(request.body, maxBytes);
   let text: string;
   try {
     text = UTF8.decode(bytes);
@@ -49,9 +47,10 @@ async function readWhole(request: Request): Promise<Uint8Array> {
 }
 
 async function readLimited(
-  body: ReadableStream<Uint8Array>,
+  body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
 ): Promise<Uint8Array> {
+  if (!body) return new Uint8Array();
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = body.getReader();

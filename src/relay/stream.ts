@@ -23,7 +23,7 @@ export interface StreamRelay {
   /** While the upstream is silent, `text` goes to the client every `ms` (0: never). */
   keepalive: { ms: number; text: string };
   converter: StreamConverter;
-  /** Told, when the stream ends, how long it waited on the upstream in all (for the gateway-overhead metric). */
+  /** Told once, at the end, how long the stream waited on the upstream (overhead metric). */
   waited?: (ms: number) => void;
   /** Settles the request (its ledger write completes after the stream closed). */
   onEnd: (outcome: RelayOutcome) => void;

@@ -58,13 +58,13 @@ export function createDeadlines(
     for (const deadline of waits) if (deadline.at < first.at) first = deadline;
     return first;
   };
-  const arm = () => {
-    const next = earliest();
-    // A timer already set for an earlier moment will look again when it fires.
-    if (stopped || next.at >= armedFor) return;
+  // Every deadline is at or after the armed moment (when the timer fires it looks again),
+  // so one just set or moved is the only one that can need an earlier timer: no search.
+  const arm = (set: Deadline) => {
+    if (stopped || set.at >= armedFor) return;
     clearTimeout(timer);
-    armedFor = next.at;
-    timer = setTimeout(fire, Math.max(0, next.at - now()));
+    armedFor = set.at;
+    timer = setTimeout(fire, Math.max(0, set.at - now()));
   };
   const fire = () => {
     timer = undefined;
@@ -75,16 +75,16 @@ export function createDeadlines(
       stopped = true;
       expired(next.message);
     } else {
-      arm();
+      arm(next);
     }
   };
-  arm();
+  arm(total);
 
   return {
     wait(ms, message) {
       const deadline = { at: now() + ms, message };
       waits.add(deadline);
-      arm();
+      arm(deadline);
       return { end: () => void waits.delete(deadline) };
     },
     repeated(ms, message) {
@@ -94,9 +94,7 @@ export function createDeadlines(
         start() {
           const started = now();
           deadline.at = started + ms;
-          // Every deadline is at or after the armed moment, which then looks again: a stream's
-          // next read, later than its last, costs no search of the other deadlines.
-          if (deadline.at < armedFor) arm();
+          arm(deadline);
           return started;
         },
         end() {
