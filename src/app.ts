@@ -20,6 +20,7 @@ import { createObserver, type Observer } from "./observability/observer.ts";
 import { healthz, readyz } from "./routes/health.ts";
 import { metricsRoute } from "./routes/metrics.ts";
 import { createSender } from "./upstream/send.ts";
+import type { HttpClient } from "./upstream/http1/client.ts";
 import { watchShutdown } from "./upstream/shutdown_watch.ts";
 import type { Limiter } from "./limits/limiter.ts";
 import { createMemoryLimiter } from "./limits/memory_limiter.ts";
@@ -32,7 +33,8 @@ export interface AppDeps {
   accounting: Accounting;
   log: Logger;
   now?: () => number;
-  fetch?: typeof fetch;
+  /** The client that reaches the channels; the server closes it when it stops. */
+  upstream: HttpClient;
   random?: () => number;
   /** Aborted when the shutdown grace period is over: requests still running are ended. */
   shutdownSignal?: AbortSignal;
@@ -81,7 +83,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     router,
     accounting: deps.accounting,
     limiter: deps.limiter ?? createMemoryLimiter({ now }),
-    sender: createSender(deps.fetch ?? fetch, now),
+    sender: createSender(deps.upstream, now),
     log: deps.log,
     now,
     shutdown: deps.shutdownSignal && watchShutdown(deps.shutdownSignal),

@@ -17,6 +17,7 @@ import type { LineWriter } from "./observability/line_writer.ts";
 import { createMetrics } from "./observability/metrics.ts";
 import { createObserver } from "./observability/observer.ts";
 import { createRouter } from "./routing/router.ts";
+import { createHttpClient } from "./upstream/http1/client.ts";
 
 /** A running gateway. */
 export interface RunningServer {
@@ -119,12 +120,14 @@ export async function startServer(options: {
   const accounting = createLedgerAccounting({ store: db.store, instanceId: identity.id, now, log });
   // Aborted once the shutdown grace period is over, ending the requests still running.
   const graceOver = new AbortController();
+  const upstream = createHttpClient();
   const app = createApp({
     config: store,
     lookupKey: databaseKeyLookup(db.store),
     accounting,
     log,
     now,
+    upstream,
     shutdownSignal: graceOver.signal,
     router,
     observer,
@@ -166,6 +169,7 @@ export async function startServer(options: {
       );
       await server.shutdown();
       clearTimeout(grace);
+      upstream.close();
       // Answers went out before their ledger rows: write every one before closing.
       await accounting.drain();
       await observer.flush();

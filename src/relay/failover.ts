@@ -118,7 +118,7 @@ async function readAnswer(
       });
     }
   }
-  if (!response.body || !response.headers.get("content-type")?.includes("text/event-stream")) {
+  if (!response.body || !response.header("content-type")?.includes("text/event-stream")) {
     throw new UpstreamFailure("network", "The upstream did not answer with an event stream.");
   }
   const events = readSseBatches(response.body, exchange.signal)[Symbol.asyncIterator]();

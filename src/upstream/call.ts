@@ -6,6 +6,7 @@
  */
 import type { Timeouts } from "../config/schema.ts";
 import { createDeadlines, type RepeatedWait } from "./deadlines.ts";
+import type { UpstreamResponse } from "./response.ts";
 import type { ShutdownWatch } from "./shutdown_watch.ts";
 
 /** How an upstream attempt failed. */
@@ -48,12 +49,12 @@ export interface StopSignals {
   shutdown?: ShutdownWatch;
 }
 
-/** Sends the request with the given signal: a fetch, or the built-in echo channel. */
-export type Send = (signal: AbortSignal) => Promise<Response>;
+/** Sends the request with the given signal: a POST to the channel, or the built-in echo. */
+export type Send = (signal: AbortSignal) => Promise<UpstreamResponse>;
 
 /** An upstream that answered 2xx: its response, and the deadlines still running. */
 export interface UpstreamExchange {
-  response: Response;
+  response: UpstreamResponse;
   /** Aborted when the exchange fails (timeout, client gone, abort); readers should watch it. */
   signal: AbortSignal;
   /** Awaits `promise` but fails with a timeout after `ms` of waiting. */
@@ -91,7 +92,7 @@ export async function callUpstream(
     (message) => abort(new UpstreamFailure("timeout", message)),
   );
   // One abort listener for every wait of the exchange (a few: headers, a body, the first
-  // event); reads of a stream's later chunks fail through the fetch's own signal instead.
+  // event); reads of a stream's later chunks fail through the exchange's own signal instead.
   const aborted = new Promise<never>((_, reject) => {
     controller.signal.addEventListener("abort", () => reject(controller.signal.reason), {
       once: true,
@@ -120,7 +121,7 @@ export async function callUpstream(
       .catch((error) => {
         throw asFailure(error, controller.signal);
       });
-    if (!response.ok) {
+    if (response.status < 200 || response.status > 299) {
       const text = await within(response.text(), timeouts.idle, "error body").catch(() => "");
       throw statusFailure(response, text);
     }
@@ -140,11 +141,11 @@ function asFailure(error: unknown, signal: AbortSignal): UpstreamFailure {
   return new UpstreamFailure("network", "The upstream could not be reached.", { cause: error });
 }
 
-function statusFailure(response: Response, text: string): UpstreamFailure {
+function statusFailure(response: UpstreamResponse, text: string): UpstreamFailure {
   const { message, param } = upstreamErrorMessage(text);
   return new UpstreamFailure("status", `The upstream answered HTTP ${response.status}.`, {
     status: response.status,
-    retryAfter: response.headers.get("retry-after") ?? undefined,
+    retryAfter: response.header("retry-after"),
     upstreamMessage: message,
     upstreamParam: param,
   });

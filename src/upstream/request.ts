@@ -1,5 +1,6 @@
 /** Builds the HTTP request for one upstream attempt: URL, headers and body. */
 import type { ChannelConfig, EntryProtocol } from "../config/schema.ts";
+import type { Http1Request } from "./http1/request.ts";
 
 /** The upstream operations tollgate performs; count_tokens is a messages-only side door. */
 export type UpstreamOperation = EntryProtocol | "count_tokens";
@@ -27,13 +28,8 @@ export function searchOf(url: string): string {
   return start < 0 || start === url.length - 1 ? "" : url.slice(start);
 }
 
-/** A ready upstream request (the body already serialized). */
-export interface UpstreamRequest {
-  url: string;
-  /** Lowercase names: fetch takes a plain record with one conversion, a Headers with two. */
-  headers: Record<string, string>;
-  body: string;
-}
+/** A ready upstream request (the body already serialized; header names lowercase). */
+export type UpstreamRequest = Http1Request;
 
 /** The URL, headers and body of an attempt on `channel` with `key`. */
 export function buildUpstreamRequest(options: {

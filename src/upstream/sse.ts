@@ -5,23 +5,20 @@
  */
 import { createParser } from "eventsource-parser";
 import type { SseBatch, SseEvent } from "../protocols/sse.ts";
-
-/** Bytes read per chunk: SSE events are small, and a long stream reads thousands of chunks. */
-const READ_BUFFER_BYTES = 4_096;
+import { type BodyReader, streamReader } from "./response.ts";
 
 /**
  * The events of an SSE body chunk by chunk (never an empty batch), `data` untouched,
  * with the chunk's bytes when they hold exactly the batch's events. Stopping early
  * (`return`, or the signal aborting) cancels the body so the upstream connection is
  * released; an abort throws the signal's reason. An iterator of its own rather than an
- * async generator: each read is one suspended call, not three (generator, reader, read),
- * which a relay holds for every open stream.
+ * async generator: each read is one suspended call, which a relay holds for every open
+ * stream.
  */
 export function readSseBatches(
-  body: ReadableStream<Uint8Array>,
+  body: BodyReader,
   signal?: AbortSignal,
 ): AsyncIterableIterator<SseBatch> {
-  const reader = readerOf(body);
   const decoder = new TextDecoder();
   let batch: SseEvent[] = [];
   const parser = createParser({
@@ -33,16 +30,14 @@ export function readSseBatches(
     },
   });
   // Cancelling settles a pending read at once, so an abort never waits on a silent upstream.
-  const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
+  const onAbort = () => void body.cancel(signal?.reason).catch(() => {});
   signal?.addEventListener("abort", onAbort, { once: true });
   let closed = false;
-  // The lock is kept: nothing reads the body after this, and releasing it makes the runtime
-  // build an Error (with its stack) for the reader's closed promise, ~2% of a stream's CPU.
   const close = async (cancel: boolean) => {
     if (closed) return;
     closed = true;
     signal?.removeEventListener("abort", onAbort);
-    if (cancel) await reader.cancel().catch(() => {});
+    if (cancel) await body.cancel().catch(() => {});
   };
   const finished: IteratorReturnResult<undefined> = { done: true, value: undefined };
   // Whether the bytes read so far ended inside an event (its rest comes in a later chunk).
@@ -53,24 +48,22 @@ export function readSseBatches(
       try {
         while (true) {
           signal?.throwIfAborted();
-          const result = await reader.read();
+          const chunk = await body.read();
           signal?.throwIfAborted();
-          if (result.done) {
+          if (!chunk) {
             // An event the stream ended before finishing (no blank line) is dropped, as the spec says.
             await close(false);
             return finished;
           }
-          const chunk = result.value;
-          reader.reuse(chunk);
-          const text = decoder.decode(chunk, { stream: true });
+          const text = decoder.decode(chunk, STREAMING);
           parser.feed(text);
           const whole = !partial && endsEvent(text);
           partial = !endsEvent(text);
           if (batch.length > 0) {
             const events = batch;
             batch = [];
-            // The read buffer is reused: what goes on is a copy of just the bytes read.
-            return { done: false, value: whole ? { events, bytes: chunk.slice() } : { events } };
+            // The chunk is the reader's own: it goes on as it came when it holds just these events.
+            return { done: false, value: whole ? { events, bytes: chunk } : { events } };
           }
         }
       } catch (error) {
@@ -88,38 +81,16 @@ export function readSseBatches(
   };
 }
 
-/**
- * A reader of `body` that reads into one reused buffer when the body is a byte stream
- * (fetch bodies are): the default reader allocates 64 KiB per read, which thousands of
- * open streams turn into gigabytes of garbage between collections. `reuse` hands back
- * the view a read returned, whose buffer the next read fills.
- */
-function readerOf(body: ReadableStream<Uint8Array>) {
-  let byob: ReadableStreamBYOBReader;
-  try {
-    byob = body.getReader({ mode: "byob" });
-  } catch {
-    const reader = body.getReader();
-    return {
-      read: () => reader.read(),
-      reuse: (_chunk: Uint8Array) => {},
-      cancel: (reason?: unknown) => reader.cancel(reason),
-    };
-  }
-  let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
-  return {
-    read: () => byob.read(new Uint8Array(buffer)),
-    reuse: (chunk: Uint8Array) => void (buffer = chunk.buffer as ArrayBuffer),
-    cancel: (reason?: unknown) => byob.cancel(reason),
-  };
-}
+/** Decoding a chunk that may end inside a character: the decoder keeps the rest. */
+const STREAMING = { stream: true };
 
-/** Yields the events of an SSE body one at a time (see `readSseBatches`). */
+/** Yields the events of an SSE body (a web stream, or a BodyReader) one at a time. */
 export async function* readSse(
-  body: ReadableStream<Uint8Array>,
+  body: ReadableStream<Uint8Array> | BodyReader,
   signal?: AbortSignal,
 ): AsyncGenerator<SseEvent> {
-  for await (const batch of readSseBatches(body, signal)) yield* batch.events;
+  const reader = body instanceof ReadableStream ? streamReader(body) : body;
+  for await (const batch of readSseBatches(reader, signal)) yield* batch.events;
 }
 
 /** Whether SSE text ends on an event boundary (a blank line, in any of the three line ends). */

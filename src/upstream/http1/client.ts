@@ -1,0 +1,159 @@
+/**
+ * tollgate's HTTP/1.1 client for its channels: POSTs over keep-alive connections kept
+ * per origin, read without the runtime's fetch. fetch costs a relay about twice the CPU
+ * of the rest of an upstream call and wraps every body in web streams; here a stream's
+ * chunk is one socket read (bench/README.md). Every LLM API speaks HTTP/1.1; bodies are
+ * asked for uncompressed (no Accept-Encoding), as a relay reads them anyway.
+ */
+import { UpstreamFailure } from "../call.ts";
+import type { UpstreamResponse } from "../response.ts";
+import { readBody } from "./body.ts";
+import { type Connection, ConnectionClosed, openConnection, type Origin } from "./connection.ts";
+import { framingOf, keepsAlive } from "./head.ts";
+import { encodeRequest, type Http1Request } from "./request.ts";
+import { createPool } from "./pool.ts";
+
+/** What a POST needs beside the request. */
+export interface PostOptions {
+  /** Aborting it closes the connection, failing whatever waits on it with its reason. */
+  signal: AbortSignal;
+  /** How long a new connection may take to open (ms). */
+  connectMs: number;
+}
+
+/** The upstream client of one gateway process. */
+export interface HttpClient {
+  /** Sends a POST; resolves once the response's head arrived. */
+  post(request: Http1Request, options: PostOptions): Promise<UpstreamResponse>;
+  /** Closes the idle connections (those in use close when their request ends). */
+  close(): void;
+}
+
+/** Where a request URL goes: its origin, and the request target and Host of its first line. */
+interface Target {
+  origin: Origin;
+  path: string;
+  host: string;
+}
+
+/** Distinct request URLs whose target is kept; past this (a query per request) it restarts. */
+const MAX_TARGETS = 1_000;
+
+/** A client; `caCerts` (PEM) are trusted beside the runtime's roots (tests' own TLS servers). */
+export function createHttpClient(options: { caCerts?: string[] } = {}): HttpClient {
+  const pool = createPool();
+  const targets = new Map<string, Target>();
+  const targetOf = (url: string): Target => {
+    let target = targets.get(url);
+    if (!target) {
+      if (targets.size >= MAX_TARGETS) targets.clear();
+      targets.set(url, target = parseTarget(url));
+    }
+    return target;
+  };
+
+  const connect = async (origin: Origin, { signal, connectMs }: PostOptions) => {
+    const giveUp = new AbortController();
+    const timer = setTimeout(() => giveUp.abort(), connectMs);
+    try {
+      return await openConnection(
+        origin,
+        AbortSignal.any([signal, giveUp.signal]),
+        options.caCerts,
+      );
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      if (giveUp.signal.aborted) {
+        throw new UpstreamFailure(
+          "timeout",
+          `The upstream accepted no connection within ${connectMs} ms.`,
+        );
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  // One request on one connection: the head read, the body handed out to be read.
+  const exchange = async (
+    connection: Connection,
+    bytes: Uint8Array,
+    signal: AbortSignal,
+  ): Promise<UpstreamResponse> => {
+    const onAbort = () => connection.close();
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      await connection.write(bytes);
+      const head = await connection.readHead();
+      const framing = framingOf(head);
+      const reusable = keepsAlive(head, framing);
+      const body = readBody(connection, framing, signal, (exact) => {
+        signal.removeEventListener("abort", onAbort);
+        if (exact && reusable) pool.release(connection);
+        else connection.close();
+      });
+      return {
+        status: head.status,
+        header: (name) => head.headers.get(name),
+        text: async () => DECODER.decode(await body.readAll()),
+        body: framing.kind === "none" ? null : body,
+      };
+    } catch (error) {
+      signal.removeEventListener("abort", onAbort);
+      connection.close();
+      throw signal.aborted ? signal.reason : error;
+    }
+  };
+
+  return {
+    async post(request, postOptions) {
+      const { signal } = postOptions;
+      signal.throwIfAborted();
+      const target = targetOf(request.url);
+      const bytes = encodeRequest(target.path, target.host, request);
+      const pooled = pool.acquire(target.origin.key);
+      if (pooled) {
+        try {
+          return await exchange(pooled, bytes, signal);
+        } catch (error) {
+          // The upstream closed this idle connection as the request went out: nothing of
+          // an answer came, so the request goes once more, on a new connection.
+          if (signal.aborted || !closedBeforeAnswer(pooled, error)) throw error;
+        }
+      }
+      return exchange(await connect(target.origin, postOptions), bytes, signal);
+    },
+    close: () => pool.close(),
+  };
+}
+
+const DECODER = new TextDecoder();
+
+/** Whether a reused connection failed before a byte of the answer arrived. */
+function closedBeforeAnswer(connection: Connection, error: unknown): boolean {
+  return connection.end === 0 && (
+    error instanceof ConnectionClosed || error instanceof Deno.errors.BrokenPipe ||
+    error instanceof Deno.errors.ConnectionReset || error instanceof Deno.errors.UnexpectedEof
+  );
+}
+
+/** The origin, request target and Host of an absolute http(s) URL. */
+function parseTarget(text: string): Target {
+  const url = new URL(text);
+  const tls = url.protocol === "https:";
+  if (!tls && url.protocol !== "http:") {
+    throw new UpstreamFailure("network", `The channel URL ${url.protocol} is not http or https.`);
+  }
+  const port = Number(url.port) || (tls ? 443 : 80);
+  return {
+    origin: {
+      key: `${url.protocol}//${url.hostname}:${port}`,
+      hostname: url.hostname.replace(/^\[|\]$/g, ""),
+      port,
+      tls,
+    },
+    path: `${url.pathname}${url.search}`,
+    host: url.host,
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * The head of an HTTP/1.1 response: its status line and header fields (RFC 9112 §4-5),
+ * read strictly enough that a malformed answer is an upstream failure, never a guess.
+ */
+
+/** Bytes a response head may take: real upstreams send a few hundred. */
+export const MAX_HEAD_BYTES = 65_536;
+
+/** A parsed status line and header fields; names are lowercase, repeated fields joined. */
+export interface ResponseHead {
+  status: number;
+  /** HTTP/1.0 closes the connection unless it says keep-alive. */
+  version: "1.0" | "1.1";
+  headers: Map<string, string>;
+}
+
+/** A response that does not parse as HTTP/1.1. */
+export class MalformedResponse extends Error {
+  constructor(why: string) {
+    super(`The upstream's answer is not valid HTTP/1.1: ${why}.`);
+    this.name = "MalformedResponse";
+  }
+}
+
+const CR = 13;
+const LF = 10;
+const LATIN1 = new TextDecoder("latin1");
+const STATUS_LINE = /^HTTP\/1\.([01]) ([1-5][0-9][0-9])(?: [^\r\n]*)?$/;
+// A field name is an HTTP token; its value has no CR, LF or NUL (RFC 9110 §5).
+const FIELD = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([^\r\n\0]*?)[ \t]*$/;
+
+/**
+ * Where the head at the start of `bytes` ends (the index after its blank line), or -1
+ * while it has not ended; `from` skips what an earlier search already looked at.
+ */
+export function headEnd(bytes: Uint8Array, from = 0): number {
+  for (let i = Math.max(from, 3); i < bytes.length; i++) {
+    if (
+      bytes[i] === LF && bytes[i - 1] === CR && bytes[i - 2] === LF && bytes[i - 3] === CR
+    ) {
+      return i + 1;
+    }
+  }
+  return -1;
+}
+
+/** Parses the head in `bytes[0, end)` (which ends with its blank line). */
+export function parseResponseHead(bytes: Uint8Array, end: number): ResponseHead {
+  // Field values are octets; latin1 keeps each one as the character of its code.
+  const lines = LATIN1.decode(bytes.subarray(0, end - 4)).split("\r\n");
+  const status = STATUS_LINE.exec(lines[0]!);
+  if (!status) throw new MalformedResponse(`bad status line "${lines[0]!.slice(0, 80)}"`);
+  const headers = new Map<string, string>();
+  for (let i = 1; i < lines.length; i++) {
+    const field = FIELD.exec(lines[i]!);
+    if (!field) throw new MalformedResponse(`bad header line "${lines[i]!.slice(0, 80)}"`);
+    const name = field[1]!.toLowerCase();
+    const value = field[2]!;
+    const earlier = headers.get(name);
+    headers.set(name, earlier === undefined ? value : `${earlier}, ${value}`);
+  }
+  return { status: Number(status[2]), version: status[1] === "0" ? "1.0" : "1.1", headers };
+}
+
+/** How a response's body is delimited (RFC 9112 §6.3). */
+export type Framing =
+  | { kind: "none" }
+  | { kind: "length"; length: number }
+  | { kind: "chunked" }
+  | { kind: "close" };
+
+/** The body framing of a response to a POST. */
+export function framingOf(head: ResponseHead): Framing {
+  if (head.status === 204 || head.status === 304 || head.status < 200) return { kind: "none" };
+  const coding = head.headers.get("transfer-encoding");
+  if (coding !== undefined) {
+    // chunked must be the last coding; anything else is read until the connection closes.
+    return /(?:^|,)\s*chunked\s*$/i.test(coding) ? { kind: "chunked" } : { kind: "close" };
+  }
+  const length = head.headers.get("content-length");
+  if (length === undefined) return { kind: "close" };
+  // Repeated identical values are allowed ("42, 42"); different ones are not.
+  const values = new Set(length.split(",").map((value) => value.trim()));
+  const [only] = values;
+  if (values.size !== 1 || !/^[0-9]{1,15}$/.test(only!)) {
+    throw new MalformedResponse(`bad Content-Length "${length.slice(0, 40)}"`);
+  }
+  return { kind: "length", length: Number(only) };
+}
+
+/** Whether the connection can carry another request after this response. */
+export function keepsAlive(head: ResponseHead, framing: Framing): boolean {
+  if (framing.kind === "close") return false;
+  const connection = head.headers.get("connection")?.toLowerCase() ?? "";
+  if (/(?:^|,)\s*close\s*(?:,|$)/.test(connection)) return false;
+  return head.version === "1.1" || /(?:^|,)\s*keep-alive\s*(?:,|$)/.test(connection);
+}

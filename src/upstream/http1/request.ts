@@ -1,0 +1,35 @@
+/** The bytes of an HTTP/1.1 POST: its head and its UTF-8 body, written at once. */
+
+/** A ready upstream request. */
+export interface Http1Request {
+  /** Absolute http(s) URL. */
+  url: string;
+  /** Header fields by lowercase name; Host, Content-Length and User-Agent are added. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+const ENCODER = new TextEncoder();
+const USER_AGENT = "tollgate";
+// A field value is visible ASCII, spaces and tabs (RFC 9110 §5.5): nothing that ends a line.
+const FIELD_VALUE = /^[\t\x20-\x7e]*$/;
+const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** The request's bytes; throws on a header that would break the head (a config mistake). */
+export function encodeRequest(path: string, host: string, request: Http1Request): Uint8Array {
+  let head = `POST ${path} HTTP/1.1\r\nhost: ${host}\r\n`;
+  for (const name in request.headers) {
+    const value = request.headers[name]!;
+    if (!FIELD_NAME.test(name) || !FIELD_VALUE.test(value)) {
+      throw new TypeError(`The upstream header "${name.slice(0, 40)}" is not a valid header.`);
+    }
+    head += `${name}: ${value}\r\n`;
+  }
+  const body = ENCODER.encode(request.body);
+  head += `content-length: ${body.byteLength}\r\nuser-agent: ${USER_AGENT}\r\n\r\n`;
+  // The head is ASCII: one byte a character.
+  const bytes = new Uint8Array(head.length + body.byteLength);
+  ENCODER.encodeInto(head, bytes);
+  bytes.set(body, head.length);
+  return bytes;
+}
