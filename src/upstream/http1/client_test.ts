@@ -1,0 +1,365 @@
+/**
+ * The HTTP/1.1 client against real sockets: scripted upstreams that write exactly the
+ * bytes a test needs (keep-alive, closes, framing, interim answers, silence), and a TLS
+ * server with a certificate of its own.
+ */
+import assert from "node:assert/strict";
+import { createHttpClient, type HttpClient } from "./client.ts";
+import { ConnectionClosed } from "./connection.ts";
+import { MalformedResponse } from "./head.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** One accepted connection of a scripted upstream. */
+interface Peer {
+  /** The next request's head and body; undefined once the client closed the connection. */
+  request(): Promise<{ head: string; body: string } | undefined>;
+  write(text: string | Uint8Array): Promise<void>;
+  close(): void;
+}
+
+/** A raw TCP upstream running `script` for each connection (`index` counts from 0). */
+function scripted(script: (peer: Peer, index: number) => Promise<void>) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const peers: Deno.Conn[] = [];
+  const requests: string[] = [];
+  const serving = (async () => {
+    const scripts: Promise<void>[] = [];
+    for await (const conn of listener) {
+      peers.push(conn);
+      scripts.push(script(peerOf(conn, requests), peers.length - 1).catch(() => {}));
+    }
+    await Promise.all(scripts);
+  })();
+  return {
+    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/v1/chat/completions`,
+    /** Connections accepted so far. */
+    accepted: () => peers.length,
+    /** Every request body received, in order. */
+    requests,
+    async close() {
+      listener.close();
+      for (const conn of peers) {
+        try {
+          conn.close();
+        } catch { /* closed by its script */ }
+      }
+      await serving;
+    },
+  };
+}
+
+function peerOf(conn: Deno.Conn, requests: string[]): Peer {
+  let pending = new Uint8Array(0);
+  const more = async () => {
+    const buffer = new Uint8Array(65_536);
+    const count = await conn.read(buffer).catch(() => null);
+    if (count === null) return false;
+    const joined = new Uint8Array(pending.byteLength + count);
+    joined.set(pending);
+    joined.set(buffer.subarray(0, count), pending.byteLength);
+    pending = joined;
+    return true;
+  };
+  return {
+    async request() {
+      let end: number;
+      while ((end = decoder.decode(pending).indexOf("\r\n\r\n")) < 0) {
+        if (!(await more())) return undefined;
+      }
+      const head = decoder.decode(pending.subarray(0, end));
+      const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+      while (pending.byteLength < end + 4 + length) if (!(await more())) return undefined;
+      const body = decoder.decode(pending.subarray(end + 4, end + 4 + length));
+      pending = pending.slice(end + 4 + length);
+      requests.push(body);
+      return { head, body };
+    },
+    async write(data) {
+      const bytes = typeof data === "string" ? encoder.encode(data) : data;
+      let written = 0;
+      while (written < bytes.byteLength) written += await conn.write(bytes.subarray(written));
+    },
+    close: () => conn.close(),
+  };
+}
+
+/** An answer with a Content-Length. */
+const answer = (body: string, headers = "") =>
+  `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n${headers}Content-Length: ${
+    encoder.encode(body).byteLength
+  }\r\n\r\n${body}`;
+
+/** Answers every request on every connection with `{"n":<request number>}`. */
+async function answerAll(peer: Peer) {
+  for (let n = 1;; n++) {
+    if (!(await peer.request())) return;
+    await peer.write(answer(`{"n":${n}}`));
+  }
+}
+
+const post = (
+  client: HttpClient,
+  url: string,
+  body = "{}",
+  signal = new AbortController().signal,
+) =>
+  client.post({ url, headers: { "content-type": "application/json" }, body }, {
+    signal,
+    connectMs: 5_000,
+  });
+
+/** Runs `test` with a client, closing it (and its idle connections) afterwards. */
+async function withClient(test: (client: HttpClient) => Promise<void>, caCerts?: string[]) {
+  const client = createHttpClient({ caCerts });
+  try {
+    await test(client);
+  } finally {
+    client.close();
+  }
+}
+
+Deno.test("http1: requests in turn share one keep-alive connection", async () => {
+  const upstream = scripted(answerAll);
+  await withClient(async (client) => {
+    for (let n = 1; n <= 3; n++) {
+      const response = await post(client, upstream.url, `{"ask":${n}}`);
+      assert.equal(response.status, 200);
+      assert.equal(response.header("content-type"), "application/json");
+      assert.equal(await response.text(), `{"n":${n}}`);
+    }
+    assert.equal(upstream.accepted(), 1);
+    assert.deepEqual(upstream.requests, ['{"ask":1}', '{"ask":2}', '{"ask":3}']);
+  });
+  await upstream.close();
+});
+
+Deno.test("http1: requests at once each get a connection, then reuse them", async () => {
+  const upstream = scripted(answerAll);
+  await withClient(async (client) => {
+    const first = await Promise.all([1, 2, 3].map(() => post(client, upstream.url)));
+    await Promise.all(first.map((response) => response.text()));
+    assert.equal(upstream.accepted(), 3);
+    const second = await Promise.all([1, 2, 3].map(() => post(client, upstream.url)));
+    assert.deepEqual(await Promise.all(second.map((response) => response.text())), [
+      '{"n":2}',
+      '{"n":2}',
+      '{"n":2}',
+    ]);
+    assert.equal(upstream.accepted(), 3);
+  });
+  await upstream.close();
+});
+
+Deno.test("http1: a connection the upstream closed after its answer is not used again", async () => {
+  const upstream = scripted(async (peer) => {
+    if (!(await peer.request())) return;
+    await peer.write(answer('{"ok":true}'));
+    peer.close();
+  });
+  await withClient(async (client) => {
+    assert.equal(await (await post(client, upstream.url)).text(), '{"ok":true}');
+    assert.equal(await (await post(client, upstream.url)).text(), '{"ok":true}');
+    assert.equal(upstream.accepted(), 2);
+  });
+  await upstream.close();
+});
+
+Deno.test("http1: a request the upstream drops with its idle connection goes again, once", async () => {
+  // The first connection answers once, then closes as the second request arrives (an
+  // upstream's keep-alive timeout racing the request): nothing of an answer came back.
+  const upstream = scripted(async (peer, index) => {
+    if (index === 0) {
+      await peer.request();
+      await peer.write(answer('{"on":"first"}'));
+      await peer.request();
+      return peer.close();
+    }
+    await answerAll(peer);
+  });
+  await withClient(async (client) => {
+    assert.equal(await (await post(client, upstream.url, "1")).text(), '{"on":"first"}');
+    assert.equal(await (await post(client, upstream.url, "2")).text(), '{"n":1}');
+    assert.equal(upstream.accepted(), 2);
+    assert.deepEqual(upstream.requests, ["1", "2", "2"]);
+  });
+  await upstream.close();
+});
+
+Deno.test("http1: a new connection closed before any answer fails, without a second try", async () => {
+  const upstream = scripted(async (peer) => {
+    await peer.request();
+    peer.close();
+  });
+  await withClient(async (client) => {
+    await assert.rejects(post(client, upstream.url), ConnectionClosed);
+    assert.equal(upstream.accepted(), 1);
+  });
+  await upstream.close();
+});
+
+Deno.test("http1: a body until close, and Connection: close, end their connection", async () => {
+  const upstream = scripted(async (peer, index) => {
+    await peer.request();
+    if (index === 0) {
+      await peer.write(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nall of it, until the end",
+      );
+    } else {
+      await peer.write(answer("closing", "Connection: close\r\n"));
+    }
+    peer.close();
+  });
+  await withClient(async (client) => {
+    assert.equal(await (await post(client, upstream.url)).text(), "all of it, until the end");
+    assert.equal(await (await post(client, upstream.url)).text(), "closing");
+    assert.equal(await (await post(client, upstream.url)).text(), "closing");
+    assert.equal(upstream.accepted(), 3, "no connection was reused");
+  });
+  await upstream.close();
+});
+
+Deno.test("http1: a chunked stream is handed out as it arrives, then the connection is reused", async () => {
+  const firstRead = Promise.withResolvers<void>();
+  const upstream = scripted(async (peer) => {
+    await peer.request();
+    await peer.write(
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" +
+        "d\r\ndata: first\n\n\r\n",
+    );
+    // The second event goes out only once the client has read the first.
+    await firstRead.promise;
+    await peer.write("e\r\ndata: second\n\n\r\n0\r\n\r\n");
+    await answerAll(peer);
+  });
+  await withClient(async (client) => {
+    const response = await post(client, upstream.url);
+    assert.equal(response.header("transfer-encoding"), "chunked");
+    const body = response.body!;
+    assert.equal(decoder.decode(await body.read()), "data: first\n\n");
+    firstRead.resolve();
+    assert.equal(decoder.decode(await body.read()), "data: second\n\n");
+    assert.equal(await body.read(), undefined);
+    assert.equal(await (await post(client, upstream.url)).text(), '{"n":1}');
+    assert.equal(upstream.accepted(), 1);
+  });
+  await upstream.close();
+});
+
+Deno.test("http1: an abort ends a silent stream at once with its reason and closes the connection", async () => {
+  const closedByClient = Promise.withResolvers<void>();
+  const upstream = scripted(async (peer) => {
+    await peer.request();
+    await peer.write(
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n9\r\ndata: a\n\n\r\n",
+    );
+    // Silence: the next request() returns only when the client closes the connection.
+    assert.equal(await peer.request(), undefined);
+    closedByClient.resolve();
+  });
+  await withClient(async (client) => {
+    const controller = new AbortController();
+    const response = await post(client, upstream.url, "{}", controller.signal);
+    assert.equal(decoder.decode(await response.body!.read()), "data: a\n\n");
+    const reading = response.body!.read();
+    const reason = new Error("the client went away");
+    controller.abort(reason);
+    await assert.rejects(reading, (error) => error === reason);
+    await closedByClient.promise;
+  });
+  await upstream.close();
+});
+
+Deno.test("http1: interim 1xx answers are skipped; an answer split byte by byte is read whole", async () => {
+  const upstream = scripted(async (peer) => {
+    await peer.request();
+    const wire = encoder.encode(
+      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n" +
+        "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\nX-Id: 7\r\n\r\n" +
+        "3\r\nabc\r\n4;ext=1\r\ndefg\r\n0\r\nTrailer: x\r\n\r\n",
+    );
+    for (let i = 0; i < wire.byteLength; i++) await peer.write(wire.subarray(i, i + 1));
+    await answerAll(peer);
+  });
+  await withClient(async (client) => {
+    const response = await post(client, upstream.url);
+    assert.equal(response.status, 201);
+    assert.equal(response.header("x-id"), "7");
+    assert.equal(await response.text(), "abcdefg");
+    assert.equal(await (await post(client, upstream.url)).text(), '{"n":1}');
+    assert.equal(upstream.accepted(), 1, "the framing ended exactly: the connection was reused");
+  });
+  await upstream.close();
+});
+
+Deno.test("http1: a malformed answer fails and its connection is never reused", async () => {
+  const upstream = scripted(async (peer, index) => {
+    if (index > 0) return await answerAll(peer);
+    await peer.request();
+    await peer.write("HTTP/1.1 200 OK\r\nContent-Length: lots\r\n\r\n{}");
+  });
+  await withClient(async (client) => {
+    await assert.rejects(post(client, upstream.url), MalformedResponse);
+    assert.equal(await (await post(client, upstream.url)).text(), '{"n":1}');
+    assert.equal(upstream.accepted(), 2);
+  });
+  await upstream.close();
+});
+
+Deno.test("http1: a header that would break the request's head is refused before sending", async () => {
+  const upstream = scripted(answerAll);
+  await withClient(async (client) => {
+    const bad: Record<string, string>[] = [{ "x-a": "1\r\nx-injected: 2" }, { "bad name": "1" }];
+    for (const headers of bad) {
+      await assert.rejects(
+        client.post({ url: upstream.url, headers, body: "{}" }, {
+          signal: new AbortController().signal,
+          connectMs: 1_000,
+        }),
+        TypeError,
+      );
+    }
+    assert.equal(upstream.accepted(), 0);
+  });
+  await upstream.close();
+});
+
+Deno.test("http1: large bodies both ways arrive exactly, multi-byte characters included", async () => {
+  const big = JSON.stringify({ text: "héllo wörld ✓ ".repeat(40_000) });
+  const upstream = scripted(async (peer) => {
+    const request = await peer.request();
+    await peer.write(answer(request!.body));
+  });
+  await withClient(async (client) => {
+    const response = await post(client, upstream.url, big);
+    assert.equal(await response.text(), big);
+    assert.equal(upstream.requests[0], big);
+  });
+  await upstream.close();
+});
+
+Deno.test("http1: https to an upstream whose certificate is trusted, refused otherwise", async () => {
+  const fixtures = new URL("../../../tests/fixtures/tls/", import.meta.url);
+  const cert = await Deno.readTextFile(new URL("cert.pem", fixtures));
+  const key = await Deno.readTextFile(new URL("key.pem", fixtures));
+  const ca = await Deno.readTextFile(new URL("ca.pem", fixtures));
+  const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, cert, key, onListen: resolve },
+    async (request) => Response.json({ echoed: await request.json() }),
+  );
+  const url = `https://localhost:${(await listening).port}/v1/messages`;
+  try {
+    await withClient(async (client) => {
+      const response = await post(client, url, '{"hi":1}');
+      assert.equal(response.status, 200);
+      assert.deepEqual(JSON.parse(await response.text()), { echoed: { hi: 1 } });
+    }, [ca]);
+    await withClient(async (client) => {
+      await assert.rejects(post(client, url));
+    });
+  } finally {
+    await server.shutdown();
+  }
+});
