@@ -12,6 +12,7 @@ import { type Connection, ConnectionClosed, openConnection, type Origin } from "
 import { framingOf, keepsAlive } from "./head.ts";
 import { encodeRequest, type Http1Request } from "./request.ts";
 import { createPool } from "./pool.ts";
+import { proxyAuthorization, proxyFor, type ProxySettings, proxySettings } from "./proxy.ts";
 
 /** What a POST needs beside the request. */
 export interface PostOptions {
@@ -29,21 +30,31 @@ export interface HttpClient {
   close(): void;
 }
 
-/** Where a request URL goes: its origin, and the request target and Host of its first line. */
+/** Where a request URL goes: its origin, the first line's target, its Host, extra lines. */
 interface Target {
   origin: Origin;
-  path: string;
+  /** The path, or the whole URL when an http proxy forwards it. */
+  requestTarget: string;
   host: string;
+  /** Header lines for a proxy that forwards the request (its credentials). */
+  extra: string;
 }
 
 /** Distinct request URLs whose target is kept; past this (a query per request) it restarts. */
 const MAX_TARGETS = 1_000;
 
-/** A client; `caCerts` (PEM) are trusted beside the runtime's roots (tests' own TLS servers). */
-export function createHttpClient(options: { caCerts?: string[] } = {}): HttpClient {
+/**
+ * A client. `caCerts` (PEM) are trusted beside the runtime's roots (tests' own TLS
+ * servers); `env` is where proxy settings are read (Deno.env.get unless a test passes one).
+ */
+export function createHttpClient(
+  options: { caCerts?: string[]; env?: (name: string) => string | undefined } = {},
+): HttpClient {
   const pool = createPool();
+  const proxies = proxySettings(options.env ?? ((name) => Deno.env.get(name)));
+  const parseTarget = (text: string) => targetOf(text, proxies);
   const targets = new Map<string, Target>();
-  const targetOf = (url: string): Target => {
+  const cachedTarget = (url: string): Target => {
     let target = targets.get(url);
     if (!target) {
       if (targets.size >= MAX_TARGETS) targets.clear();
@@ -110,8 +121,8 @@ export function createHttpClient(options: { caCerts?: string[] } = {}): HttpClie
     async post(request, postOptions) {
       const { signal } = postOptions;
       signal.throwIfAborted();
-      const target = targetOf(request.url);
-      const bytes = encodeRequest(target.path, target.host, request);
+      const target = cachedTarget(request.url);
+      const bytes = encodeRequest(target.requestTarget, target.host, request, target.extra);
       const pooled = pool.acquire(target.origin.key);
       if (pooled) {
         try {
@@ -138,22 +149,45 @@ function closedBeforeAnswer(connection: Connection, error: unknown): boolean {
   );
 }
 
-/** The origin, request target and Host of an absolute http(s) URL. */
-function parseTarget(text: string): Target {
+/** Where an absolute http(s) URL goes, directly or through the environment's proxy. */
+function targetOf(text: string, proxies: ProxySettings): Target {
   const url = new URL(text);
   const tls = url.protocol === "https:";
   if (!tls && url.protocol !== "http:") {
     throw new UpstreamFailure("network", `The channel URL ${url.protocol} is not http or https.`);
   }
+  const hostname = url.hostname.replace(/^\[|\]$/g, "");
   const port = Number(url.port) || (tls ? 443 : 80);
+  const direct = `${url.protocol}//${url.hostname}:${port}`;
+  const path = `${url.pathname}${url.search}`;
+  const proxy = proxyFor(proxies, url);
+  if (!proxy) {
+    return {
+      origin: { key: direct, hostname, port, tls: tls ? hostname : undefined },
+      requestTarget: path,
+      host: url.host,
+      extra: "",
+    };
+  }
+  const authorization = proxyAuthorization(proxy);
+  const via = { hostname: proxy.hostname.replace(/^\[|\]$/g, ""), port: Number(proxy.port) || 80 };
+  if (tls) {
+    return {
+      origin: {
+        key: `${direct} via ${proxy.host}`,
+        ...via,
+        tls: hostname,
+        tunnel: { authority: `${url.hostname}:${port}`, authorization },
+      },
+      requestTarget: path,
+      host: url.host,
+      extra: "",
+    };
+  }
   return {
-    origin: {
-      key: `${url.protocol}//${url.hostname}:${port}`,
-      hostname: url.hostname.replace(/^\[|\]$/g, ""),
-      port,
-      tls,
-    },
-    path: `${url.pathname}${url.search}`,
+    origin: { key: `proxy ${proxy.host}`, ...via },
+    requestTarget: `${url.protocol}//${url.host}${path}`,
     host: url.host,
+    extra: authorization ? `proxy-authorization: ${authorization}\r\n` : "",
   };
 }

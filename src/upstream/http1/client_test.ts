@@ -111,8 +111,12 @@ const post = (
   });
 
 /** Runs `test` with a client, closing it (and its idle connections) afterwards. */
-async function withClient(test: (client: HttpClient) => Promise<void>, caCerts?: string[]) {
-  const client = createHttpClient({ caCerts });
+async function withClient(
+  test: (client: HttpClient) => Promise<void>,
+  options: { caCerts?: string[]; env?: Record<string, string> } = {},
+) {
+  const env = options.env ?? {};
+  const client = createHttpClient({ caCerts: options.caCerts, env: (name) => env[name] });
   try {
     await test(client);
   } finally {
@@ -355,11 +359,117 @@ Deno.test("http1: https to an upstream whose certificate is trusted, refused oth
       const response = await post(client, url, '{"hi":1}');
       assert.equal(response.status, 200);
       assert.deepEqual(JSON.parse(await response.text()), { echoed: { hi: 1 } });
-    }, [ca]);
+    }, { caCerts: [ca] });
     await withClient(async (client) => {
       await assert.rejects(post(client, url));
     });
   } finally {
     await server.shutdown();
+  }
+});
+
+/** An https upstream with the test CA's certificate; its URL, the CA and a stop. */
+async function tlsUpstream() {
+  const fixtures = new URL("../../../tests/fixtures/tls/", import.meta.url);
+  const read = (name: string) => Deno.readTextFile(new URL(name, fixtures));
+  const [cert, key, ca] = await Promise.all([read("cert.pem"), read("key.pem"), read("ca.pem")]);
+  const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, cert, key, onListen: resolve },
+    async (request) => Response.json({ echoed: await request.json() }),
+  );
+  return { port: (await listening).port, ca, stop: () => server.shutdown() };
+}
+
+/** A CONNECT proxy that tunnels to 127.0.0.1 and records each CONNECT head. */
+function tunnellingProxy() {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const heads: string[] = [];
+  const open: Deno.Conn[] = [];
+  const serving = (async () => {
+    const tunnels: Promise<unknown>[] = [];
+    for await (const client of listener) {
+      open.push(client);
+      const peer = peerOf(client, []);
+      tunnels.push(
+        (async () => {
+          const request = await peer.request();
+          if (!request) return;
+          heads.push(request.head);
+          const port = Number(/^CONNECT [^ ]+:(\d+) /.exec(request.head)![1]);
+          const target = await Deno.connect({ hostname: "127.0.0.1", port });
+          open.push(target);
+          await peer.write("HTTP/1.1 200 Connection established\r\n\r\n");
+          await Promise.allSettled([
+            client.readable.pipeTo(target.writable),
+            target.readable.pipeTo(client.writable),
+          ]);
+        })().catch(() => {}),
+      );
+    }
+    await Promise.all(tunnels);
+  })();
+  return {
+    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
+    heads,
+    async close() {
+      listener.close();
+      for (const conn of open) {
+        try {
+          conn.close();
+        } catch { /* already closed */ }
+      }
+      await serving;
+    },
+  };
+}
+
+Deno.test("http1: https through HTTPS_PROXY goes in a CONNECT tunnel, with the proxy's credentials", async () => {
+  const upstream = await tlsUpstream();
+  const proxy = tunnellingProxy();
+  const proxyUrl = proxy.url.replace("http://", "http://user:secret@");
+  try {
+    await withClient(async (client) => {
+      for (const n of [1, 2]) {
+        const response = await post(
+          client,
+          `https://localhost:${upstream.port}/v1/x`,
+          `{"n":${n}}`,
+        );
+        assert.deepEqual(JSON.parse(await response.text()), { echoed: { n } });
+      }
+    }, { caCerts: [upstream.ca], env: { HTTPS_PROXY: proxyUrl } });
+    assert.equal(proxy.heads.length, 1, "the tunnel is kept alive for the second request");
+    assert.match(proxy.heads[0]!, new RegExp(`^CONNECT localhost:${upstream.port} HTTP/1.1\r\n`));
+    assert.match(proxy.heads[0]!, /\r\nproxy-authorization: Basic dXNlcjpzZWNyZXQ=/);
+  } finally {
+    await proxy.close();
+    await upstream.stop();
+  }
+});
+
+Deno.test("http1: http through HTTP_PROXY in absolute form, and NO_PROXY hosts directly", async () => {
+  const proxy = scripted(async (peer) => {
+    for (let request = await peer.request(); request; request = await peer.request()) {
+      await peer.write(answer(JSON.stringify(request.head.split("\r\n")[0])));
+    }
+  });
+  const direct = scripted(answerAll);
+  try {
+    await withClient(async (client) => {
+      const proxied = await post(client, "http://llm.internal:8000/v1/chat/completions?x=1");
+      assert.equal(
+        JSON.parse(await proxied.text()),
+        "POST http://llm.internal:8000/v1/chat/completions?x=1 HTTP/1.1",
+      );
+      assert.equal(await (await post(client, direct.url)).text(), '{"n":1}');
+    }, {
+      env: { HTTP_PROXY: new URL(proxy.url).host, NO_PROXY: "127.0.0.1" },
+    });
+    assert.equal(proxy.accepted(), 1);
+    assert.equal(direct.accepted(), 1);
+  } finally {
+    await proxy.close();
+    await direct.close();
   }
 });

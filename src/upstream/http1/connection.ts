@@ -10,14 +10,17 @@ import type { ResponseHead } from "./head.ts";
 /** Bytes read at a time: SSE events are small, and an open stream keeps its buffer. */
 export const READ_BUFFER_BYTES = 4_096;
 
-/** Where a connection goes: its host, port and whether it speaks TLS. */
+/** Where a connection goes: the host and port it connects to, TLS, and a proxy's tunnel. */
 export interface Origin {
-  /** `https://host:port`: the pool's key. */
+  /** `https://host:port` (with the proxy's, when through one): the pool's key. */
   key: string;
-  /** For connecting (IPv6 literals without brackets). */
+  /** Connected to (the proxy's, when through one; IPv6 literals without brackets). */
   hostname: string;
   port: number;
-  tls: boolean;
+  /** The name TLS verifies, for an https origin. */
+  tls?: string;
+  /** Through a proxy, first a CONNECT to this `host:port` (with the proxy's credentials). */
+  tunnel?: { authority: string; authorization?: string };
 }
 
 /** The upstream ended the connection before an answer was complete. */
@@ -61,10 +64,35 @@ export async function openConnection(
 ): Promise<Connection> {
   const tcp = await Deno.connect({ hostname: origin.hostname, port: origin.port, signal });
   tcp.setNoDelay(true);
-  const socket: Deno.Conn = origin.tls
-    ? await Deno.startTls(tcp, { hostname: origin.hostname, caCerts })
-    : tcp;
-  return connectionOver(socket, origin);
+  try {
+    if (origin.tunnel) await connectTunnel(connectionOver(tcp, origin), origin.tunnel);
+    const socket: Deno.Conn = origin.tls
+      ? await Deno.startTls(tcp, { hostname: origin.tls, caCerts })
+      : tcp;
+    return connectionOver(socket, origin);
+  } catch (error) {
+    tcp.close();
+    throw error;
+  }
+}
+
+/** Asks the proxy on `proxy` for a tunnel; resolves once it answered 2xx. */
+async function connectTunnel(
+  proxy: Connection,
+  { authority, authorization }: { authority: string; authorization?: string },
+): Promise<void> {
+  const credentials = authorization ? `proxy-authorization: ${authorization}\r\n` : "";
+  await proxy.write(
+    new TextEncoder().encode(
+      `CONNECT ${authority} HTTP/1.1\r\nhost: ${authority}\r\n${credentials}\r\n`,
+    ),
+  );
+  const head = await proxy.readHead();
+  if (head.status < 200 || head.status > 299) {
+    throw new Error(`The proxy refused a tunnel to ${authority}: HTTP ${head.status}.`);
+  }
+  // TLS speaks first: a proxy has nothing to send before it.
+  if (proxy.start !== proxy.end) throw new MalformedResponse("the proxy sent data too early");
 }
 
 /** A connection over an open socket. */

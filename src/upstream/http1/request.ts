@@ -15,9 +15,17 @@ const USER_AGENT = "tollgate";
 const FIELD_VALUE = /^[\t\x20-\x7e]*$/;
 const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** The request's bytes; throws on a header that would break the head (a config mistake). */
-export function encodeRequest(path: string, host: string, request: Http1Request): Uint8Array {
-  let head = `POST ${path} HTTP/1.1\r\nhost: ${host}\r\n`;
+/**
+ * The request's bytes, to `target` (a path, or an absolute URL to a proxy) with `extra`
+ * header lines; throws on a header that would break the head (a config mistake).
+ */
+export function encodeRequest(
+  target: string,
+  host: string,
+  request: Http1Request,
+  extra = "",
+): Uint8Array {
+  let head = `POST ${target} HTTP/1.1\r\nhost: ${host}\r\n${extra}`;
   for (const name in request.headers) {
     const value = request.headers[name]!;
     if (!FIELD_NAME.test(name) || !FIELD_VALUE.test(value)) {
