@@ -6,6 +6,7 @@ import init from "./001_init.sql" with { type: "text" };
 import interrupted from "./002_interrupted.sql" with { type: "text" };
 import leanHolds from "./003_lean_holds.sql" with { type: "text" };
 import holdsById from "./004_holds_by_id.sql" with { type: "text" };
+import balancesByBatch from "./005_balances_by_batch.sql" with { type: "text" };
 import postgresInit from "./postgres/001_init.sql" with { type: "text" };
 import postgresLimits from "./postgres/002_limits.sql" with { type: "text" };
 
@@ -21,6 +22,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "002_interrupted", sql: interrupted },
   { name: "003_lean_holds", sql: leanHolds },
   { name: "004_holds_by_id", sql: holdsById },
+  { name: "005_balances_by_batch", sql: balancesByBatch },
 ];
 
 /** Every PostgreSQL migration (migrations/postgres/), in the order it is applied. */

@@ -11,7 +11,6 @@ import type { SqliteConnection } from "./sql_client.ts";
 import { openSqliteFile } from "./sqlite_file.ts";
 import { createSqliteStore, isSqliteUnavailable } from "./sqlite_store.ts";
 import type { Store } from "./store.ts";
-import { createWriteQueue } from "./write_queue.ts";
 
 /** Which SQL a database speaks: SQLite (files and libSQL servers) or PostgreSQL. */
 export type DatabaseKind = "sqlite" | "postgres";
@@ -65,11 +64,10 @@ export async function openServingDatabase(url: string, authToken?: string): Prom
   const sqlite: SqliteConnection = url.startsWith("file:")
     ? openSqliteFile(filePath(url))
     : (await import("./libsql_server.ts")).openLibsqlServer(url, authToken);
-  const write = createWriteQueue(sqlite.transactions);
   let kysely: Promise<Kysely<Database>> | undefined;
   return {
     kind: "sqlite",
-    store: createSqliteStore(sqlite.client, write),
+    store: createSqliteStore(sqlite.client, sqlite.transaction),
     isUnavailable: isSqliteUnavailable,
     migrate: () => migrate(sqlite.client),
     queries: () =>

@@ -1,32 +1,166 @@
 /**
- * Holds and settlement as atomic batches. Each is one job of statements that runs in
- * one transaction (possibly beside other jobs, see write_queue.ts), and each checks
- * its conditions in SQL inside that transaction: concurrent requests can never both
- * spend the same money. The types are the store's (store.ts): this is its SQLite side.
+ * Holds, settlements and interruptions on SQLite, a batch at a time: the jobs queued
+ * in one turn (write_queue.ts) read the accounts and keys they touch once, are decided
+ * here in queue order against running totals (so a hold sees every hold before it, in
+ * this batch or an earlier one: no two can spend the same money), and write each
+ * account's and key's new totals once, all in one write transaction. The types are the
+ * store's (store.ts).
  */
-import type { ConditionalStatement, SqlClient, SqlStatement } from "./sql_client.ts";
-import type { Write } from "./write_queue.ts";
+import type { RunTransaction, SqlClient, SqlStatement } from "./sql_client.ts";
 import { type HoldResult, INTERRUPTED_REASON, type NewHold, type Settle } from "./store.ts";
 
-const ACCOUNT_COVERS =
-  "SELECT 1 FROM accounts WHERE id = ? AND (unlimited = 1 OR balance_micros - held_micros >= ?)";
-const KEY_COVERS =
-  "SELECT 1 FROM api_keys WHERE id = ? AND (quota_tokens IS NULL OR quota_tokens - used_tokens - held_tokens >= ?)";
+/** One job of the accounting queue. */
+export type AccountingJob =
+  | { kind: "hold"; hold: NewHold }
+  | { kind: "settle"; settle: Settle }
+  /** A hold no request will settle; its account and key were read beforehand. */
+  | { kind: "interrupt"; holdId: string; accountId: number; keyId: string; now: number };
+
+const ACCOUNT = "SELECT id, unlimited, balance_micros, held_micros FROM accounts WHERE id = ?";
+const KEY = "SELECT id, quota_tokens, used_tokens, held_tokens FROM api_keys WHERE id = ?";
+const RELEASE = `DELETE FROM holds WHERE id = ? RETURNING amount_micros, tokens, created_at,
+  request_id, model, entry_point, stream, input_tokens, input_cost_micros`;
+const INSERT_HOLD = `INSERT INTO holds (id, instance_id, account_id, key_id, amount_micros,
+  tokens, created_at, expires_at, request_id, model, entry_point, stream, input_tokens,
+  input_cost_micros) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const INSERT_LEDGER = `INSERT INTO ledger (request_id, created_at, account_id, key_id, model,
+  entry_point, channel, upstream_model, attempts, stream, status, reason, input_tokens,
+  output_tokens, cached_tokens, cache_write_tokens, estimated, duration_ms, cost_micros)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const ACCOUNT_TOTALS =
+  "UPDATE accounts SET balance_micros = balance_micros + ?, held_micros = held_micros + ? WHERE id = ?";
+const KEY_TOTALS =
+  "UPDATE api_keys SET used_tokens = used_tokens + ?, held_tokens = held_tokens + ? WHERE id = ?";
+
+/** An account's figures as the batch moves them. */
+interface AccountTotals {
+  unlimited: boolean;
+  balance: number;
+  held: number;
+  readonly balanceBefore: number;
+  readonly heldBefore: number;
+}
+
+/** A key's figures as the batch moves them; `quota` null is no quota. */
+interface KeyTotals {
+  quota: number | null;
+  used: number;
+  held: number;
+  readonly usedBefore: number;
+  readonly heldBefore: number;
+}
+
+/** Runs a batch of jobs in one transaction; each job's result (a hold's outcome) in order. */
+export function runAccounting(
+  transaction: RunTransaction,
+  jobs: readonly AccountingJob[],
+): Promise<(HoldResult | undefined)[]> {
+  const accountIds = new Set<number>();
+  const keyIds = new Set<string>();
+  const released: string[] = [];
+  for (const job of jobs) {
+    const { accountId, keyId } = job.kind === "hold"
+      ? job.hold
+      : job.kind === "settle"
+      ? job.settle
+      : job;
+    accountIds.add(accountId);
+    keyIds.add(keyId);
+    if (job.kind !== "hold") released.push(job.kind === "settle" ? job.settle.holdId : job.holdId);
+  }
+  const reads: SqlStatement[] = [
+    ...[...accountIds].map((id) => ({ sql: ACCOUNT, args: [id] })),
+    ...[...keyIds].map((id) => ({ sql: KEY, args: [id] })),
+    ...released.map((id) => ({ sql: RELEASE, args: [id] })),
+  ];
+  return transaction(reads, (results) => {
+    const rows = (from: number, count: number) =>
+      results.slice(from, from + count).map((result) => result.rows[0]);
+    const accounts = accountTotals(rows(0, accountIds.size));
+    const keys = keyTotals(rows(accountIds.size, keyIds.size));
+    const holds = new Map<string, Record<string, unknown>>();
+    rows(accountIds.size + keyIds.size, released.length).forEach((row, i) => {
+      if (row) holds.set(released[i]!, row);
+    });
+    const writes: SqlStatement[] = [];
+    const value = jobs.map((job) => {
+      if (job.kind === "hold") return take(job.hold, accounts, keys, writes);
+      const hold = holds.get(job.kind === "settle" ? job.settle.holdId : job.holdId);
+      holds.delete(job.kind === "settle" ? job.settle.holdId : job.holdId);
+      if (job.kind === "settle") settle(job.settle, hold, accounts, keys, writes);
+      else if (hold) interrupt(job, hold, accounts, keys, writes);
+      return undefined;
+    });
+    for (const [id, a] of accounts) {
+      if (a.balance === a.balanceBefore && a.held === a.heldBefore) continue;
+      writes.push({
+        sql: ACCOUNT_TOTALS,
+        args: [a.balance - a.balanceBefore, a.held - a.heldBefore, id],
+      });
+    }
+    for (const [id, k] of keys) {
+      if (k.used === k.usedBefore && k.held === k.heldBefore) continue;
+      writes.push({ sql: KEY_TOTALS, args: [k.used - k.usedBefore, k.held - k.heldBefore, id] });
+    }
+    return { writes, value };
+  });
+}
+
+function accountTotals(rows: (Record<string, unknown> | undefined)[]) {
+  const accounts = new Map<number, AccountTotals>();
+  for (const row of rows) {
+    if (!row) continue;
+    const balance = Number(row.balance_micros);
+    const held = Number(row.held_micros);
+    accounts.set(Number(row.id), {
+      unlimited: Number(row.unlimited) === 1,
+      balance,
+      held,
+      balanceBefore: balance,
+      heldBefore: held,
+    });
+  }
+  return accounts;
+}
+
+function keyTotals(rows: (Record<string, unknown> | undefined)[]) {
+  const keys = new Map<string, KeyTotals>();
+  for (const row of rows) {
+    if (!row) continue;
+    const used = Number(row.used_tokens);
+    const held = Number(row.held_tokens);
+    keys.set(String(row.id), {
+      quota: row.quota_tokens === null ? null : Number(row.quota_tokens),
+      used,
+      held,
+      usedBefore: used,
+      heldBefore: held,
+    });
+  }
+  return keys;
+}
 
 /**
- * Takes a hold if the account's available balance and the key's quota both cover it:
- * one conditional insert, whose trigger raises the held amounts (001_init.sql). The
- * figures a refusal reports are read in the same transaction, so they are the ones
- * the insert saw, not those of a later moment.
+ * A hold is taken if the account's available balance and the key's quota both cover it;
+ * a refusal reports the figures of the check that refused it.
  */
-export async function takeHold(write: Write, hold: NewHold): Promise<HoldResult> {
-  const [insert, figures] = await write([
-    {
-      sql: `INSERT INTO holds (id, instance_id, account_id, key_id, amount_micros, tokens,
-              created_at, expires_at, request_id, model, entry_point, stream, input_tokens,
-              input_cost_micros)
-            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
-            WHERE EXISTS (${ACCOUNT_COVERS}) AND EXISTS (${KEY_COVERS})`,
+function take(
+  hold: NewHold,
+  accounts: Map<number, AccountTotals>,
+  keys: Map<string, KeyTotals>,
+  writes: SqlStatement[],
+): HoldResult {
+  const account = accounts.get(hold.accountId);
+  const key = keys.get(hold.keyId);
+  if (
+    account && key &&
+    (account.unlimited || account.balance - account.held >= hold.amountMicros) &&
+    (key.quota === null || key.quota - key.used - key.held >= hold.tokens)
+  ) {
+    account.held += hold.amountMicros;
+    key.held += hold.tokens;
+    writes.push({
+      sql: INSERT_HOLD,
       args: [
         hold.id,
         hold.instanceId,
@@ -42,53 +176,97 @@ export async function takeHold(write: Write, hold: NewHold): Promise<HoldResult>
         hold.stream ? 1 : 0,
         hold.inputTokens,
         hold.inputCostMicros,
-        hold.accountId,
-        hold.amountMicros,
-        hold.keyId,
-        hold.tokens,
       ],
-    },
-    figuresOf(hold),
-  ]);
-  if (insert?.rowsAffected === 1) return { ok: true };
-  const row = figures?.rows[0];
-  const availableMicros = Number(row?.available_micros ?? 0);
-  if (Number(row?.unlimited ?? 0) !== 1 && availableMicros < hold.amountMicros) {
+    });
+    return { ok: true };
+  }
+  // Without the account or the key nothing is available.
+  const availableMicros = account && key ? account.balance - account.held : 0;
+  if (!(account?.unlimited && key) && availableMicros < hold.amountMicros) {
     return { ok: false, reason: "balance", availableMicros: Math.max(0, availableMicros) };
   }
-  return {
-    ok: false,
-    reason: "key_quota",
-    availableTokens: Math.max(0, Number(row?.available_tokens ?? 0)),
-  };
-}
-
-/** The figures a refusal reports, read in the hold's transaction only if it was refused. */
-function figuresOf(hold: NewHold): ConditionalStatement {
-  return {
-    onlyIfPreviousChangedNothing: true,
-    sql: `SELECT a.balance_micros - a.held_micros AS available_micros, a.unlimited,
-            k.quota_tokens IS NULL AS unlimited_tokens,
-            k.quota_tokens - k.used_tokens - k.held_tokens AS available_tokens
-          FROM accounts a, api_keys k WHERE a.id = ? AND k.id = ?`,
-    args: [hold.accountId, hold.keyId],
-  };
+  const availableTokens = key?.quota != null ? key.quota - key.used - key.held : 0;
+  return { ok: false, reason: "key_quota", availableTokens: Math.max(0, availableTokens) };
 }
 
 /**
- * Writes the ledger row and releases the hold, in one transaction (deferred: it rides
- * with the next hold's); triggers debit the balance and add the key's tokens. The debit
- * never takes a balance below what other holds need (nor below zero): the row records
- * what was actually debited.
+ * The ledger row of a settled request, its debit and tokens, and its hold released. The
+ * debit never takes the balance below what the account's other holds need (nor below
+ * zero): the row records what was debited.
  */
-export async function settleHold(write: Write, s: Settle): Promise<void> {
-  await write(settleStatements(s), true);
+function settle(
+  s: Settle,
+  hold: Record<string, unknown> | undefined,
+  accounts: Map<number, AccountTotals>,
+  keys: Map<string, KeyTotals>,
+  writes: SqlStatement[],
+): void {
+  charge(s, hold, accounts.get(s.accountId), keys.get(s.keyId), writes);
 }
 
-const LEDGER_COLUMNS = `request_id, created_at, account_id, key_id, model, entry_point, channel,
-  upstream_model, attempts, stream, status, reason, input_tokens, output_tokens, cached_tokens,
-  cache_write_tokens, estimated, duration_ms, cost_micros`;
+/** The `interrupted` row of a hold no request will settle: billed for its estimated input. */
+function interrupt(
+  job: Extract<AccountingJob, { kind: "interrupt" }>,
+  hold: Record<string, unknown>,
+  accounts: Map<number, AccountTotals>,
+  keys: Map<string, KeyTotals>,
+  writes: SqlStatement[],
+): void {
+  const createdAt = Number(hold.created_at);
+  charge(
+    {
+      holdId: job.holdId,
+      accountId: job.accountId,
+      keyId: job.keyId,
+      requestId: String(hold.request_id),
+      createdAt: job.now,
+      model: String(hold.model),
+      entryPoint: String(hold.entry_point),
+      channel: null,
+      upstreamModel: null,
+      attempts: 0,
+      stream: Number(hold.stream) === 1,
+      status: "interrupted",
+      reason: INTERRUPTED_REASON,
+      inputTokens: Number(hold.input_tokens),
+      outputTokens: 0,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      estimated: true,
+      costMicros: Number(hold.input_cost_micros),
+      durationMs: job.now - createdAt,
+    },
+    hold,
+    accounts.get(job.accountId),
+    keys.get(job.keyId),
+    writes,
+  );
+}
 
+/** Writes `s`'s ledger row (cost clamped), debits, counts its tokens and releases its hold. */
+function charge(
+  s: Settle,
+  hold: Record<string, unknown> | undefined,
+  account: AccountTotals | undefined,
+  key: KeyTotals | undefined,
+  writes: SqlStatement[],
+): void {
+  const holdMicros = hold ? Number(hold.amount_micros) : 0;
+  if (account) {
+    if (hold) account.held -= holdMicros;
+    const cost = account.unlimited
+      ? s.costMicros
+      : Math.max(0, Math.min(s.costMicros, account.balance - account.held));
+    if (!account.unlimited) account.balance -= cost;
+    writes.push({ sql: INSERT_LEDGER, args: [...ledgerValues(s), cost] });
+  }
+  if (key) {
+    key.used += s.inputTokens + s.outputTokens;
+    if (hold) key.held -= Number(hold.tokens);
+  }
+}
+
+/** The ledger columns of `s` but its cost, in INSERT_LEDGER's order. */
 function ledgerValues(s: Settle): (string | number | null)[] {
   return [
     s.requestId,
@@ -112,52 +290,6 @@ function ledgerValues(s: Settle): (string | number | null)[] {
   ];
 }
 
-/**
- * The row's cost is clamped to what the account can pay beside its other holds, so
- * the debit (by the ledger trigger) never takes the balance below zero; deleting the
- * hold then releases it (by the holds trigger).
- */
-function settleStatements(s: Settle): SqlStatement[] {
-  return [
-    {
-      sql: `INSERT INTO ledger (${LEDGER_COLUMNS})
-            SELECT ${"?, ".repeat(18)}
-              CASE WHEN unlimited = 1 THEN ?
-                   ELSE MAX(0, MIN(?, balance_micros - held_micros +
-                     COALESCE((SELECT amount_micros FROM holds WHERE id = ?), 0))) END
-            FROM accounts WHERE id = ?`,
-      args: [...ledgerValues(s), s.costMicros, s.costMicros, s.holdId, s.accountId],
-    },
-    { sql: "DELETE FROM holds WHERE id = ?", args: [s.holdId] },
-  ];
-}
-
-/**
- * Turns holds no request will settle (left by a crashed server, or past their
- * deadline) into `interrupted` ledger rows, billed for the estimated input priced at
- * hold time (clamped like any settlement) and marked estimated; the holds go.
- */
-export async function interruptHolds(
-  write: Write,
-  holdIds: readonly string[],
-  now: number,
-): Promise<void> {
-  if (holdIds.length === 0) return;
-  await write(holdIds.flatMap((id) => [
-    {
-      sql: `INSERT INTO ledger (${LEDGER_COLUMNS})
-            SELECT h.request_id, ?, h.account_id, h.key_id, h.model, h.entry_point, NULL, NULL,
-              0, h.stream, 'interrupted', ?, h.input_tokens, 0, 0, 0, 1, ? - h.created_at,
-              CASE WHEN a.unlimited = 1 THEN h.input_cost_micros
-                   ELSE MAX(0, MIN(h.input_cost_micros,
-                     a.balance_micros - a.held_micros + h.amount_micros)) END
-            FROM holds h JOIN accounts a ON a.id = h.account_id WHERE h.id = ?`,
-      args: [now, INTERRUPTED_REASON, now, id],
-    },
-    { sql: "DELETE FROM holds WHERE id = ?", args: [id] },
-  ]));
-}
-
 /** Ids of holds past their expiry, or belonging to the given (dead) instances. */
 export async function findReleasableHolds(
   client: SqlClient,
@@ -172,4 +304,26 @@ export async function findReleasableHolds(
     args: [now, ...deadInstances],
   });
   return result.rows.map((row) => String(row.id));
+}
+
+/** The interrupt jobs of the given holds, with their accounts and keys (gone holds are left out). */
+export async function interruptJobs(
+  client: SqlClient,
+  holdIds: readonly string[],
+  now: number,
+): Promise<AccountingJob[]> {
+  if (holdIds.length === 0) return [];
+  const { rows } = await client.execute({
+    sql: `SELECT id, account_id, key_id FROM holds WHERE id IN (${
+      holdIds.map(() => "?").join(", ")
+    })`,
+    args: [...holdIds],
+  });
+  return rows.map((row) => ({
+    kind: "interrupt",
+    holdId: String(row.id),
+    accountId: Number(row.account_id),
+    keyId: String(row.key_id),
+    now,
+  }));
 }

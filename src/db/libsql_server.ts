@@ -13,8 +13,18 @@ export function openLibsqlServer(url: string, authToken?: string): SqliteConnect
     client,
     // deno-lint-ignore no-explicit-any
     dialect: () => Promise.resolve(new LibsqlDialect({ client: client as any })),
-    // The server runs each batch as one transaction.
-    transactions: (statements) => client.batch(statements, "write"),
+    // An interactive transaction: the writes are decided on what the reads returned.
+    async transaction(reads, decide) {
+      const tx = await client.transaction("write");
+      try {
+        const { writes, value } = decide(reads.length > 0 ? await tx.batch(reads) : []);
+        if (writes.length > 0) await tx.batch(writes);
+        await tx.commit();
+        return value;
+      } finally {
+        tx.close();
+      }
+    },
     close: () => client.close(),
   };
 }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { MIGRATIONS } from "../../migrations/index.ts";
 import { migrate } from "./migrate.ts";
 import { openSqliteFile } from "./sqlite_file.ts";
+import { createSqliteStore } from "./sqlite_store.ts";
 
 Deno.test("migration 004 keeps the holds in flight, their held amounts and their triggers", async () => {
   const dir = await Deno.makeTempDir();
@@ -27,7 +28,9 @@ Deno.test("migration 004 keeps the holds in flight, their held amounts and their
     ], "write");
     assert.deepEqual(await held(), { held_micros: 700, held_tokens: 70 });
 
-    assert.deepEqual(await migrate(client), { applied: ["004_holds_by_id"] });
+    assert.deepEqual(await migrate(client, MIGRATIONS.slice(0, 4)), {
+      applied: ["004_holds_by_id"],
+    });
     assert.deepEqual(await held(), { held_micros: 700, held_tokens: 70 }, "nothing released");
     const { rows } = await client.execute("SELECT * FROM holds");
     assert.deepEqual(rows.map((row) => ({ ...row })), [{
@@ -53,6 +56,69 @@ Deno.test("migration 004 keeps the holds in flight, their held amounts and their
     assert.deepEqual(await held(), { held_micros: 1400, held_tokens: 140 }, "a new hold raises");
     await client.batch(["DELETE FROM holds"], "write");
     assert.deepEqual(await held(), { held_micros: 0, held_tokens: 0 }, "releases lower");
+  } finally {
+    file.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("migration 005 keeps holds in flight, which the batch then settles and releases", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = openSqliteFile(`${dir}/t.db`);
+  const { client } = file;
+  try {
+    assert.deepEqual((await migrate(client, MIGRATIONS.slice(0, 4))).error, undefined);
+    await client.batch([
+      "INSERT INTO accounts (id, name, balance_micros, created_at) VALUES (1, 'a', 5000, 0)",
+      `INSERT INTO api_keys (id, hash, prefix, account_id, group_name, created_at)
+         VALUES ('key_a', 'h', 'p', 1, 'default', 0)`,
+      `INSERT INTO holds (id, instance_id, account_id, key_id, amount_micros, tokens, created_at,
+         expires_at, request_id, model, entry_point, stream, input_tokens, input_cost_micros)
+       VALUES ('hold_1', 'inst_a', 1, 'key_a', 700, 70, 1, 2, 'req_1', 'm', 'chat', 1, 5, 3)`,
+    ], "write");
+    assert.deepEqual(await migrate(client), { applied: ["005_balances_by_batch"] });
+    const figures = async () => ({
+      ...(await client.execute(
+        "SELECT balance_micros, held_micros, used_tokens, held_tokens FROM accounts, api_keys",
+      )).rows[0],
+    });
+    assert.deepEqual(await figures(), {
+      balance_micros: 5000,
+      held_micros: 700,
+      used_tokens: 0,
+      held_tokens: 70,
+    });
+    const store = createSqliteStore(client, file.transaction);
+    await store.settleHold({
+      holdId: "hold_1",
+      accountId: 1,
+      keyId: "key_a",
+      requestId: "req_1",
+      createdAt: 3,
+      model: "m",
+      entryPoint: "chat",
+      channel: "c",
+      upstreamModel: "m",
+      attempts: 1,
+      stream: true,
+      status: "ok",
+      reason: null,
+      inputTokens: 5,
+      outputTokens: 10,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      estimated: false,
+      costMicros: 400,
+      durationMs: 2,
+    });
+    assert.deepEqual(await figures(), {
+      balance_micros: 4600,
+      held_micros: 0,
+      used_tokens: 15,
+      held_tokens: 0,
+    });
+    const { rows } = await client.execute("SELECT request_id, cost_micros FROM ledger");
+    assert.deepEqual(rows.map((row) => ({ ...row })), [{ request_id: "req_1", cost_micros: 400 }]);
   } finally {
     file.close();
     await Deno.remove(dir, { recursive: true });

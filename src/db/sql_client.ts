@@ -24,24 +24,14 @@ export interface SqlClient {
 }
 
 /**
- * A statement needed only when the one before it changed no rows (a refusal's figures,
- * read after a conditional insert that did not happen). Runners that can look at each
- * result first (a file's prepared statements) skip it otherwise, and report it empty;
- * the others run it anyway.
+ * Runs one write transaction in two rounds: the `reads` (which may also delete with
+ * RETURNING), then the writes `decide` makes of their results; all commit, or none and
+ * it throws. Resolves with the value `decide` returned beside its writes.
  */
-export interface ConditionalStatement {
-  sql: string;
-  args: SqlValue[];
-  onlyIfPreviousChangedNothing: true;
-}
-
-/** Whether a statement is a `ConditionalStatement`. */
-export function isConditional(statement: SqlStatement): statement is ConditionalStatement {
-  return typeof statement === "object" && "onlyIfPreviousChangedNothing" in statement;
-}
-
-/** Runs statements in one transaction: all commit, or none and it throws. */
-export type RunTransaction = (statements: SqlStatement[]) => SqlResult[] | Promise<SqlResult[]>;
+export type RunTransaction = <T>(
+  reads: SqlStatement[],
+  decide: (results: SqlResult[]) => { writes: SqlStatement[]; value: T },
+) => Promise<T>;
 
 /** An open SQLite database: its client, kysely's dialect for it, its write transactions. */
 export interface SqliteConnection {
@@ -49,6 +39,6 @@ export interface SqliteConnection {
   /** Kysely's dialect for it, built when the query builder is first needed. */
   dialect(): Promise<Dialect>;
   /** The transactions of the group-committed write path. */
-  transactions: RunTransaction;
+  transaction: RunTransaction;
   close(): void;
 }

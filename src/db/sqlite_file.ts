@@ -8,13 +8,13 @@
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { Dialect, SqliteStatement } from "kysely";
-import {
-  isConditional,
-  type SqlClient,
-  type SqliteConnection,
-  type SqlResult,
-  type SqlStatement,
-  type SqlValue,
+import type {
+  RunTransaction,
+  SqlClient,
+  SqliteConnection,
+  SqlResult,
+  SqlStatement,
+  SqlValue,
 } from "./sql_client.ts";
 
 /** Distinct statements kept prepared; past this (queries with long `IN` lists) the cache restarts. */
@@ -60,37 +60,32 @@ export function openSqliteFile(path: string): SqliteConnection {
   const commit = db.prepare("COMMIT");
   const rollback = db.prepare("ROLLBACK");
 
-  const transactions = (batch: readonly SqlStatement[]): SqlResult[] => {
+  const run = (statement: SqlStatement): SqlResult =>
+    typeof statement === "string" ? runOne(statement, []) : runOne(statement.sql, statement.args);
+  // Synchronous from BEGIN to COMMIT: nothing else runs on the connection in between.
+  const inTransaction = <T>(work: () => T): T => {
     begin.run();
     try {
-      const results: SqlResult[] = [];
-      for (const statement of batch) {
-        const previous = results[results.length - 1];
-        if (isConditional(statement) && previous && previous.rowsAffected > 0) {
-          results.push({ rowsAffected: 0, rows: [] });
-          continue;
-        }
-        const { sql, args } = typeof statement === "string"
-          ? { sql: statement, args: [] }
-          : statement;
-        results.push(runOne(sql, args));
-      }
+      const value = work();
       commit.run();
-      return results;
+      return value;
     } catch (error) {
       if (db.isTransaction) rollback.run();
       throw error;
     }
   };
+  const transaction: RunTransaction = (reads, decide) =>
+    attempt(() =>
+      inTransaction(() => {
+        const { writes, value } = decide(reads.map(run));
+        for (const statement of writes) run(statement);
+        return value;
+      })
+    );
 
   const client: SqlClient = {
-    execute: (statement: SqlStatement) =>
-      attempt(() =>
-        typeof statement === "string"
-          ? runOne(statement, [])
-          : runOne(statement.sql, statement.args)
-      ),
-    batch: (statements) => attempt(() => transactions(statements)),
+    execute: (statement: SqlStatement) => attempt(() => run(statement)),
+    batch: (statements) => attempt(() => inTransaction(() => statements.map(run))),
   };
 
   let open = true;
@@ -105,7 +100,7 @@ export function openSqliteFile(path: string): SqliteConnection {
           prepare: (sql) => kyselyStatement(prepared(sql)),
         },
       }),
-    transactions,
+    transaction,
     close() {
       if (open) db.close();
       open = false;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import type { ConditionalStatement, SqliteConnection } from "./sql_client.ts";
+import type { SqliteConnection } from "./sql_client.ts";
 import { openSqliteFile } from "./sqlite_file.ts";
 import { isSqliteUnavailable } from "./sqlite_store.ts";
 
@@ -17,24 +17,31 @@ async function withFile(fn: (file: SqliteConnection, path: string) => Promise<vo
   }
 }
 
-Deno.test("sqlite file: a conditional read runs only after a statement that changed nothing", async () => {
+Deno.test("sqlite file: a transaction's writes are decided on its reads; a failure undoes both", async () => {
   await withFile(async (file) => {
-    file.transactions(["CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)"]);
-    const read: ConditionalStatement = {
-      onlyIfPreviousChangedNothing: true,
-      sql: "SELECT count(*) AS n FROM t",
-      args: [],
-    };
-    const insertIf = (ok: boolean) => ({
-      sql: "INSERT INTO t (v) SELECT ? WHERE ?",
-      args: ["x", ok ? 1 : 0],
-    });
-    const [granted, skipped] = await file.transactions([insertIf(true), read]);
-    assert.equal(granted?.rowsAffected, 1);
-    assert.deepEqual(skipped, { rowsAffected: 0, rows: [] });
-    const [refused, figures] = await file.transactions([insertIf(false), read]);
-    assert.equal(refused?.rowsAffected, 0);
-    assert.equal(Number(figures?.rows[0]?.n), 1);
+    await file.client.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)");
+    await file.client.execute("INSERT INTO t (id, v) VALUES (1, 10), (2, 20)");
+    const doubled = await file.transaction(
+      [{ sql: "DELETE FROM t WHERE id = ? RETURNING v", args: [1] }],
+      ([deleted]) => {
+        const v = Number(deleted!.rows[0]!.v);
+        return {
+          writes: [{ sql: "INSERT INTO t (id, v) VALUES (3, ?)", args: [v * 2] }],
+          value: v * 2,
+        };
+      },
+    );
+    assert.equal(doubled, 20);
+    const rows = async () =>
+      (await file.client.execute("SELECT id, v FROM t ORDER BY id")).rows.map((row) => ({
+        ...row,
+      }));
+    assert.deepEqual(await rows(), [{ id: 2, v: 20 }, { id: 3, v: 20 }]);
+    await assert.rejects(file.transaction(
+      [{ sql: "DELETE FROM t WHERE id = ? RETURNING v", args: [2] }],
+      () => ({ writes: [{ sql: "INSERT INTO t (id, v) VALUES (4, NULL)", args: [] }], value: 0 }),
+    ));
+    assert.deepEqual(await rows(), [{ id: 2, v: 20 }, { id: 3, v: 20 }], "the delete was undone");
   });
 });
 

@@ -3,12 +3,12 @@
  * group-committed batches (holds.ts, write_queue.ts); instances and key lookups through
  * the client. One process owns a file, so its own clock is the store's clock.
  */
-import type { SqlClient } from "./sql_client.ts";
-import { findReleasableHolds, interruptHolds, settleHold, takeHold } from "./holds.ts";
+import type { RunTransaction, SqlClient } from "./sql_client.ts";
+import { type AccountingJob, findReleasableHolds, interruptJobs, runAccounting } from "./holds.ts";
 import { listInstances, registerInstance, removeInstances } from "./instances.ts";
 import { HAS_KEYS_SQL, keyByHashSql } from "./keys.ts";
 import { DatabaseUnavailableError, type KeyWithAccount, type Store } from "./store.ts";
-import type { Write } from "./write_queue.ts";
+import { createBatchQueue, DEFERRED_MS } from "./write_queue.ts";
 
 /**
  * Result codes that mean "not now" rather than a bug: the file is locked past the busy
@@ -44,11 +44,19 @@ function guard<T>(operation: Promise<T>): Promise<T> {
   });
 }
 
-/** The store of a SQLite database: `write` group-commits, `client` runs the rest. */
-export function createSqliteStore(client: SqlClient, write: Write): Store {
+/**
+ * The store of a SQLite database: holds, settlements and interruptions group-commit
+ * through `transaction` (a settlement waits for the next hold's, see write_queue.ts),
+ * `client` runs the rest.
+ */
+export function createSqliteStore(client: SqlClient, transaction: RunTransaction): Store {
+  const apply = createBatchQueue(
+    (jobs: AccountingJob[]) => runAccounting(transaction, jobs),
+    { deferMs: DEFERRED_MS },
+  );
   return {
-    takeHold: (hold) => guard(takeHold(write, hold)),
-    settleHold: (settle) => guard(settleHold(write, settle)),
+    takeHold: async (hold) => (await guard(apply([{ kind: "hold", hold }])))[0]!,
+    settleHold: async (settle) => void await guard(apply([{ kind: "settle", settle }], true)),
     async heartbeat(instance) {
       await guard(registerInstance(client, instance));
       return instance.heartbeatAt;
@@ -56,7 +64,8 @@ export function createSqliteStore(client: SqlClient, write: Write): Store {
     listInstances: () => guard(listInstances(client)),
     removeInstances: (ids) => guard(removeInstances(client, ids)),
     findReleasableHolds: (now, dead) => guard(findReleasableHolds(client, now, dead)),
-    interruptHolds: (ids, now) => guard(interruptHolds(write, ids, now)),
+    interruptHolds: async (ids, now) =>
+      void await guard(interruptJobs(client, ids, now).then((jobs) => apply(jobs))),
     async findKey(hash) {
       const { rows } = await guard(client.execute({ sql: KEY_BY_HASH, args: [hash] }));
       return rows[0] as KeyWithAccount | undefined;

@@ -7,13 +7,6 @@
  * it rides with the next hold's, or commits alone after a few milliseconds.
  */
 import { setImmediate } from "node:timers";
-import type { RunTransaction, SqlResult, SqlStatement } from "./sql_client.ts";
-
-/**
- * Runs a job's statements atomically (possibly with other jobs) and returns their
- * results; a `deferred` job may wait up to `DEFERRED_MS` for company.
- */
-export type Write = (statements: SqlStatement[], deferred?: boolean) => Promise<SqlResult[]>;
 
 /**
  * How long a deferred job waits for a transaction to ride with. A settlement that rides
@@ -27,11 +20,6 @@ interface Job<S, R> {
   statements: S[];
   resolve: (results: R[]) => void;
   reject: (error: unknown) => void;
-}
-
-/** A Write that batches jobs per event-loop turn; a failing batch is retried job by job. */
-export function createWriteQueue(run: RunTransaction): Write {
-  return createBatchQueue(run, { deferMs: DEFERRED_MS });
 }
 
 /**
