@@ -5,16 +5,22 @@
  * or also writing one row per request to a SQLite file, group-committed per event-loop
  * turn as tollgate's ledger is (`ledger`), or writing a hold row that commits before the
  * upstream call and a ledger row after it (`hold`: the least a gateway does that lets no
- * request reach an upstream unrecorded when it crashes, as tollgate's holds do).
+ * request reach an upstream unrecorded when it crashes, as tollgate's holds do). The
+ * `http1` and `http1-hold` modes are `parse` and `hold` with tollgate's own HTTP/1.1 client
+ * in place of fetch, as tollgate reaches channels since 2026-11-25.
  *
  * Run as a child of bench/request_floor.ts: `deno run -A bench/request_floor_proxy.ts URL MODE`.
  */
 import { DatabaseSync } from "node:sqlite";
 import { createBatchQueue, DEFERRED_MS } from "../src/db/write_queue.ts";
 import { serveUntilStdinCloses } from "./child.ts";
+import { createHttpClient } from "../src/upstream/http1/client.ts";
+
+/** The floor proxies never give up on an upstream call. */
+const NEVER = new AbortController().signal;
 
 /** How the proxy handles a request. */
-export type RequestFloorMode = "native" | "parse" | "ledger" | "hold";
+export type RequestFloorMode = "native" | "parse" | "ledger" | "hold" | "http1" | "http1-hold";
 
 /**
  * Rows committed together with the other rows of the same event-loop turn, by tollgate's
@@ -57,7 +63,19 @@ function groupCommit(path: string) {
 if (import.meta.main) {
   const [upstream, mode] = Deno.args as [string, RequestFloorMode];
   const dir = await Deno.makeTempDir({ prefix: "request_floor_" });
-  const ledger = mode === "ledger" || mode === "hold" ? groupCommit(`${dir}/floor.db`) : undefined;
+  const holds = mode === "hold" || mode === "http1-hold";
+  const ledger = mode === "ledger" || holds ? groupCommit(`${dir}/floor.db`) : undefined;
+  const client = createHttpClient();
+  // The upstream's answer text: through fetch, or tollgate's client in the http1 modes.
+  const post = async (body: string): Promise<string> => {
+    const url = `${upstream}/v1/chat/completions`;
+    const headers = { "content-type": "application/json" };
+    if (mode.startsWith("http1")) {
+      return await (await client.post({ url, headers, body }, { signal: NEVER, connectMs: 10_000 }))
+        .text();
+    }
+    return await (await fetch(url, { method: "POST", headers, body })).text();
+  };
   await serveUntilStdinCloses(async (request) => {
     if (mode === "native") {
       const response = await fetch(`${upstream}/v1/chat/completions`, {
@@ -68,13 +86,8 @@ if (import.meta.main) {
       return new Response(response.body, { headers: response.headers });
     }
     const body = JSON.parse(await request.text());
-    const hold = mode === "hold" ? await ledger!.hold(String(body.model)) : undefined;
-    const response = await fetch(`${upstream}/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
+    const hold = holds ? await ledger!.hold(String(body.model)) : undefined;
+    const text = await post(JSON.stringify(body));
     const answer = JSON.parse(text);
     const tokens = Number(answer.usage?.total_tokens ?? 0);
     // The hold makes a crash safe, so its settlement need not delay the answer.
