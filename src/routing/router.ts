@@ -138,7 +138,12 @@ function keyIndexes(channel: ChannelConfig): number[] {
 }
 
 function hasUsableKey(channel: ChannelConfig, health: Health): boolean {
-  return keyIndexes(channel).some((index) => keyUsable(channel, index, health));
+  // A loop, not keyIndexes().some(): every request asks this of every channel of its model.
+  if (channel.keys.length === 0) return keyUsable(channel, -1, health);
+  for (let index = 0; index < channel.keys.length; index++) {
+    if (keyUsable(channel, index, health)) return true;
+  }
+  return false;
 }
 
 /** Not rejected (401/403) and not resting after a 429. */
@@ -158,6 +163,8 @@ function orderChannels(
   health: Health,
   random: () => number,
 ): ChannelConfig[] {
+  // One channel has one order (the usual model; every request orders its channels).
+  if (channels.length === 1) return [channels[0]!];
   const byPriority = new Map<number, ChannelConfig[]>();
   for (const channel of channels) {
     byPriority.set(channel.priority, [...(byPriority.get(channel.priority) ?? []), channel]);
