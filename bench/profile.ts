@@ -3,12 +3,16 @@
  * `--cpu-prof`) as children, runs a non-stream and a stream phase, and prints the top
  * self-time functions of the resulting V8 profile. Run by hand:
  * `deno run -A bench/profile.ts [--seconds 8] [--model bench-priced] [--dir /tmp/prof]
- *   [--stream] [--concurrency N]` (default 32 for chat, 8 for streams).
+ *   [--stream] [--concurrency N] [--entry chat|responses|messages]` (default 32 for whole
+ * answers, 8 for streams). `--entry` is the client's protocol (chat unless given); with
+ * `--model bench-<protocol>` it profiles one direction, e.g. `--entry messages --model
+ * bench-chat --stream` for a messages client on a chat channel.
  */
 import { parseArgs } from "node:util";
 import { runLoad } from "./load.ts";
 import { startChild } from "./processes.ts";
 import { summarizeProfile } from "./profile_summary.ts";
+import { clientRequest, endMarker, type Protocol, PROTOCOLS } from "./protocols.ts";
 
 const { values } = parseArgs({
   options: {
@@ -17,8 +21,13 @@ const { values } = parseArgs({
     dir: { type: "string", default: "/tmp/tollgate-prof" },
     stream: { type: "boolean", default: false },
     concurrency: { type: "string" },
+    entry: { type: "string", default: "chat" },
   },
 });
+const client = values.entry as Protocol;
+if (!PROTOCOLS.includes(client)) {
+  throw new Error(`Profiling failed: --entry is "${client}", not one of ${PROTOCOLS.join(", ")}.`);
+}
 const durationMs = Number(values.seconds) * 1000;
 await Deno.mkdir(values.dir, { recursive: true });
 for await (const entry of Deno.readDir(values.dir)) {
@@ -31,16 +40,17 @@ const tollgate = await startChild("tollgate", "tollgate_server.ts", [fake.ready.
   "--cpu-prof",
   `--cpu-prof-dir=${values.dir}`,
 ]);
-const key = values.model === "bench-priced" ? tollgate.ready.pricedKey : tollgate.ready.unpricedKey;
+const key = String(
+  values.model === "bench-priced" ? tollgate.ready.pricedKey : tollgate.ready.unpricedKey,
+);
 const result = await runLoad({
-  url: `${tollgate.ready.url}/v1/chat/completions`,
-  headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-  body: JSON.stringify({
-    model: values.model,
-    messages: [{ role: "user", content: "hello" }],
-    stream: values.stream,
-  }),
+  ...clientRequest(
+    client,
+    { baseUrl: tollgate.ready.url, model: values.model, key },
+    values.stream,
+  ),
   stream: values.stream,
+  endMarker: endMarker(client),
   concurrency: Number(values.concurrency ?? (values.stream ? 8 : 32)),
   durationMs,
 });

@@ -27,7 +27,10 @@ export function encodeSse(event: SseEvent): string {
   let text = "";
   if (event.event !== undefined) text += `event: ${singleLine(event.event)}\n`;
   if (event.id !== undefined) text += `id: ${singleLine(event.id)}\n`;
-  for (const line of event.data.split(/\r\n|\r|\n/)) text += `data: ${line}\n`;
+  const { data } = event;
+  // JSON data is one line (JSON.stringify escapes line breaks): no split for every event.
+  if (!hasLineBreak(data)) return `${text}data: ${data}\n\n`;
+  for (const line of data.split(/\r\n|\r|\n/)) text += `data: ${line}\n`;
   return text + "\n";
 }
 
@@ -38,5 +41,9 @@ export function encodeSseBytes(event: SseEvent): Uint8Array {
 
 // A line break inside `event:` or `id:` would end the field early and corrupt the stream.
 function singleLine(value: string): string {
-  return value.replace(/[\r\n]+/g, " ");
+  return hasLineBreak(value) ? value.replace(/[\r\n]+/g, " ") : value;
+}
+
+function hasLineBreak(value: string): boolean {
+  return value.includes("\n") || value.includes("\r");
 }

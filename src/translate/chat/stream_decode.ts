@@ -16,6 +16,7 @@ import type { IrEvent, IrStreamError } from "../ir.ts";
 import { finishOfChat } from "./finish.ts";
 import { readDetail } from "./reasoning_details.ts";
 import { thinkingText } from "./response_decode.ts";
+import { textOfChunk } from "./text_chunk.ts";
 
 /** The part being streamed; a tool call gets its IR index once its name is known. */
 type Open =
@@ -57,9 +58,15 @@ class ChatStreamDecoder implements StreamDecoder {
 
   decode(event: SseEvent): IrEvent[] {
     if (this.#failed || event.data === "[DONE]") return [];
-    const chunk = parseEventData(event.data);
-    if (!chunk) return [];
     const out: IrEvent[] = [];
+    // A text chunk once started (the usual one) needs no parse: only its text is read.
+    const text = this.#started ? textOfChunk(event.data) : undefined;
+    if (text !== undefined) {
+      if (!this.#finished) this.#text("text", text, out);
+      return out;
+    }
+    const chunk = parseEventData(event.data);
+    if (!chunk) return out;
     if (chunk.error != null) return this.#fail(chunk, event, out);
     const choices = listOf(chunk.choices).map(fields);
     // Azure opens with an id-less `prompt_filter_results` chunk: not yet the answer.

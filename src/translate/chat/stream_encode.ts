@@ -44,6 +44,9 @@ class ChatStreamEncoder implements StreamEncoder {
   #open: Open | undefined;
   #calls = 0;
   #reasonings = 0;
+  /** The JSON text around a delta chunk's delta, the same in every one (set by #start). */
+  #deltaHead = "";
+  #deltaTail = "";
 
   constructor(context: ResponseEncodeContext) {
     this.#context = context;
@@ -107,14 +110,14 @@ class ChatStreamEncoder implements StreamEncoder {
         this.#begin(event.part, out);
         return;
       case "text_delta":
-        if (event.text) out.push(this.#delta({ content: event.text }));
+        if (event.text) out.push(this.#textDelta("content", event.text));
         return;
       case "refusal_delta":
-        if (event.text) out.push(this.#delta({ refusal: event.text }));
+        if (event.text) out.push(this.#textDelta("refusal", event.text));
         return;
       case "reasoning_delta":
         if (open?.kind === "reasoning") open.text += event.text;
-        if (event.text) out.push(this.#delta({ reasoning_content: event.text }));
+        if (event.text) out.push(this.#textDelta("reasoning_content", event.text));
         return;
       case "reasoning_opaque": {
         const reasoning = open?.kind === "reasoning" ? open : undefined;
@@ -132,9 +135,8 @@ class ChatStreamEncoder implements StreamEncoder {
         if (open?.kind !== "tool_call") return;
         if (open.custom) open.args += event.json;
         else if (event.json) {
-          out.push(this.#delta({
-            tool_calls: [{ index: open.chatIndex, function: { arguments: event.json } }],
-          }));
+          const call = `{"index":${open.chatIndex},"function":{"arguments":`;
+          out.push(this.#deltaChunk(`{"tool_calls":[${call}${JSON.stringify(event.json)}}}]}`));
         }
         return;
       case "part_end":
@@ -181,6 +183,11 @@ class ChatStreamEncoder implements StreamEncoder {
     if (this.#started) return;
     this.#started = true;
     this.#created = created ?? Math.floor(this.#context.now() / 1000);
+    // Delta chunks are most of a stream and differ only in their delta: the rest is written once.
+    const head = JSON.stringify(this.#chunkHead());
+    this.#deltaHead = `${head.slice(0, -1)},"choices":[{"index":0,"delta":`;
+    const usage = this.#context.includeUsage ? ',"usage":null' : "";
+    this.#deltaTail = `,"logprobs":null,"finish_reason":null}]${usage}}`;
     out.push(this.#delta({ role: "assistant", content: "", refusal: null }));
   }
 
@@ -191,17 +198,31 @@ class ChatStreamEncoder implements StreamEncoder {
   }
 
   #delta(delta: Record<string, unknown>): SseEvent {
-    return this.#chunk([{ index: 0, delta, logprobs: null, finish_reason: null }]);
+    return this.#deltaChunk(JSON.stringify(delta));
   }
 
-  #chunk(choices: unknown[], usage?: Record<string, unknown>): SseEvent {
-    const chunk: Record<string, unknown> = {
+  /** A delta of one string field: only the string is encoded. */
+  #textDelta(field: "content" | "refusal" | "reasoning_content", text: string): SseEvent {
+    return this.#deltaChunk(`{"${field}":${JSON.stringify(text)}}`);
+  }
+
+  /** The chunk of one choice whose delta is the JSON text `delta`, as #chunk would write it. */
+  #deltaChunk(delta: string): SseEvent {
+    return { data: this.#deltaHead + delta + this.#deltaTail };
+  }
+
+  /** The fields every chunk starts with. */
+  #chunkHead(): Record<string, unknown> {
+    return {
       id: this.#id,
       object: "chat.completion.chunk",
       created: this.#created,
       model: this.#context.model,
-      choices,
     };
+  }
+
+  #chunk(choices: unknown[], usage?: Record<string, unknown>): SseEvent {
+    const chunk: Record<string, unknown> = { ...this.#chunkHead(), choices };
     // With include_usage the API puts `usage: null` on every chunk but the last.
     if (this.#context.includeUsage) chunk.usage = usage ?? null;
     return { data: JSON.stringify(chunk) };

@@ -263,3 +263,70 @@ Deno.test("chat stream encode: the SDK raises an APIError on the error chunk", a
     for await (const _ of stream) { /* read to the error */ }
   }, OpenAI.APIError);
 });
+
+/** Text that JSON must escape, and a model id that needs it too. */
+const ODD = 'say "hi" \\ \n\t\u0001 \u2028 \ud800 é';
+
+Deno.test("chat stream encode: delta chunks are the JSON of their objects, odd text and all", () => {
+  for (const includeUsage of [true, false]) {
+    const context = answerContext({
+      includeUsage,
+      model: 'model "x"\n',
+      request: irRequest({ tools: [] }),
+    });
+    const events = encodeAll([
+      { type: "start", id: "u", model: "m", created: 1.5 },
+      { type: "part_start", index: 0, part: { type: "reasoning" } },
+      { type: "reasoning_delta", index: 0, text: ODD },
+      { type: "part_end", index: 0 },
+      { type: "part_start", index: 1, part: { type: "text" } },
+      { type: "text_delta", index: 1, text: ODD },
+      { type: "part_end", index: 1 },
+      { type: "part_start", index: 2, part: { type: "refusal" } },
+      { type: "refusal_delta", index: 2, text: ODD },
+      { type: "part_end", index: 2 },
+      { type: "part_start", index: 3, part: { type: "tool_call", id: "c", name: "f" } },
+      { type: "arguments_delta", index: 3, json: `{"a":${JSON.stringify(ODD)}}` },
+      { type: "part_end", index: 3 },
+      { type: "finish", reason: "tool_calls" },
+    ], context);
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event.data));
+    assert.deepEqual(
+      events.slice(0, -1).map((event) => event.data),
+      chunks.map((c) => JSON.stringify(c)),
+    );
+    const deltas = chunks.slice(1, 6).map((chunk) => chunk.choices[0].delta);
+    assert.deepEqual(deltas, [
+      { reasoning_content: ODD },
+      { content: ODD },
+      { refusal: ODD },
+      {
+        tool_calls: [{
+          index: 0,
+          id: "c",
+          type: "function",
+          function: { name: "f", arguments: "" },
+        }],
+      },
+      { tool_calls: [{ index: 0, function: { arguments: `{"a":${JSON.stringify(ODD)}}` } }] },
+    ]);
+    for (const chunk of chunks.slice(0, 6)) {
+      assert.deepEqual(Object.keys(chunk), [
+        "id",
+        "object",
+        "created",
+        "model",
+        "choices",
+        ...(includeUsage ? ["usage"] : []),
+      ]);
+      assert.equal(chunk.model, 'model "x"\n');
+      assert.equal(chunk.created, 1.5);
+      assert.deepEqual(Object.keys(chunk.choices[0]), [
+        "index",
+        "delta",
+        "logprobs",
+        "finish_reason",
+      ]);
+    }
+  }
+});

@@ -12,6 +12,7 @@ import { createUsageTap } from "../../protocols/messages/usage.ts";
 import type { SseEvent } from "../../protocols/sse.ts";
 import type { StreamDecoder } from "../codec.ts";
 import type { IrEvent } from "../ir.ts";
+import { deltaValue, readBlockDelta } from "./block_delta.ts";
 import { finishOfStop } from "./finish.ts";
 
 /** The block being streamed: its upstream and IR indexes, and a tool call's input so far. */
@@ -105,30 +106,23 @@ export function createMessagesStreamDecoder(): StreamDecoder {
     // Anything else (server_tool_use, web_search_tool_result, ...) is not the client's.
   };
 
-  const blockDelta = (data: Record<string, unknown>, out: IrEvent[]) => {
-    if (!open || data.index !== open.upstream) return;
-    const delta = fields(data.delta);
+  /** A delta of the open block: `value` is the field its type carries (text, partial_json, ...). */
+  const blockDelta = (upstream: unknown, type: unknown, value: string, out: IrEvent[]) => {
+    if (!open || upstream !== open.upstream || !value) return;
     const { index } = open;
-    if (delta.type === "text_delta" && open.kind === "text" && stringOr(delta.text)) {
-      out.push({ type: "text_delta", index, text: stringOr(delta.text) });
-    } else if (delta.type === "thinking_delta" && open.kind === "reasoning") {
-      const text = stringOr(delta.thinking);
-      if (text) out.push({ type: "reasoning_delta", index, text });
-    } else if (delta.type === "signature_delta" && open.kind === "reasoning") {
-      const value = stringOr(delta.signature);
-      if (value) {
-        out.push({
-          type: "reasoning_opaque",
-          index,
-          opaque: { kind: "anthropic_signature", value },
-        });
-      }
-    } else if (delta.type === "input_json_delta" && open.kind === "tool_call") {
-      const json = stringOr(delta.partial_json);
-      if (json) {
-        open.args = true;
-        out.push({ type: "arguments_delta", index, json });
-      }
+    if (type === "text_delta" && open.kind === "text") {
+      out.push({ type: "text_delta", index, text: value });
+    } else if (type === "thinking_delta" && open.kind === "reasoning") {
+      out.push({ type: "reasoning_delta", index, text: value });
+    } else if (type === "signature_delta" && open.kind === "reasoning") {
+      out.push({
+        type: "reasoning_opaque",
+        index,
+        opaque: { kind: "anthropic_signature", value },
+      });
+    } else if (type === "input_json_delta" && open.kind === "tool_call") {
+      open.args = true;
+      out.push({ type: "arguments_delta", index, json: value });
     }
   };
 
@@ -146,9 +140,16 @@ export function createMessagesStreamDecoder(): StreamDecoder {
   return {
     decode(event: SseEvent): IrEvent[] {
       if (failed) return [];
-      const data = parseEventData(event.data);
-      if (!data) return [];
       const out: IrEvent[] = [];
+      // The usual event needs no parse; it reports no error and no usage, whatever its name.
+      const quick = readBlockDelta(event.data);
+      if (quick) {
+        if (!started) start({}, out);
+        if (!finished) blockDelta(quick.index, quick.type, quick.value, out);
+        return out;
+      }
+      const data = parseEventData(event.data);
+      if (!data) return out;
       const report = streamError(event);
       if (report) {
         failed = true;
@@ -171,8 +172,10 @@ export function createMessagesStreamDecoder(): StreamDecoder {
       if (data.type === "message_delta") messageDelta(data, out);
       else if (finished) return out;
       else if (data.type === "content_block_start") blockStart(data, out);
-      else if (data.type === "content_block_delta") blockDelta(data, out);
-      else if (open && data.index === open.upstream) close(out);
+      else if (data.type === "content_block_delta") {
+        const delta = fields(data.delta);
+        blockDelta(data.index, delta.type, deltaValue(delta), out);
+      } else if (open && data.index === open.upstream) close(out);
       return out;
     },
     end(): IrEvent[] {

@@ -86,8 +86,12 @@ export function createMessagesStreamEncoder(context: ResponseEncodeContext): Str
       blockStart({ type: "text", text: "" }, out);
     }
   };
-  const delta = (fields: Record<string, unknown>) =>
-    event("content_block_delta", { index: block, delta: fields });
+  // The event most of a stream is made of: only its one string is encoded, the rest is fixed.
+  const delta = (type: string, field: string, value: string): SseEvent => {
+    const fields = `"type":"${type}","${field}":${JSON.stringify(value)}`;
+    const data = `{"type":"content_block_delta","index":${block},"delta":{${fields}}}`;
+    return { event: "content_block_delta", data };
+  };
   const opaque = (state: IrOpaque, out: SseEvent[]) => {
     if (open?.kind !== "reasoning" || open.block === "redacted_thinking") return;
     if (!open.block && state.kind === "anthropic_redacted") {
@@ -97,9 +101,7 @@ export function createMessagesStreamEncoder(context: ResponseEncodeContext): Str
     }
     thinkingStart(open, out);
     // Another provider's state travels wrapped, so it comes back when the client sends it.
-    out.push(
-      delta({ type: "signature_delta", signature: wrapOpaque(state, "anthropic_signature") }),
-    );
+    out.push(delta("signature_delta", "signature", wrapOpaque(state, "anthropic_signature")));
   };
 
   return {
@@ -131,13 +133,13 @@ export function createMessagesStreamEncoder(context: ResponseEncodeContext): Str
         case "text_delta":
         case "refusal_delta":
           if (ir.text && open?.kind === "text") {
-            out.push(delta({ type: "text_delta", text: ir.text }));
+            out.push(delta("text_delta", "text", ir.text));
           }
           break;
         case "reasoning_delta":
           if (ir.text && open?.kind === "reasoning" && open.block !== "redacted_thinking") {
             thinkingStart(open, out);
-            out.push(delta({ type: "thinking_delta", thinking: ir.text }));
+            out.push(delta("thinking_delta", "thinking", ir.text));
           }
           break;
         case "reasoning_opaque":
@@ -145,7 +147,7 @@ export function createMessagesStreamEncoder(context: ResponseEncodeContext): Str
           break;
         case "arguments_delta":
           if (ir.json && open?.kind === "tool_call") {
-            out.push(delta({ type: "input_json_delta", partial_json: ir.json }));
+            out.push(delta("input_json_delta", "partial_json", ir.json));
           }
           break;
       }

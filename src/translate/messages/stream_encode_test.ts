@@ -279,3 +279,35 @@ Deno.test("messages stream encode: end() closes an open block; nothing follows e
   assert.deepEqual(failing.encode({ type: "text_delta", index: 0, text: "late" }), []);
   assert.deepEqual(failing.end(), []);
 });
+
+/** Text that JSON must escape. */
+const ODD = 'say "hi" \\ \n\t\u0001 \u2028 \ud800 é';
+
+Deno.test("messages stream encode: block deltas are the JSON of their objects, odd text and all", () => {
+  const events = encodeAll([
+    { type: "start", id: "u", model: "m" },
+    { type: "part_start", index: 0, part: { type: "reasoning" } },
+    { type: "reasoning_delta", index: 0, text: ODD },
+    { type: "reasoning_opaque", index: 0, opaque: { kind: "anthropic_signature", value: ODD } },
+    { type: "part_end", index: 0 },
+    { type: "part_start", index: 1, part: { type: "text" } },
+    { type: "text_delta", index: 1, text: ODD },
+    { type: "part_end", index: 1 },
+    { type: "part_start", index: 2, part: { type: "tool_call", id: "toolu_1", name: "f" } },
+    { type: "arguments_delta", index: 2, json: `{"a":${JSON.stringify(ODD)}}` },
+    { type: "part_end", index: 2 },
+    { type: "finish", reason: "tool_calls" },
+  ]);
+  const deltas = events.filter((event) => event.event === "content_block_delta");
+  assert.deepEqual(deltas.map((event) => JSON.parse(event.data)), [
+    { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: ODD } },
+    { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: ODD } },
+    { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: ODD } },
+    {
+      type: "content_block_delta",
+      index: 2,
+      delta: { type: "input_json_delta", partial_json: `{"a":${JSON.stringify(ODD)}}` },
+    },
+  ]);
+  for (const event of events) assert.equal(JSON.stringify(JSON.parse(event.data)), event.data);
+});

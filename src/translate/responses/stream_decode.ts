@@ -12,6 +12,7 @@ import { usageFromResponse } from "../../protocols/responses/usage.ts";
 import type { SseEvent } from "../../protocols/sse.ts";
 import type { StreamDecoder } from "../codec.ts";
 import type { IrEvent } from "../ir.ts";
+import { DELTA_KINDS, type DeltaType, readDeltaEvent } from "./delta_event.ts";
 import { finishOfResponse } from "./finish.ts";
 import { callOfItem, reasoningOfItem } from "./items.ts";
 import { decodeResponsesResponse } from "./response_decode.ts";
@@ -35,9 +36,16 @@ class ResponsesStreamDecoder implements StreamDecoder {
 
   decode(event: SseEvent): IrEvent[] {
     if (this.#ended) return [];
-    const data = parseEventData(event.data);
-    if (!data) return [];
     const out: IrEvent[] = [];
+    // The usual event needs no parse; only one named `error` reports an error whatever it holds.
+    const quick = event.event === "error" ? undefined : readDeltaEvent(event.data);
+    if (quick) {
+      if (!this.#started) this.#start({}, out);
+      this.#deltaEvent(quick.type, quick.itemId, quick.delta, out);
+      return out;
+    }
+    const data = parseEventData(event.data);
+    if (!data) return out;
     const error = errorOf(event, data);
     if (error) {
       this.#ended = true;
@@ -121,11 +129,14 @@ class ResponsesStreamDecoder implements StreamDecoder {
         return;
       }
       case "response.output_text.delta":
-        return this.#delta("text", itemId, stringOr(data.delta), out);
+      case "response.refusal.delta":
+      case "response.reasoning_summary_text.delta":
+      case "response.reasoning_text.delta":
+      case "response.function_call_arguments.delta":
+      case "response.custom_tool_call_input.delta":
+        return this.#deltaEvent(type, itemId, stringOr(data.delta), out);
       case "response.output_text.done":
         return this.#fallback("text", itemId, stringOr(data.text), out);
-      case "response.refusal.delta":
-        return this.#delta("refusal", itemId, stringOr(data.delta), out);
       case "response.refusal.done":
         return this.#fallback("refusal", itemId, stringOr(data.refusal), out);
       case "response.reasoning_summary_part.added": {
@@ -137,28 +148,26 @@ class ResponsesStreamDecoder implements StreamDecoder {
         open.streamed = false;
         return;
       }
-      case "response.reasoning_summary_text.delta":
-        return this.#delta("reasoning", itemId, stringOr(data.delta), out);
       case "response.reasoning_summary_text.done":
         return this.#fallback("reasoning", itemId, stringOr(data.text), out);
       case "response.reasoning_summary_part.done":
         return this.#fallback("reasoning", itemId, stringOr(fields(data.part).text), out);
-      case "response.reasoning_text.delta":
-        // Summaries, when a server sends both, are what the whole answer shows.
-        if (this.#open?.kind === "reasoning" && this.#open.summaries > 0) return;
-        return this.#delta("reasoning", itemId, stringOr(data.delta), out);
       case "response.reasoning_text.done":
         if (this.#open?.kind === "reasoning" && this.#open.summaries > 0) return;
         return this.#fallback("reasoning", itemId, stringOr(data.text), out);
-      case "response.function_call_arguments.delta":
-        return this.#delta("tool_call", itemId, stringOr(data.delta), out);
       case "response.function_call_arguments.done":
         return this.#fallback("tool_call", itemId, stringOr(data.arguments), out);
-      case "response.custom_tool_call_input.delta":
-        return this.#delta("tool_call", itemId, stringOr(data.delta), out);
       case "response.custom_tool_call_input.done":
         return this.#fallback("tool_call", itemId, stringOr(data.input), out);
     }
+  }
+
+  /** A `*.delta` event's piece of text, for the open part of its kind. */
+  #deltaEvent(type: DeltaType, itemId: string, text: string, out: IrEvent[]): void {
+    // Summaries, when a server sends both, are what the whole answer shows.
+    const summarized = this.#open?.kind === "reasoning" && this.#open.summaries > 0;
+    if (type === "response.reasoning_text.delta" && summarized) return;
+    this.#delta(DELTA_KINDS[type], itemId, text, out);
   }
 
   #itemAdded(item: Data, out: IrEvent[]): void {

@@ -174,6 +174,20 @@ const DIALECTS: [string, SseEvent[], Partial<ReturnType<typeof foldEvents>>][] =
     { parts: [{ type: "reasoning", text: "a\n\nb", itemId: "rs_1" }] },
   ],
   [
+    "summaries and raw reasoning text both: the summaries, as the whole answer shows them",
+    sse(
+      created,
+      added(rs({})),
+      ev("reasoning_summary_part.added", inRs({ summary_index: 0, part: summary("")[0] })),
+      ev("reasoning_summary_text.delta", inRs({ summary_index: 0, delta: "short" })),
+      ev("reasoning_text.delta", inRs({ content_index: 0, delta: "long raw" })),
+      ev("reasoning_text.done", inRs({ content_index: 0, text: "long raw" })),
+      done(rs({ summary: summary("short") })),
+      completed(),
+    ),
+    { parts: [{ type: "reasoning", text: "short", itemId: "rs_1" }] },
+  ],
+  [
     "a refusal, an incomplete content-filtered answer, unknown events and [DONE]",
     [
       ...sse(

@@ -22,12 +22,23 @@ import { responseObject } from "./response_encode.ts";
 
 type Item = Record<string, unknown>;
 
-/** The output item being streamed; `text` gathers its deltas for the `.done` events. */
+/**
+ * The output item being streamed; `text` gathers its deltas for the `.done` events, and
+ * `place` is the JSON text of the fields that place its deltas (item id and indexes).
+ */
 type Open =
-  | { kind: "text"; contentIndex: number; text: string }
-  | { kind: "refusal"; contentIndex: number; text: string }
-  | { kind: "reasoning"; itemId: string; text: string; opaque?: IrOpaque }
-  | { kind: "tool_call"; itemId: string; id: string; name: string; custom: boolean; text: string };
+  | { kind: "text"; contentIndex: number; text: string; place: string }
+  | { kind: "refusal"; contentIndex: number; text: string; place: string }
+  | { kind: "reasoning"; itemId: string; text: string; place: string; opaque?: IrOpaque }
+  | {
+    kind: "tool_call";
+    itemId: string;
+    id: string;
+    name: string;
+    custom: boolean;
+    text: string;
+    place: string;
+  };
 
 /** An encoder for one responses client stream. */
 export function createResponsesStreamEncoder(context: ResponseEncodeContext): StreamEncoder {
@@ -111,6 +122,12 @@ class ResponsesStreamEncoder implements StreamEncoder {
     out.push({ event: type, data });
   }
 
+  /** A `*.delta` event, most of a stream: only its text is encoded, the rest is known. */
+  #emitDelta(out: SseEvent[], type: string, place: string, delta: string, tail = ""): void {
+    const head = `{"type":"${type}","sequence_number":${this.#sequence++},${place}`;
+    out.push({ event: type, data: `${head},"delta":${JSON.stringify(delta)}${tail}}` });
+  }
+
   #start(out: SseEvent[], created?: number): void {
     if (this.#started) return;
     this.#started = true;
@@ -131,6 +148,11 @@ class ResponsesStreamEncoder implements StreamEncoder {
     return { item_id: itemId, output_index: this.#output.length };
   }
 
+  /** `fields` as the JSON text of an object's members, to place a delta event. */
+  #place(fields: Item): string {
+    return JSON.stringify(fields).slice(1, -1);
+  }
+
   #begin(part: IrStreamPart, out: SseEvent[]): void {
     this.#close(out);
     if (part.type === "text" || part.type === "refusal") {
@@ -141,24 +163,24 @@ class ResponsesStreamEncoder implements StreamEncoder {
         this.#emit(out, "response.output_item.added", { output_index: this.#output.length, item });
       }
       const contentIndex = this.#message.content.length;
-      this.#open = { kind: part.type, contentIndex, text: "" };
-      this.#emit(out, "response.content_part.added", {
-        ...this.#at(this.#message.itemId),
-        content_index: contentIndex,
-        part: contentPart(part.type, ""),
-      });
+      const at = { ...this.#at(this.#message.itemId), content_index: contentIndex };
+      this.#open = { kind: part.type, contentIndex, text: "", place: this.#place(at) };
+      this.#emit(out, "response.content_part.added", { ...at, part: contentPart(part.type, "") });
       return;
     }
     this.#closeMessage(out);
     let item: Item;
     if (part.type === "reasoning") {
       const itemId = itemIdOf(part, "rs_", this.#context);
-      this.#open = { kind: "reasoning", itemId, text: "" };
+      const place = this.#place({ ...this.#at(itemId), summary_index: 0 });
+      this.#open = { kind: "reasoning", itemId, text: "", place };
       item = { id: itemId, type: "reasoning", summary: [] };
     } else {
       const custom = this.#custom.has(part.name);
       const itemId = itemIdOf(part, custom ? "ctc_" : "fc_", this.#context);
-      this.#open = { kind: "tool_call", itemId, id: part.id, name: part.name, custom, text: "" };
+      const { id, name } = part;
+      const place = this.#place(this.#at(itemId));
+      this.#open = { kind: "tool_call", itemId, id, name, custom, text: "", place };
       const call = { type: "tool_call" as const, id: part.id, name: part.name, arguments: "" };
       item = callItem(call, custom, itemId, "in_progress");
     }
@@ -171,31 +193,29 @@ class ResponsesStreamEncoder implements StreamEncoder {
     if (event.type === "text_delta" || event.type === "refusal_delta") {
       if (open.kind !== "text" && open.kind !== "refusal" || !event.text || !this.#message) return;
       open.text += event.text;
-      const fields = { ...this.#at(this.#message.itemId), content_index: open.contentIndex };
       if (open.kind === "text") {
-        this.#emit(out, "response.output_text.delta", {
-          ...fields,
-          delta: event.text,
-          logprobs: [],
-        });
-      } else this.#emit(out, "response.refusal.delta", { ...fields, delta: event.text });
+        this.#emitDelta(
+          out,
+          "response.output_text.delta",
+          open.place,
+          event.text,
+          ',"logprobs":[]',
+        );
+      } else this.#emitDelta(out, "response.refusal.delta", open.place, event.text);
     } else if (event.type === "reasoning_delta" && open.kind === "reasoning" && event.text) {
-      const fields = { ...this.#at(open.itemId), summary_index: 0 };
       if (!open.text) {
         const part = { type: "summary_text", text: "" };
+        const fields = { ...this.#at(open.itemId), summary_index: 0 };
         this.#emit(out, "response.reasoning_summary_part.added", { ...fields, part });
       }
       open.text += event.text;
-      this.#emit(out, "response.reasoning_summary_text.delta", { ...fields, delta: event.text });
+      this.#emitDelta(out, "response.reasoning_summary_text.delta", open.place, event.text);
     } else if (event.type === "reasoning_opaque" && open.kind === "reasoning") {
       open.opaque = event.opaque;
     } else if (event.type === "arguments_delta" && open.kind === "tool_call" && event.json) {
       open.text += event.json;
       if (!open.custom) {
-        this.#emit(out, "response.function_call_arguments.delta", {
-          ...this.#at(open.itemId),
-          delta: event.json,
-        });
+        this.#emitDelta(out, "response.function_call_arguments.delta", open.place, event.json);
       }
     }
   }

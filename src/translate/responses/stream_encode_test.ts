@@ -211,3 +211,61 @@ Deno.test("responses stream encode: the SDK raises the error event", async () =>
   ];
   await assert.rejects(() => sdkStream(events).finalResponse(), /slow down/);
 });
+
+/** Text that JSON must escape. */
+const ODD = 'say "hi" \\ \n\t\u0001 \u2028 \ud800 é';
+
+Deno.test("responses stream encode: delta events are the JSON of their objects, odd text and all", () => {
+  const events = encodeAll([
+    { type: "start", id: "u", model: "m" },
+    { type: "part_start", index: 0, part: { type: "reasoning", itemId: 'rs_"1"' } },
+    { type: "reasoning_delta", index: 0, text: ODD },
+    { type: "part_end", index: 0 },
+    { type: "part_start", index: 1, part: { type: "text" } },
+    { type: "text_delta", index: 1, text: ODD },
+    { type: "part_end", index: 1 },
+    { type: "part_start", index: 2, part: { type: "refusal" } },
+    { type: "refusal_delta", index: 2, text: ODD },
+    { type: "part_end", index: 2 },
+    { type: "part_start", index: 3, part: { type: "tool_call", id: "c", name: "f" } },
+    { type: "arguments_delta", index: 3, json: `{"a":${JSON.stringify(ODD)}}` },
+    { type: "part_end", index: 3 },
+    { type: "finish", reason: "tool_calls" },
+  ]);
+  const deltas = events.filter((event) => event.event?.endsWith(".delta"));
+  assert.deepEqual(deltas.map((event) => JSON.parse(event.data)), [
+    {
+      type: "response.reasoning_summary_text.delta",
+      sequence_number: 4,
+      item_id: 'rs_"1"',
+      output_index: 0,
+      summary_index: 0,
+      delta: ODD,
+    },
+    {
+      type: "response.output_text.delta",
+      sequence_number: 10,
+      item_id: "msg_2",
+      output_index: 1,
+      content_index: 0,
+      delta: ODD,
+      logprobs: [],
+    },
+    {
+      type: "response.refusal.delta",
+      sequence_number: 14,
+      item_id: "msg_2",
+      output_index: 1,
+      content_index: 1,
+      delta: ODD,
+    },
+    {
+      type: "response.function_call_arguments.delta",
+      sequence_number: 19,
+      item_id: "fc_3",
+      output_index: 2,
+      delta: `{"a":${JSON.stringify(ODD)}}`,
+    },
+  ]);
+  for (const event of events) assert.equal(JSON.stringify(JSON.parse(event.data)), event.data);
+});

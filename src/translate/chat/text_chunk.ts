@@ -1,0 +1,42 @@
+/**
+ * The chunk most of a chat stream is made of, one choice whose delta holds text and
+ * nothing else the decoder acts on once the stream started (its id and model come from
+ * the first chunk), read without a parse: a full `JSON.parse` of every chunk was most of
+ * a translated stream's cost. The pattern admits fields the decoder ignores
+ * (`system_fingerprint`, `obfuscation`, `logprobs`, `role`, a null `usage`) in any order,
+ * and the fields it reads only when they are empty or null; a chunk that misses it is
+ * parsed. See ../../protocols/json_shape.ts for why a match is exact.
+ */
+import { keyOtherThan, SCALAR, STRING_CONTENT, stringOf } from "../../protocols/json_shape.ts";
+
+// Each field below matches one alternative at most: alternatives that overlap would let a
+// crafted chunk that fails late try every way of splitting it (exponential backtracking).
+// The chunk's own fields: `usage` and `error` only as null, since otherwise they are read.
+const TOP = `(?:${keyOtherThan(["choices", "usage", "error"])}:${SCALAR}|"(?:usage|error)":null)`;
+// The choice's fields: index 0 (or none), no finish reason, the rest is not read.
+const CHOICE = `(?:"index":0|"finish_reason":null|${
+  keyOtherThan(["index", "delta", "finish_reason"])
+}:${SCALAR})`;
+/** The delta fields the decoder reads besides `content`. */
+const READ = [
+  "reasoning_content",
+  "reasoning",
+  "reasoning_details",
+  "refusal",
+  "tool_calls",
+  "function_call",
+];
+// The delta's other fields: those not read, and those read when they are empty.
+const DELTA = `(?:${keyOtherThan(["content", ...READ])}:${SCALAR}|"(?:${
+  READ.join("|")
+})":(?:null|""|\\[\\]))`;
+const TEXT_CHUNK = new RegExp(
+  `^\\{(?:${TOP},)*"choices":\\[\\{(?:${CHOICE},)*"delta":\\{(?:${DELTA},)*` +
+    `"content":"(${STRING_CONTENT})"(?:,${DELTA})*\\}(?:,${CHOICE})*\\}\\](?:,${TOP})*\\}$`,
+);
+
+/** The text of a chunk that carries text and nothing else the decoder reads; else undefined. */
+export function textOfChunk(data: string): string | undefined {
+  const match = TEXT_CHUNK.exec(data);
+  return match ? stringOf(match[1]!) : undefined;
+}
