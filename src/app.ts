@@ -22,6 +22,7 @@ import { metricsRoute } from "./routes/metrics.ts";
 import { createSender } from "./upstream/send.ts";
 import type { HttpClient } from "./upstream/http1/client.ts";
 import { watchShutdown } from "./upstream/shutdown_watch.ts";
+import { AlarmClock } from "./upstream/alarm_clock.ts";
 import type { Limiter } from "./limits/limiter.ts";
 import { createMemoryLimiter } from "./limits/memory_limiter.ts";
 import type { MiddlewareHandler } from "hono";
@@ -88,6 +89,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     now,
     shutdown: deps.shutdownSignal && watchShutdown(deps.shutdownSignal),
     observer,
+    // One timer for the deadlines and keep-alives of every exchange of the app.
+    clock: new AlarmClock(),
   };
   const auth = authenticate({ lookup: cacheKeyLookup(deps.lookupKey, now), now });
 

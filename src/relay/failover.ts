@@ -10,6 +10,7 @@ import { protocolOf } from "../protocols/index.ts";
 import type { SseBatch } from "../protocols/sse.ts";
 import { retryAfterMs } from "../routing/health.ts";
 import type { Attempt, AttemptFailure, RoutePlan } from "../routing/router.ts";
+import type { AlarmClock } from "../upstream/alarm_clock.ts";
 import {
   callUpstream,
   type Send,
@@ -17,6 +18,7 @@ import {
   type UpstreamExchange,
   UpstreamFailure,
 } from "../upstream/call.ts";
+import type { UpstreamResponse } from "../upstream/response.ts";
 import { readSseBatches } from "../upstream/sse.ts";
 
 /** An upstream that answered: its exchange and what was read of it. */
@@ -48,6 +50,8 @@ export async function sendWithFailover(options: {
   upstreamOf: (attempt: Attempt) => EntryProtocol;
   timeoutsOf: (attempt: Attempt) => Timeouts;
   signals: StopSignals;
+  /** The app's clock for the exchanges' deadlines (each exchange makes its own without one). */
+  clock?: AlarmClock;
   onAttemptFailed?: (attempt: Attempt, failure: UpstreamFailure) => void;
 }): Promise<FailoverResult> {
   let attempts = 0;
@@ -67,22 +71,25 @@ export async function sendWithFailover(options: {
     attempts++;
     const timeouts = options.timeoutsOf(attempt);
     try {
-      const exchange = await callUpstream(send, timeouts, options.signals);
+      const { exchange, response } = await callUpstream(
+        send,
+        timeouts,
+        options.signals,
+        options.clock,
+      );
       try {
         const upstream = options.upstreamOf(attempt);
-        const served = await readAnswer(exchange, options.stream, timeouts, upstream);
+        const served = await readAnswer(exchange, response, options.stream, timeouts, upstream);
         options.plan.succeed(attempt);
         return { ok: true, served: { attempt, attempts, exchange, ...served } };
       } catch (error) {
+        // The answer is not taken: its connection is closed rather than left open unread.
+        exchange.abort(asFailure(error));
         exchange.finish();
         throw error;
       }
     } catch (error) {
-      const failure = error instanceof UpstreamFailure
-        ? error
-        : new UpstreamFailure("network", "The upstream answer could not be read.", {
-          cause: error,
-        });
+      const failure = asFailure(error);
       options.onAttemptFailed?.(attempt, failure);
       last = { attempt, failure };
       const decision = classify(failure);
@@ -103,11 +110,11 @@ export async function sendWithFailover(options: {
 
 async function readAnswer(
   exchange: UpstreamExchange,
+  response: UpstreamResponse,
   stream: boolean,
   timeouts: Timeouts,
   upstream: EntryProtocol,
 ): Promise<Pick<Served, "body" | "stream">> {
-  const { response } = exchange;
   if (!stream) {
     const text = await exchange.within(response.text(), timeouts.idle, "response body");
     try {
@@ -121,7 +128,9 @@ async function readAnswer(
   if (!response.body || !response.header("content-type")?.includes("text/event-stream")) {
     throw new UpstreamFailure("network", "The upstream did not answer with an event stream.");
   }
-  const events = readSseBatches(response.body, exchange.signal)[Symbol.asyncIterator]();
+  // No signal: an aborted exchange already ends the body's reads (its connection closes,
+  // the echo's stream errors), and a listener per stream would stay for all of it.
+  const events = readSseBatches(response.body)[Symbol.asyncIterator]();
   const first = await exchange.within(events.next(), timeouts.first_byte, "stream event");
   if (first.done) {
     throw new UpstreamFailure("network", "The upstream stream ended before any event.");
@@ -135,6 +144,12 @@ async function readAnswer(
     });
   }
   return { stream: { events, first: first.value } };
+}
+
+function asFailure(error: unknown): UpstreamFailure {
+  return error instanceof UpstreamFailure
+    ? error
+    : new UpstreamFailure("network", "The upstream answer could not be read.", { cause: error });
 }
 
 function classify(failure: UpstreamFailure): AttemptFailure | "stop" {

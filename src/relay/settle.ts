@@ -4,10 +4,15 @@
  * request's record updated for the log and the metrics.
  */
 import type { Hold } from "../billing/accounting.ts";
+import { estimateUsage } from "../billing/estimate.ts";
+import type { EntryProtocol } from "../config/schema.ts";
+import type { Admission } from "../limits/limiter.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { RequestRecord } from "../observability/record.ts";
+import { type CountTokens, loadTokenCounter } from "../protocols/token_count.ts";
 import type { Usage } from "../protocols/types.ts";
+import type { Attempt } from "../routing/router.ts";
 import type { RelayOutcome } from "./outcome.ts";
 
 /** Everything one settlement needs. */
@@ -49,6 +54,64 @@ export function settleRequest(options: SettleRequest): Promise<void> {
   record.costMicros = settling.costMicros;
   if (hold.reserved) options.metrics.holdReleased();
   return settling.written;
+}
+
+/** What settling one request needs from its route. */
+export interface SettlementParts {
+  hold: Hold;
+  admission: Admission;
+  record: RequestRecord;
+  log: Logger;
+  metrics: Metrics;
+  entry: EntryProtocol;
+  /** The client's body, whose prompt an estimate counts when the upstream reported no usage. */
+  body: Record<string, unknown>;
+}
+
+/**
+ * The settling of one relayed request, apart from the route's other state: a stream
+ * holds it until it ends, and holds nothing else of the route through it.
+ */
+export class Settlement {
+  readonly record: RequestRecord;
+  readonly #parts: SettlementParts;
+  /** The token counter, loaded only when this request needs a count (see token_count.ts). */
+  #counter: CountTokens | undefined;
+
+  constructor(parts: SettlementParts) {
+    this.#parts = parts;
+    this.record = parts.record;
+  }
+
+  /** Loads the token counter, which settling needs when `needsEstimate(outcome)`. */
+  async loadCounter(): Promise<void> {
+    this.#counter ??= await loadTokenCounter();
+  }
+
+  /**
+   * Settles the request (after `loadCounter` if it needs an estimate) and frees its
+   * limits. The cost is known at once; the ledger write completes later, the returned
+   * promise.
+   */
+  settle(outcome: RelayOutcome, attempts: number, attempt?: Attempt): Promise<void> {
+    const { hold, admission, record, entry, body } = this.#parts;
+    const counter = this.#counter;
+    const written = settleRequest({
+      hold,
+      log: this.#parts.log,
+      metrics: this.#parts.metrics,
+      record,
+      outcome,
+      attempts,
+      channel: attempt?.channel.name,
+      upstreamModel: attempt?.upstreamModel,
+      estimate: () => estimateUsage(entry, body, outcome.outputText(), counter!),
+    });
+    // tpm counts the output billed; the concurrency slot is free once the request ended.
+    void admission.settle(record.usage?.output_tokens ?? 0);
+    void admission.release();
+    return written;
+  }
 }
 
 /**

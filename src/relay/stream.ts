@@ -9,10 +9,20 @@ import { GatewayError } from "../errors.ts";
 import { shuttingDown } from "./failover.ts";
 import { encodeSse, type SseBatch, type SseEvent } from "../protocols/sse.ts";
 import type { StreamConverter } from "../translate/translation.ts";
+import type { Alarm, AlarmClock, Ringing } from "../upstream/alarm_clock.ts";
 import { type UpstreamExchange, UpstreamFailure } from "../upstream/call.ts";
 import type { RelayOutcome } from "./outcome.ts";
 
 const ENCODER = new TextEncoder();
+
+/** Keep-alives of a stream: `bytes` go out once nothing went out for `ms` (0: never). */
+export interface Keepalive {
+  ms: number;
+  /** The protocol's keep-alive, encoded once for every stream. */
+  bytes: Uint8Array;
+  /** The app's clock: one timer for every open stream's next keep-alive. */
+  clock: AlarmClock;
+}
 
 /** Everything one stream relay needs; `first` is the batch already read during failover. */
 export interface StreamRelay {
@@ -20,8 +30,7 @@ export interface StreamRelay {
   /** Upstream events in batches (one per network chunk); `first` was read during failover. */
   events: AsyncIterator<SseBatch>;
   first: SseBatch;
-  /** While the upstream is silent, `text` goes to the client every `ms` (0: never). */
-  keepalive: { ms: number; text: string };
+  keepalive: Keepalive;
   converter: StreamConverter;
   /** Told once, at the end, how long the stream waited on the upstream (overhead metric). */
   waited?: (ms: number) => void;
@@ -31,123 +40,163 @@ export interface StreamRelay {
 
 /** The client's response body for a stream relay. */
 export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
-  const { converter } = relay;
-  let ended = false;
-  // Summed here and told once: a stream reads thousands of chunks.
-  let waitedMs = 0;
-  // When the last read ended: what is sent after it counts as sent then (one clock reading a chunk).
-  let readAt = performance.now();
-  // One interval per stream: it sends a keep-alive when nothing went out for `ms`.
-  let sentAt = readAt;
-  let keepaliveTimer: ReturnType<typeof setInterval> | undefined;
-  const startKeepalive = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    const { ms, text } = relay.keepalive;
+  return new ReadableStream<Uint8Array>(new RelaySource(relay));
+}
+
+/**
+ * The response body's source. Its state is in fields and its steps are methods, not a
+ * closure each: an idle stream holds all of it for as long as it is open.
+ */
+class RelaySource implements UnderlyingDefaultSource<Uint8Array>, Ringing {
+  readonly #exchange: UpstreamExchange;
+  readonly #events: AsyncIterator<SseBatch>;
+  readonly #converter: StreamConverter;
+  readonly #waited: ((ms: number) => void) | undefined;
+  readonly #onEnd: (outcome: RelayOutcome) => void;
+  readonly #keepalive: Keepalive;
+  /** Dropped once sent: an idle stream does not keep its first chunk. */
+  #first: SseBatch | undefined;
+  #alarm: Alarm | undefined;
+  #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  #ended = false;
+  /** Summed here and told once: a stream reads thousands of chunks. */
+  #waitedMs = 0;
+  /** When the last read ended: what is sent after it counts as sent then (one clock reading a chunk). */
+  #readAt = performance.now();
+  #sentAt = this.#readAt;
+
+  constructor(relay: StreamRelay) {
+    this.#exchange = relay.exchange;
+    this.#events = relay.events;
+    this.#first = relay.first;
+    this.#converter = relay.converter;
+    this.#waited = relay.waited;
+    this.#onEnd = relay.onEnd;
+    this.#keepalive = relay.keepalive;
+  }
+
+  start(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    this.#controller = controller;
+    const bytes = this.#convert(this.#first!);
+    this.#first = undefined;
+    if (bytes) controller.enqueue(bytes);
+    if (this.#endOnFailure(controller)) return;
+    const { ms, clock } = this.#keepalive;
     if (ms <= 0) return;
-    const bytes = ENCODER.encode(text);
-    keepaliveTimer = setInterval(() => {
-      if (ended || performance.now() - sentAt < ms) return;
-      controller.enqueue(bytes);
-      sentAt = performance.now();
-    }, Math.max(1, Math.floor(ms / 2)));
-  };
-  const end = (status: RelayOutcome["status"], reason?: string) => {
-    if (ended) return;
-    ended = true;
-    clearInterval(keepaliveTimer);
-    relay.waited?.(waitedMs);
-    relay.exchange.finish();
-    relay.onEnd({
-      status,
-      reason,
-      usage: converter.usage(),
-      outputText: converter.outputText,
-    });
-  };
-  const encode = (events: SseEvent[]): Uint8Array | undefined => {
+    this.#alarm = clock.alarm(this);
+    this.#alarm.set(this.#sentAt + ms);
+  }
+
+  async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    const converter = this.#converter;
+    const exchange = this.#exchange;
+    try {
+      // Loop until something is sent: a pull that enqueues nothing is never called again.
+      for (;;) {
+        const waitStart = exchange.idle.start();
+        let step: IteratorResult<SseBatch>;
+        try {
+          step = await this.#events.next();
+        } finally {
+          this.#readAt = exchange.idle.end();
+        }
+        this.#waitedMs += this.#readAt - waitStart;
+        if (step.done) {
+          const bytes = this.#encode(converter.end());
+          if (bytes) controller.enqueue(bytes);
+          this.#end(converter.failure() ? "failed" : "ok", converter.failure()?.message);
+          controller.close();
+          return;
+        }
+        const bytes = this.#convert(step.value);
+        if (bytes) controller.enqueue(bytes);
+        if (this.#endOnFailure(controller) || bytes) return;
+      }
+    } catch (error) {
+      if (this.#ended) return;
+      this.#endOnError(controller, error);
+    }
+  }
+
+  cancel(): void {
+    this.#exchange.abort(new UpstreamFailure("client_gone", "The client disconnected."));
+    void this.#events.return?.(undefined);
+    this.#end("aborted", "The client disconnected mid-stream.");
+  }
+
+  /** The keep-alive alarm: a keep-alive if nothing went out for its time, else later. */
+  ring(now: number): void {
+    if (this.#ended) return;
+    const { ms, bytes } = this.#keepalive;
+    if (now - this.#sentAt >= ms) {
+      this.#controller!.enqueue(bytes);
+      this.#sentAt = now;
+    }
+    this.#alarm!.set(this.#sentAt + ms);
+  }
+
+  #end(status: RelayOutcome["status"], reason?: string): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#alarm?.cancel();
+    this.#waited?.(this.#waitedMs);
+    this.#exchange.finish();
+    const converter = this.#converter;
+    this.#onEnd({ status, reason, usage: converter.usage(), outputText: converter.outputText });
+  }
+
+  #encode(events: SseEvent[]): Uint8Array | undefined {
     if (events.length === 0) return undefined;
     let text = "";
     for (const event of events) text += encodeSse(event);
-    sentAt = readAt;
+    this.#sentAt = this.#readAt;
     return ENCODER.encode(text);
-  };
-  // A batch the converter left as it was goes out as the upstream's own bytes.
-  const convert = (batch: SseBatch): Uint8Array | undefined => {
-    const events = converter.events(batch.events);
-    if (events !== batch.events || !batch.bytes) return encode(events);
-    sentAt = readAt;
+  }
+
+  /** A batch the converter left as it was goes out as the upstream's own bytes. */
+  #convert(batch: SseBatch): Uint8Array | undefined {
+    const events = this.#converter.events(batch.events);
+    if (events !== batch.events || !batch.bytes) return this.#encode(events);
+    this.#sentAt = this.#readAt;
     return batch.bytes;
-  };
-  // The upstream reported an error mid-stream: its events went out; stop reading.
-  const endOnFailure = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    const failure = converter.failure();
+  }
+
+  /** The upstream reported an error mid-stream: its events went out; stop reading. */
+  #endOnFailure(controller: ReadableStreamDefaultController<Uint8Array>): boolean {
+    const failure = this.#converter.failure();
     if (!failure) return false;
-    relay.exchange.abort(new UpstreamFailure("network", failure.message));
-    end("failed", failure.message);
+    this.#exchange.abort(new UpstreamFailure("network", failure.message));
+    this.#end("failed", failure.message);
     controller.close();
     return true;
-  };
+  }
 
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      const bytes = convert(relay.first);
-      if (bytes) controller.enqueue(bytes);
-      if (!endOnFailure(controller)) startKeepalive(controller);
-    },
-    async pull(controller) {
-      try {
-        // Loop until something is sent: a pull that enqueues nothing is never called again.
-        for (;;) {
-          const waitStart = relay.exchange.idle.start();
-          let step: IteratorResult<SseBatch>;
-          try {
-            step = await relay.events.next();
-          } finally {
-            readAt = relay.exchange.idle.end();
-          }
-          waitedMs += readAt - waitStart;
-          if (step.done) {
-            const bytes = encode(converter.end());
-            if (bytes) controller.enqueue(bytes);
-            end(converter.failure() ? "failed" : "ok", converter.failure()?.message);
-            controller.close();
-            return;
-          }
-          const bytes = convert(step.value);
-          if (bytes) controller.enqueue(bytes);
-          if (endOnFailure(controller) || bytes) return;
-        }
-      } catch (error) {
-        if (ended) return;
-        const failure = error instanceof UpstreamFailure
-          ? error
-          : relay.exchange.signal.reason instanceof UpstreamFailure
-          ? relay.exchange.signal.reason
-          : undefined;
-        if (failure?.kind === "client_gone") return end("aborted", failure.message);
-        const gatewayError = failure?.kind === "shutdown"
-          ? shuttingDown()
-          : failure?.kind === "timeout"
-          ? new GatewayError(
-            504,
-            "upstream_timeout",
-            `The upstream stream stalled: ${failure.message}`,
-          )
-          : new GatewayError(
-            502,
-            "upstream_error",
-            "The upstream stream broke off before it finished.",
-          );
-        const bytes = encode(converter.error(gatewayError));
-        if (bytes) controller.enqueue(bytes);
-        relay.exchange.abort(new UpstreamFailure("network", gatewayError.message));
-        end("failed", gatewayError.message);
-        controller.close();
-      }
-    },
-    cancel() {
-      relay.exchange.abort(new UpstreamFailure("client_gone", "The client disconnected."));
-      void relay.events.return?.(undefined);
-      end("aborted", "The client disconnected mid-stream.");
-    },
-  });
+  /** The read failed: the client gets the protocol's error event, unless it went away. */
+  #endOnError(controller: ReadableStreamDefaultController<Uint8Array>, error: unknown): void {
+    const { signal } = this.#exchange;
+    const failure = error instanceof UpstreamFailure
+      ? error
+      : signal.reason instanceof UpstreamFailure
+      ? signal.reason
+      : undefined;
+    if (failure?.kind === "client_gone") return this.#end("aborted", failure.message);
+    const gatewayError = failure?.kind === "shutdown"
+      ? shuttingDown()
+      : failure?.kind === "timeout"
+      ? new GatewayError(
+        504,
+        "upstream_timeout",
+        `The upstream stream stalled: ${failure.message}`,
+      )
+      : new GatewayError(
+        502,
+        "upstream_error",
+        "The upstream stream broke off before it finished.",
+      );
+    const bytes = this.#encode(this.#converter.error(gatewayError));
+    if (bytes) controller.enqueue(bytes);
+    this.#exchange.abort(new UpstreamFailure("network", gatewayError.message));
+    this.#end("failed", gatewayError.message);
+    controller.close();
+  }
 }

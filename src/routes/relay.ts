@@ -7,20 +7,21 @@ import type { Context, Handler } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { Accounting } from "../billing/accounting.ts";
-import { estimateUsage, holdInputTokens, likelyInputTokens } from "../billing/estimate.ts";
+import { holdInputTokens, likelyInputTokens } from "../billing/estimate.ts";
 import type { ChannelConfig, Config, EntryProtocol } from "../config/schema.ts";
 import type { Logger } from "../log.ts";
 import type { Observer } from "../observability/observer.ts";
 import { elapsedMs } from "../observability/record.ts";
 import { serverTiming } from "../observability/server_timing.ts";
 import { protocolOf } from "../protocols/index.ts";
-import { sendWithFailover } from "../relay/failover.ts";
+import { sendWithFailover, type Served } from "../relay/failover.ts";
 import type { RelayOutcome } from "../relay/outcome.ts";
-import { needsEstimate, settleRequest } from "../relay/settle.ts";
-import { relayStream } from "../relay/stream.ts";
+import { needsEstimate, Settlement } from "../relay/settle.ts";
+import { relayStream, type StreamRelay } from "../relay/stream.ts";
 import type { Attempt, RoutePlan, Router } from "../routing/router.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
-import { createTranslator } from "../translate/translation.ts";
+import { createTranslator, type Translator } from "../translate/translation.ts";
+import type { AlarmClock } from "../upstream/alarm_clock.ts";
 import type { SendOptions } from "../upstream/send.ts";
 import { searchOf } from "../upstream/request.ts";
 import type { ShutdownWatch } from "../upstream/shutdown_watch.ts";
@@ -28,7 +29,6 @@ import type { Send } from "../upstream/call.ts";
 import { readJsonBody } from "../relay/body.ts";
 import { GatewayError } from "../errors.ts";
 import type { EntryRequest } from "../protocols/types.ts";
-import { type CountTokens, loadTokenCounter } from "../protocols/token_count.ts";
 import { checkContextWindow } from "../limits/context_window.ts";
 import type { Admission, Limiter } from "../limits/limiter.ts";
 
@@ -43,10 +43,16 @@ export interface RelayDeps {
   /** Over when the shutdown grace period is: requests still running are ended. */
   shutdown?: ShutdownWatch;
   observer: Observer;
+  /** The clock of the exchanges' deadlines and the streams' keep-alives: one timer for all. */
+  clock: AlarmClock;
 }
 
 /** The handler of one entry point. */
 export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEnv> {
+  const streaming: StreamSettings = {
+    clock: deps.clock,
+    keepalive: ENCODER.encode(protocolOf(entry).keepalive),
+  };
   return async function relay(c) {
     const { config } = c.get("snapshot");
     const principal = c.get("principal");
@@ -59,7 +65,8 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
     const admission = await admit(deps.limiter, config, principal, request, body.bytes);
     if (admission.headers) c.set("limitHeaders", admission.headers);
     try {
-      return await forward(c, deps, { entry, request, bodyBytes: body.bytes, plan, admission });
+      const admitted = { entry, request, bodyBytes: body.bytes, plan, admission };
+      return await forward(c, deps, admitted, streaming);
     } catch (error) {
       // Settlement gives the slot back on the paths that reach it; this covers the others,
       // before the refusal goes out, so that the client's next request finds the slot free.
@@ -67,6 +74,14 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
       throw error;
     }
   };
+}
+
+const ENCODER = new TextEncoder();
+
+/** What the streams of one entry point share: the clock and the encoded keep-alive. */
+interface StreamSettings {
+  clock: AlarmClock;
+  keepalive: Uint8Array;
 }
 
 /**
@@ -104,36 +119,27 @@ interface Admitted {
   admission: Admission;
 }
 
-/** The rest of the flow: hold, upstream with failover, the answer, settlement. */
+/**
+ * The rest of the flow: hold, upstream with failover, the answer, settlement. What
+ * outlives the first byte (the translator's options, the stream's callbacks) is made in
+ * functions of its own, so that a stream does not keep this function's scope (the
+ * request's context, the route plan, the failover's callbacks) for as long as it runs.
+ */
 async function forward(
   c: Context<AppEnv>,
   deps: RelayDeps,
-  { entry, request, bodyBytes, plan, admission }: Admitted,
+  admitted: Admitted,
+  streaming: StreamSettings,
 ): Promise<Response> {
+  const { entry, request, bodyBytes, admission } = admitted;
   const { metrics } = deps.observer;
   const { config } = c.get("snapshot");
-  const principal = c.get("principal");
-  const requestId = c.get("requestId");
   const record = c.get("record");
-  // The token counter, loaded only when this request needs a count (see token_count.ts).
-  let counter: CountTokens | undefined;
-  const translator = createTranslator({
-    entry,
-    request,
-    requestId,
-    defaultMaxOutputTokens: config.models[request.model]?.max_output_tokens ??
-      DEFAULT_MAX_OUTPUT_TOKENS,
-    reasoning: config.models[request.model]?.reasoning === true,
-    // messages' up-front input count, replaced by the real one in message_delta: from the
-    // body's size, since tokenizing a coding agent's prompt costs ~12 ms a 100 KB.
-    inputTokensHint: () => likelyInputTokens(bodyBytes),
-    now: deps.now,
-    drop: (what, why) =>
-      deps.log.debug("dropped in translation", { request_id: requestId, field: what, why }),
-  });
+  const requestId = c.get("requestId");
+  const translator = translatorFor(deps, requestId, config, admitted);
   const hold = await deps.accounting.hold({
     requestId,
-    principal,
+    principal: c.get("principal"),
     config,
     entry,
     model: request.model,
@@ -143,35 +149,28 @@ async function forward(
     maxOutputTokens: request.maxOutputTokens,
   });
   if (hold.reserved) metrics.holdTaken();
+  const settlement = new Settlement({
+    hold,
+    admission,
+    record,
+    log: deps.log,
+    metrics,
+    entry,
+    body: request.body,
+  });
 
+  const { raw } = c.req;
   const search = searchOf(c.req.url);
   const timeoutsOf = (attempt: Attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts });
   const translationOf = (attempt: Attempt) =>
     translator.toward(upstreamProtocol(attempt.channel, entry));
-  const settle = (outcome: RelayOutcome, attempts: number, attempt?: Attempt) => {
-    const written = settleRequest({
-      hold,
-      log: deps.log,
-      metrics,
-      record,
-      outcome,
-      attempts,
-      channel: attempt?.channel.name,
-      upstreamModel: attempt?.upstreamModel,
-      estimate: () => estimateUsage(entry, request.body, outcome.outputText(), counter!),
-    });
-    // tpm counts the output billed; the concurrency slot is free once the request ended.
-    void admission.settle(record.usage?.output_tokens ?? 0);
-    void admission.release();
-    return written;
-  };
-
   const upstreamStart = performance.now();
   const result = await sendWithFailover({
-    plan,
+    plan: admitted.plan,
     entry,
     stream: request.stream,
-    signals: { client: c.req.raw.signal, shutdown: deps.shutdown },
+    signals: { client: raw.signal, shutdown: deps.shutdown },
+    clock: streaming.clock,
     timeoutsOf,
     upstreamOf: (attempt) => translationOf(attempt).upstream,
     send: (attempt) =>
@@ -180,7 +179,7 @@ async function forward(
         operation: translationOf(attempt).upstream,
         entry,
         body: translationOf(attempt).upstreamBody(attempt.upstreamModel),
-        clientHeaders: c.req.raw.headers,
+        clientHeaders: raw.headers,
         search,
         stream: request.stream,
         connectMs: timeoutsOf(attempt).connect,
@@ -200,11 +199,12 @@ async function forward(
 
   // Settlements are written after the answer goes out (settle.ts): none is awaited here.
   if (!result.ok) {
-    void settle(
-      { status: "failed", reason: result.error.message, outputText: () => "" },
-      result.attempts,
-      result.lastAttempt,
-    );
+    const failed: RelayOutcome = {
+      status: "failed",
+      reason: result.error.message,
+      outputText: () => "",
+    };
+    void settlement.settle(failed, result.attempts, result.lastAttempt);
     throw result.error;
   }
   const { served } = result;
@@ -221,31 +221,27 @@ async function forward(
       outputText: converted.outputText,
     };
     // Awaited only when settling will count: a reported usage costs no extra turn.
-    if (needsEstimate(outcome)) counter ??= await loadTokenCounter();
-    void settle(outcome, served.attempts, served.attempt);
+    if (needsEstimate(outcome)) await settlement.loadCounter();
+    void settlement.settle(outcome, served.attempts, served.attempt);
     record.firstByteMs = elapsedMs(record);
     return new Response(converted.body, {
       status: 200,
       headers: { "content-type": "application/json", "server-timing": serverTiming(record) },
     });
   }
-
   record.streaming = true;
   metrics.streamOpened();
   const stream = relayStream({
     exchange: served.exchange,
     events: served.stream!.events,
     first: served.stream!.first,
-    keepalive: { ms: config.server.keepalive_ms, text: protocolOf(entry).keepalive },
-    converter: translation.stream(),
-    waited: (ms) => record.upstreamMs += ms,
-    onEnd: async (outcome) => {
-      if (needsEstimate(outcome)) counter ??= await loadTokenCounter();
-      void settle(outcome, served.attempts, served.attempt);
-      metrics.streamClosed();
-      record.status = 200;
-      deps.observer.finished(record, config.server);
+    keepalive: {
+      ms: config.server.keepalive_ms,
+      bytes: streaming.keepalive,
+      clock: streaming.clock,
     },
+    converter: translation.stream(),
+    ...streamEnd(deps, settlement, config.server, served),
   });
   record.firstByteMs = elapsedMs(record);
   return new Response(stream, {
@@ -257,6 +253,49 @@ async function forward(
       "server-timing": serverTiming(record),
     },
   });
+}
+
+/** The translator of a request; its options' callbacks keep only what they use. */
+function translatorFor(
+  deps: RelayDeps,
+  requestId: string,
+  config: Config,
+  { entry, request, bodyBytes }: Admitted,
+): Translator {
+  return createTranslator({
+    entry,
+    request,
+    requestId,
+    defaultMaxOutputTokens: config.models[request.model]?.max_output_tokens ??
+      DEFAULT_MAX_OUTPUT_TOKENS,
+    reasoning: config.models[request.model]?.reasoning === true,
+    // messages' up-front input count, replaced by the real one in message_delta: from the
+    // body's size, since tokenizing a coding agent's prompt costs ~12 ms a 100 KB.
+    inputTokensHint: () => likelyInputTokens(bodyBytes),
+    now: deps.now,
+    drop: (what, why) =>
+      deps.log.debug("dropped in translation", { request_id: requestId, field: what, why }),
+  });
+}
+
+/** A stream's end callbacks: they hold the settlement and the attempt, not `served`. */
+function streamEnd(
+  deps: RelayDeps,
+  settlement: Settlement,
+  server: Config["server"],
+  { attempts, attempt }: Served,
+): Pick<StreamRelay, "waited" | "onEnd"> {
+  const { record } = settlement;
+  return {
+    waited: (ms) => record.upstreamMs += ms,
+    onEnd: async (outcome) => {
+      if (needsEstimate(outcome)) await settlement.loadCounter();
+      void settlement.settle(outcome, attempts, attempt);
+      deps.observer.metrics.streamClosed();
+      record.status = 200;
+      deps.observer.finished(record, server);
+    },
+  };
 }
 
 /** The protocol a channel answers an entry point in: its own, or the entry's for `echo`. */

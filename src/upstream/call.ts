@@ -5,7 +5,8 @@
  * classifies for failover.
  */
 import type { Timeouts } from "../config/schema.ts";
-import { createDeadlines, type RepeatedWait } from "./deadlines.ts";
+import { AlarmClock } from "./alarm_clock.ts";
+import { Deadlines, type RepeatedWait } from "./deadlines.ts";
 import type { UpstreamResponse } from "./response.ts";
 import type { ShutdownWatch } from "./shutdown_watch.ts";
 
@@ -52,12 +53,11 @@ export interface StopSignals {
 /** Sends the request with the given signal: a POST to the channel, or the built-in echo. */
 export type Send = (signal: AbortSignal) => Promise<UpstreamResponse>;
 
-/** An upstream that answered 2xx: its response, and the deadlines still running. */
+/** An upstream exchange under way: its deadlines and what ends it. */
 export interface UpstreamExchange {
-  response: UpstreamResponse;
   /** Aborted when the exchange fails (timeout, client gone, abort); readers should watch it. */
   signal: AbortSignal;
-  /** Awaits `promise` but fails with a timeout after `ms` of waiting. */
+  /** Awaits `promise` but fails with a timeout after `ms` of waiting (one wait at a time). */
   within<T>(promise: Promise<T>, ms: number, what: string): Promise<T>;
   /**
    * The idle timeout of a stream's reads: started before each read and ended after it
@@ -67,71 +67,129 @@ export interface UpstreamExchange {
   idle: RepeatedWait;
   /** Aborts the upstream request (client gone, or output finished with an error). */
   abort(failure: UpstreamFailure): void;
-  /** Stops the timers; call once the exchange is over. */
+  /** Stops the deadlines and the watching; call once the exchange is over. */
   finish(): void;
 }
 
-/** Sends one attempt; resolves once a 2xx response's headers arrived, else throws UpstreamFailure. */
+/**
+ * An upstream that answered 2xx: the exchange, and its response. Apart, so that a relay
+ * holding the exchange for a long stream does not hold the response's head as well.
+ */
+export interface Answered {
+  exchange: UpstreamExchange;
+  response: UpstreamResponse;
+}
+
+/**
+ * Sends one attempt; resolves once a 2xx response's headers arrived, else throws
+ * UpstreamFailure. Its deadlines ring on `clock`, the app's (one of its own if none).
+ */
 export async function callUpstream(
   send: Send,
   timeouts: Timeouts,
   signals: StopSignals,
-): Promise<UpstreamExchange> {
-  const controller = new AbortController();
-  const abort = (failure: UpstreamFailure) => {
-    if (!controller.signal.aborted) controller.abort(failure);
-  };
-  const onClientGone = () => abort(new UpstreamFailure("client_gone", "The client disconnected."));
-  const onShutdown = () =>
-    abort(new UpstreamFailure("shutdown", "The gateway is shutting down and ended the request."));
-  signals.client.addEventListener("abort", onClientGone, { once: true });
-  const unwatchShutdown = signals.shutdown?.watch(onShutdown);
-  const deadlines = createDeadlines(
-    timeouts.total,
-    `The upstream did not finish within ${timeouts.total} ms.`,
-    (message) => abort(new UpstreamFailure("timeout", message)),
-  );
-  // One abort listener for every wait of the exchange (a few: headers, a body, the first
-  // event); reads of a stream's later chunks fail through the exchange's own signal instead.
-  const aborted = new Promise<never>((_, reject) => {
-    controller.signal.addEventListener("abort", () => reject(controller.signal.reason), {
-      once: true,
-    });
-  });
-  aborted.catch(() => {});
-  const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> => {
-    if (controller.signal.aborted) return Promise.reject(controller.signal.reason);
-    const wait = deadlines.wait(ms, `The upstream sent no ${what} within ${ms} ms.`);
-    return Promise.race([promise, aborted]).finally(wait.end);
-  };
-  const idle = deadlines.repeated(
-    timeouts.idle,
-    `The upstream sent nothing for ${timeouts.idle} ms.`,
-  );
-  const finish = () => {
-    deadlines.stop();
-    signals.client.removeEventListener("abort", onClientGone);
-    unwatchShutdown?.();
-  };
-  if (signals.client.aborted) onClientGone();
-  if (signals.shutdown?.over) onShutdown();
-
+  clock: AlarmClock = new AlarmClock(),
+): Promise<Answered> {
+  const exchange = new Exchange(timeouts, signals, clock);
   try {
-    const response = await within(send(controller.signal), timeouts.first_byte, "response headers")
-      .catch((error) => {
-        throw asFailure(error, controller.signal);
-      });
+    const response = await exchange.within(
+      send(exchange.signal),
+      timeouts.first_byte,
+      "response headers",
+    ).catch((error) => {
+      throw asFailure(error, exchange.signal);
+    });
     if (response.status < 200 || response.status > 299) {
-      const text = await within(response.text(), timeouts.idle, "error body").catch(() => "");
+      const text = await exchange.within(response.text(), timeouts.idle, "error body")
+        .catch(() => "");
       throw statusFailure(response, text);
     }
-    return { response, signal: controller.signal, within, idle, abort, finish };
+    return { exchange, response };
   } catch (error) {
-    const failure = asFailure(error, controller.signal);
+    const failure = asFailure(error, exchange.signal);
     // Nothing more is wanted of this attempt: release its connection at once.
-    abort(failure);
-    finish();
+    exchange.abort(failure);
+    exchange.finish();
     throw failure;
+  }
+}
+
+const shutdownFailure = () =>
+  new UpstreamFailure("shutdown", "The gateway is shutting down and ended the request.");
+const describeTotal = (ms: number) => `The upstream did not finish within ${ms} ms.`;
+const describeIdle = (ms: number) => `The upstream sent nothing for ${ms} ms.`;
+const describeWait = (ms: number, what: string) => `The upstream sent no ${what} within ${ms} ms.`;
+
+/**
+ * One exchange's state in fields and methods rather than closures: a stream holds its
+ * exchange as long as it runs, and thousands of streams may be open.
+ */
+class Exchange implements UpstreamExchange {
+  readonly idle: RepeatedWait;
+  readonly #controller = new AbortController();
+  readonly #deadlines: Deadlines;
+  readonly #client: AbortSignal;
+  readonly #unwatchShutdown: (() => void) | undefined;
+  /** Rejects the wait under way, if any: an abort ends it at once, whatever it waits on. */
+  #rejectWait: ((reason: unknown) => void) | undefined;
+
+  constructor(timeouts: Timeouts, signals: StopSignals, clock: AlarmClock) {
+    this.#deadlines = new Deadlines({
+      clock,
+      totalMs: timeouts.total,
+      describeTotal,
+      expired: (message) => this.abort(new UpstreamFailure("timeout", message)),
+    });
+    this.idle = this.#deadlines.repeated(timeouts.idle, "", describeIdle);
+    this.#client = signals.client;
+    // The exchange itself listens (handleEvent): no closure to keep per request.
+    this.#client.addEventListener("abort", this, { once: true });
+    const { shutdown } = signals;
+    this.#unwatchShutdown = shutdown?.watch(() => this.abort(shutdownFailure()));
+    if (this.#client.aborted) this.handleEvent();
+    if (shutdown?.over) this.abort(shutdownFailure());
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** The client's request signal aborted: the client went away. */
+  handleEvent(): void {
+    this.abort(new UpstreamFailure("client_gone", "The client disconnected."));
+  }
+
+  within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+    const { signal } = this.#controller;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    const wait = this.#deadlines.wait(ms, what, describeWait);
+    return new Promise<T>((resolve, reject) => {
+      const settled = () => {
+        wait.end();
+        if (this.#rejectWait === rejectNow) this.#rejectWait = undefined;
+      };
+      const rejectNow = (reason: unknown) => {
+        settled();
+        reject(reason);
+      };
+      this.#rejectWait = rejectNow;
+      promise.then((value) => {
+        settled();
+        resolve(value);
+      }, rejectNow);
+    });
+  }
+
+  abort(failure: UpstreamFailure): void {
+    if (this.#controller.signal.aborted) return;
+    this.#controller.abort(failure);
+    this.#rejectWait?.(failure);
+  }
+
+  finish(): void {
+    this.#deadlines.stop();
+    this.#client.removeEventListener("abort", this);
+    this.#unwatchShutdown?.();
   }
 }
 

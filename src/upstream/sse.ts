@@ -3,7 +3,7 @@
  * Events come out in batches, one batch per network chunk, so a relay pays its
  * per-step costs (timers, promises, writes) once per chunk rather than once per event.
  */
-import { createParser } from "eventsource-parser";
+import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 import type { SseBatch, SseEvent } from "../protocols/sse.ts";
 import { type BodyReader, streamReader } from "./response.ts";
 
@@ -12,73 +12,107 @@ import { type BodyReader, streamReader } from "./response.ts";
  * with the chunk's bytes when they hold exactly the batch's events. Stopping early
  * (`return`, or the signal aborting) cancels the body so the upstream connection is
  * released; an abort throws the signal's reason. An iterator of its own rather than an
- * async generator: each read is one suspended call, which a relay holds for every open
- * stream.
+ * async generator: a relay holds a pending read for every open stream, and a generator
+ * would hold a suspended call (and allocate one for every chunk).
  */
 export function readSseBatches(
   body: BodyReader,
   signal?: AbortSignal,
 ): AsyncIterableIterator<SseBatch> {
-  const decoder = new TextDecoder();
-  let batch: SseEvent[] = [];
-  const parser = createParser({
-    onEvent({ event, id, data }) {
-      const sse: SseEvent = { data };
-      if (event !== undefined) sse.event = event;
-      if (id !== undefined) sse.id = id;
-      batch.push(sse);
-    },
-  });
-  // Cancelling settles a pending read at once, so an abort never waits on a silent upstream.
-  const onAbort = () => void body.cancel(signal?.reason).catch(() => {});
-  signal?.addEventListener("abort", onAbort, { once: true });
-  let closed = false;
-  const close = async (cancel: boolean) => {
-    if (closed) return;
-    closed = true;
-    signal?.removeEventListener("abort", onAbort);
-    if (cancel) await body.cancel().catch(() => {});
-  };
-  const finished: IteratorReturnResult<undefined> = { done: true, value: undefined };
-  // Whether the bytes read so far ended inside an event (its rest comes in a later chunk).
-  let partial = false;
-  return {
-    async next(): Promise<IteratorResult<SseBatch>> {
-      if (closed) return finished;
-      try {
-        while (true) {
-          signal?.throwIfAborted();
-          const chunk = await body.read();
-          signal?.throwIfAborted();
-          if (!chunk) {
-            // An event the stream ended before finishing (no blank line) is dropped, as the spec says.
-            await close(false);
-            return finished;
-          }
-          const text = decoder.decode(chunk, STREAMING);
-          parser.feed(text);
-          const whole = !partial && endsEvent(text);
-          partial = !endsEvent(text);
-          if (batch.length > 0) {
-            const events = batch;
-            batch = [];
-            // The chunk is the reader's own: it goes on as it came when it holds just these events.
-            return { done: false, value: whole ? { events, bytes: chunk } : { events } };
-          }
-        }
-      } catch (error) {
-        await close(true);
-        throw error;
+  return new SseBatches(body, signal);
+}
+
+const FINISHED: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/** One body's parsing state, in fields: a relay holds it for every open stream. */
+class SseBatches implements AsyncIterableIterator<SseBatch> {
+  readonly #body: BodyReader;
+  readonly #signal: AbortSignal | undefined;
+  readonly #decoder = new TextDecoder();
+  readonly #parser: EventSourceParser;
+  #batch: SseEvent[] = [];
+  #closed = false;
+  /** Whether the bytes read so far ended inside an event (its rest comes in a later chunk). */
+  #partial = false;
+
+  constructor(body: BodyReader, signal: AbortSignal | undefined) {
+    this.#body = body;
+    this.#signal = signal;
+    this.#parser = createParser({ onEvent: (event) => this.#onEvent(event) });
+    // Cancelling settles a pending read at once, so an abort never waits on a silent upstream.
+    signal?.addEventListener("abort", this, { once: true });
+  }
+
+  /**
+   * The next batch. Not an async function: a relay has a read pending on every open
+   * stream, and a `then` on a method bound once holds less than a suspended call.
+   */
+  next(): Promise<IteratorResult<SseBatch>> {
+    if (this.#closed) return Promise.resolve(FINISHED);
+    try {
+      this.#signal?.throwIfAborted();
+    } catch (error) {
+      return this.#failed(error);
+    }
+    return this.#body.read().then(this.#parse, this.#failed);
+  }
+
+  /** The events of a chunk, or the next chunk's when it held no whole event. */
+  readonly #parse = (
+    chunk: Uint8Array | undefined,
+  ): IteratorResult<SseBatch> | Promise<IteratorResult<SseBatch>> => {
+    try {
+      this.#signal?.throwIfAborted();
+      if (!chunk) {
+        // An event the stream ended before finishing (no blank line) is dropped, as the spec says.
+        void this.#close(false);
+        return FINISHED;
       }
-    },
-    async return(): Promise<IteratorResult<SseBatch>> {
-      await close(true);
-      return finished;
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
+      const text = this.#decoder.decode(chunk, STREAMING);
+      this.#parser.feed(text);
+      const whole = !this.#partial && endsEvent(text);
+      this.#partial = !endsEvent(text);
+      if (this.#batch.length === 0) return this.next();
+      const events = this.#batch;
+      this.#batch = [];
+      // The chunk is the reader's own: it goes on as it came when it holds just these events.
+      return { done: false, value: whole ? { events, bytes: chunk } : { events } };
+    } catch (error) {
+      return this.#failed(error);
+    }
   };
+
+  /** A read failed: the body is cancelled (its connection released), then the error thrown. */
+  readonly #failed = (error: unknown): Promise<never> =>
+    this.#close(true).then(() => Promise.reject(error));
+
+  async return(): Promise<IteratorResult<SseBatch>> {
+    await this.#close(true);
+    return FINISHED;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** The signal aborted. */
+  handleEvent(): void {
+    void this.#body.cancel(this.#signal?.reason).catch(() => {});
+  }
+
+  #onEvent({ event, id, data }: EventSourceMessage): void {
+    const sse: SseEvent = { data };
+    if (event !== undefined) sse.event = event;
+    if (id !== undefined) sse.id = id;
+    this.#batch.push(sse);
+  }
+
+  async #close(cancel: boolean): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#signal?.removeEventListener("abort", this);
+    if (cancel) await this.#body.cancel().catch(() => {});
+  }
 }
 
 /** Decoding a chunk that may end inside a character: the decoder keeps the rest. */

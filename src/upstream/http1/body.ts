@@ -5,7 +5,7 @@
  * ended exactly where the framing says, and is closed otherwise.
  */
 import type { BodyReader } from "../response.ts";
-import { createChunkedDecoder } from "./chunked.ts";
+import { type ChunkedDecoder, createChunkedDecoder } from "./chunked.ts";
 import { type Connection, ConnectionClosed } from "./connection.ts";
 import type { Framing } from "./head.ts";
 
@@ -15,96 +15,156 @@ export interface Http1Body extends BodyReader {
   readAll(): Promise<Uint8Array>;
 }
 
+/** Told once, when a body ended (`reusable`: exactly, its connection clean) or was given up. */
+export interface BodyEnd {
+  bodyEnded(reusable: boolean): void;
+}
+
 const EMPTY = new Uint8Array(0);
+/** What `#next` says when the buffered bytes hold no payload: the connection must be read. */
+const MORE = Symbol("more");
 
 /**
- * The body after the head just read on `connection`. `done` is told once, when the body
- * ended (`reusable`: exactly, on a connection that may carry another request) or was
- * given up; `signal`'s reason is what a read throws once it aborted.
+ * The body after the head just read on `connection`. `owner` is told when the body
+ * ended; once `signal` aborted, reads throw its reason.
  */
 export function readBody(
   connection: Connection,
   framing: Framing,
   signal: AbortSignal,
-  done: (reusable: boolean) => void,
+  owner: BodyEnd,
 ): Http1Body {
-  let finished = false;
-  const finish = (reusable: boolean) => {
-    if (finished) return;
-    finished = true;
-    done(reusable && connection.start === connection.end);
-  };
-  let left = framing.kind === "length" ? framing.length : 0;
-  const chunked = framing.kind === "chunked" ? createChunkedDecoder() : undefined;
-  if (framing.kind === "none" || (framing.kind === "length" && left === 0)) finish(true);
+  return new Body(connection, framing, signal, owner);
+}
 
-  // The payload among the unread bytes, copied out; undefined when they hold none.
-  const take = (): Uint8Array | undefined => {
+/** One body's reading state, in fields: a stream holds its body as long as it runs. */
+class Body implements Http1Body {
+  readonly #connection: Connection;
+  readonly #framing: Framing;
+  readonly #signal: AbortSignal;
+  readonly #owner: BodyEnd;
+  readonly #chunked: ChunkedDecoder | undefined;
+  /** Where a read's payload is among the chunked framing, reused from read to read. */
+  readonly #ranges: number[] = [];
+  /** Bytes left of a body of known length. */
+  #left: number;
+  #finished = false;
+
+  constructor(connection: Connection, framing: Framing, signal: AbortSignal, owner: BodyEnd) {
+    this.#connection = connection;
+    this.#framing = framing;
+    this.#signal = signal;
+    this.#owner = owner;
+    this.#left = framing.kind === "length" ? framing.length : 0;
+    this.#chunked = framing.kind === "chunked" ? createChunkedDecoder() : undefined;
+    if (framing.kind === "none" || (framing.kind === "length" && this.#left === 0)) {
+      this.#finish(true);
+    }
+  }
+
+  /**
+   * The next payload bytes, undefined once the body ended. Not an async function, for
+   * the reason Connection.fill is not: every open stream has a read pending.
+   */
+  read(): Promise<Uint8Array | undefined> {
+    try {
+      // Aborted: whatever is buffered is not handed out any more.
+      this.#signal.throwIfAborted();
+      const bytes = this.#next();
+      if (bytes !== MORE) return Promise.resolve(bytes);
+    } catch (error) {
+      return Promise.reject(this.#failure(error));
+    }
+    return this.#connection.fill().then(this.#filled, this.#failed);
+  }
+
+  async readAll(): Promise<Uint8Array> {
+    if (this.#framing.kind === "length" && !this.#finished) return await this.#readExactly();
+    const parts: Uint8Array[] = [];
+    for (let bytes = await this.read(); bytes; bytes = await this.read()) parts.push(bytes);
+    return concat(parts);
+  }
+
+  cancel(): Promise<void> {
+    this.#finish(false);
+    return Promise.resolve();
+  }
+
+  #finish(reusable: boolean): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    const connection = this.#connection;
+    this.#owner.bodyEnded(reusable && connection.start === connection.end);
+  }
+
+  /** The error a failed read throws: the abort's reason once aborted; the body is given up. */
+  #failure(error: unknown): unknown {
+    this.#finish(false);
+    return this.#signal.aborted ? this.#signal.reason : error;
+  }
+
+  readonly #failed = (error: unknown): never => {
+    throw this.#failure(error);
+  };
+
+  /** After a fill: the bytes it brought, or another read when they held no payload. */
+  readonly #filled = (more: boolean): Uint8Array | undefined | Promise<Uint8Array | undefined> => {
+    try {
+      if (!more) {
+        if (this.#framing.kind !== "close") {
+          throw new ConnectionClosed("in the middle of its answer");
+        }
+        this.#finish(false);
+        return undefined;
+      }
+      const bytes = this.#next();
+      return bytes === MORE ? this.read() : bytes;
+    } catch (error) {
+      throw this.#failure(error);
+    }
+  };
+
+  /** The payload bytes buffered, undefined once the body ended, MORE when a fill is needed. */
+  #next(): Uint8Array | undefined | typeof MORE {
+    if (this.#finished) return undefined;
+    const bytes = this.#take();
+    if (bytes) return bytes;
+    return this.#finished ? undefined : MORE;
+  }
+
+  /** The payload among the unread bytes, copied out; undefined when they hold none. */
+  #take(): Uint8Array | undefined {
+    const connection = this.#connection;
     const { buffer, start, end } = connection;
     if (start === end) return undefined;
-    if (framing.kind === "length") {
-      const count = Math.min(left, end - start);
+    if (this.#framing.kind === "length") {
+      const count = Math.min(this.#left, end - start);
       connection.start += count;
-      left -= count;
+      this.#left -= count;
       const bytes = buffer.slice(start, start + count);
-      if (left === 0) finish(true);
+      if (this.#left === 0) this.#finish(true);
       return bytes;
     }
-    if (chunked) {
-      const parts: Uint8Array[] = [];
-      const ended = chunked.decode(buffer, start, end, parts);
+    if (this.#chunked) {
+      const ranges = this.#ranges;
+      ranges.length = 0;
+      const ended = this.#chunked.decode(buffer, start, end, ranges);
       connection.start = ended < 0 ? end : ended;
-      const bytes = concat(parts);
-      if (ended >= 0) finish(true);
-      return bytes.byteLength > 0 ? bytes : undefined;
+      const bytes = copyRanges(buffer, ranges);
+      if (ended >= 0) this.#finish(true);
+      return bytes;
     }
     connection.start = end;
     return buffer.slice(start, end);
-  };
-
-  const fail = (error: unknown): never => {
-    finish(false);
-    throw signal.aborted ? signal.reason : error;
-  };
-
-  const read = async (): Promise<Uint8Array | undefined> => {
-    try {
-      for (;;) {
-        if (finished) return undefined;
-        const bytes = take();
-        if (bytes) return bytes;
-        if (finished) return undefined;
-        if (!(await connection.fill())) {
-          if (framing.kind !== "close") throw new ConnectionClosed("in the middle of its answer");
-          finish(false);
-          return undefined;
-        }
-      }
-    } catch (error) {
-      return fail(error);
-    }
-  };
-
-  return {
-    read,
-    async readAll() {
-      if (framing.kind === "length" && !finished) return await readExactly();
-      const parts: Uint8Array[] = [];
-      for (let bytes = await read(); bytes; bytes = await read()) parts.push(bytes);
-      return concat(parts);
-    },
-    cancel() {
-      finish(false);
-      return Promise.resolve();
-    },
-  };
+  }
 
   // A body of known length is read straight into bytes of its size: no copy per read.
-  async function readExactly(): Promise<Uint8Array> {
-    const body = new Uint8Array(left);
+  async #readExactly(): Promise<Uint8Array> {
+    const connection = this.#connection;
+    const body = new Uint8Array(this.#left);
     let filled = 0;
     try {
-      const buffered = Math.min(left, connection.end - connection.start);
+      const buffered = Math.min(this.#left, connection.end - connection.start);
       body.set(connection.buffer.subarray(connection.start, connection.start + buffered));
       connection.start += buffered;
       filled = buffered;
@@ -114,12 +174,28 @@ export function readBody(
         filled += count;
       }
     } catch (error) {
-      return fail(error);
+      throw this.#failure(error);
     }
-    left = 0;
-    finish(true);
+    this.#left = 0;
+    this.#finish(true);
     return body;
   }
+}
+
+/**
+ * The bytes of `buffer` in `ranges` (pairs of start and end) as one array of their own;
+ * undefined if there are none. The ranges after the first are moved down to follow it
+ * (the chunk framing between them is read already), so there is one copy and no view.
+ */
+function copyRanges(buffer: Uint8Array, ranges: number[]): Uint8Array | undefined {
+  if (ranges.length === 0) return undefined;
+  const from = ranges[0]!;
+  let to = ranges[1]!;
+  for (let i = 2; i < ranges.length; i += 2) {
+    buffer.copyWithin(to, ranges[i]!, ranges[i + 1]!);
+    to += ranges[i + 1]! - ranges[i]!;
+  }
+  return buffer.slice(from, to);
 }
 
 /** The parts as one array (the part itself when there is one). */

@@ -1,17 +1,18 @@
 /**
  * `Transfer-Encoding: chunked` (RFC 9112 §7.1), decoded as the bytes arrive: network
  * reads split the framing anywhere, so the decoder keeps its place between calls and
- * hands out the payload as views of the input, without copying it.
+ * tells where the payload is in the input (ranges, not views: no object per chunk).
  */
 import { MalformedResponse } from "./head.ts";
 
 /** Decodes one chunked body. */
 export interface ChunkedDecoder {
   /**
-   * Pushes the payload in `input[start, end)` to `out` (views of `input`); returns the
-   * index just after the body's last byte once it ended, else -1 (more is needed).
+   * Pushes where the payload in `input[start, end)` is onto `ranges`, as pairs of start
+   * and end indexes; returns the index just after the body's last byte once it ended,
+   * else -1 (more is needed).
    */
-  decode(input: Uint8Array, start: number, end: number, out: Uint8Array[]): number;
+  decode(input: Uint8Array, start: number, end: number, ranges: number[]): number;
 }
 
 const CR = 13;
@@ -49,12 +50,12 @@ export function createChunkedDecoder(): ChunkedDecoder {
     digits = 0;
   };
   return {
-    decode(input, start, end, out) {
+    decode(input, start, end, ranges) {
       let i = start;
       while (i < end) {
         if (state === State.Data) {
           const take = Math.min(remaining, end - i);
-          out.push(input.subarray(i, i + take));
+          ranges.push(i, i + take);
           i += take;
           remaining -= take;
           if (remaining === 0) state = State.DataCr;

@@ -11,9 +11,11 @@ function decodeIn(pieces: Uint8Array[]): { payload: string; endedAt?: [number, n
   const chunked = createChunkedDecoder();
   let payload = "";
   for (let i = 0; i < pieces.length; i++) {
-    const out: Uint8Array[] = [];
-    const ended = chunked.decode(pieces[i]!, 0, pieces[i]!.byteLength, out);
-    for (const part of out) payload += decoder.decode(part, { stream: true });
+    const ranges: number[] = [];
+    const ended = chunked.decode(pieces[i]!, 0, pieces[i]!.byteLength, ranges);
+    for (let r = 0; r < ranges.length; r += 2) {
+      payload += decoder.decode(pieces[i]!.subarray(ranges[r], ranges[r + 1]), { stream: true });
+    }
     if (ended >= 0) return { payload, endedAt: [i, ended] };
   }
   return { payload };

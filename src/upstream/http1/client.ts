@@ -7,11 +7,11 @@
  */
 import { UpstreamFailure } from "../call.ts";
 import type { UpstreamResponse } from "../response.ts";
-import { readBody } from "./body.ts";
+import { type BodyEnd, type Http1Body, readBody } from "./body.ts";
 import { type Connection, ConnectionClosed, openConnection, type Origin } from "./connection.ts";
-import { framingOf, keepsAlive } from "./head.ts";
+import { type Framing, framingOf, keepsAlive, type ResponseHead } from "./head.ts";
 import { encodeRequest, type Http1Request } from "./request.ts";
-import { createPool } from "./pool.ts";
+import { createPool, type Pool } from "./pool.ts";
 import { proxyAuthorization, proxyFor, type ProxySettings, proxySettings } from "./proxy.ts";
 
 /** What a POST needs beside the request. */
@@ -86,37 +86,6 @@ export function createHttpClient(
     }
   };
 
-  // One request on one connection: the head read, the body handed out to be read.
-  const exchange = async (
-    connection: Connection,
-    bytes: Uint8Array,
-    signal: AbortSignal,
-  ): Promise<UpstreamResponse> => {
-    const onAbort = () => connection.close();
-    signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      await connection.write(bytes);
-      const head = await connection.readHead();
-      const framing = framingOf(head);
-      const reusable = keepsAlive(head, framing);
-      const body = readBody(connection, framing, signal, (exact) => {
-        signal.removeEventListener("abort", onAbort);
-        if (exact && reusable) pool.release(connection);
-        else connection.close();
-      });
-      return {
-        status: head.status,
-        header: (name) => head.headers.get(name),
-        text: async () => DECODER.decode(await body.readAll()),
-        body: framing.kind === "none" ? null : body,
-      };
-    } catch (error) {
-      signal.removeEventListener("abort", onAbort);
-      connection.close();
-      throw signal.aborted ? signal.reason : error;
-    }
-  };
-
   return {
     async post(request, postOptions) {
       const { signal } = postOptions;
@@ -126,20 +95,87 @@ export function createHttpClient(
       const pooled = pool.acquire(target.origin.key);
       if (pooled) {
         try {
-          return await exchange(pooled, bytes, signal);
+          return await new Http1Exchange(pooled, signal, pool).send(bytes);
         } catch (error) {
           // The upstream closed this idle connection as the request went out: nothing of
           // an answer came, so the request goes once more, on a new connection.
           if (signal.aborted || !closedBeforeAnswer(pooled, error)) throw error;
         }
       }
-      return exchange(await connect(target.origin, postOptions), bytes, signal);
+      return new Http1Exchange(await connect(target.origin, postOptions), signal, pool).send(bytes);
     },
     close: () => pool.close(),
   };
 }
 
 const DECODER = new TextDecoder();
+
+/**
+ * One request on one connection, from its bytes going out to its body's end: the head
+ * read, the body handed out to be read. It listens to the abort itself (handleEvent)
+ * and is told of the body's end (bodyEnded): no closures held for a stream's length.
+ */
+class Http1Exchange implements BodyEnd {
+  #reusable = false;
+
+  constructor(
+    readonly connection: Connection,
+    readonly signal: AbortSignal,
+    readonly pool: Pool,
+  ) {}
+
+  async send(bytes: Uint8Array): Promise<UpstreamResponse> {
+    const { connection, signal } = this;
+    signal.addEventListener("abort", this, { once: true });
+    try {
+      await connection.write(bytes);
+      const head = await connection.readHead();
+      const framing = framingOf(head);
+      this.#reusable = keepsAlive(head, framing);
+      return new Http1Response(head, framing, readBody(connection, framing, signal, this));
+    } catch (error) {
+      signal.removeEventListener("abort", this);
+      connection.close();
+      throw signal.aborted ? signal.reason : error;
+    }
+  }
+
+  /** The signal aborted: closing the connection fails whatever waits on it. */
+  handleEvent(): void {
+    this.connection.close();
+  }
+
+  bodyEnded(exact: boolean): void {
+    this.signal.removeEventListener("abort", this);
+    if (exact && this.#reusable) this.pool.release(this.connection);
+    else this.connection.close();
+  }
+}
+
+/** A response whose head arrived, its body to be read. */
+class Http1Response implements UpstreamResponse {
+  readonly status: number;
+  /** The body to read, or null when the framing says there is none. */
+  readonly body: Http1Body | null;
+  readonly #head: ResponseHead;
+  /** The body even when there is none to read (`text()` is then ""). */
+  readonly #whole: Http1Body;
+
+  constructor(head: ResponseHead, framing: Framing, body: Http1Body) {
+    this.status = head.status;
+    this.#head = head;
+    this.body = framing.kind === "none" ? null : body;
+    this.#whole = body;
+  }
+
+  header(name: string): string | undefined {
+    return this.#head.headers.get(name);
+  }
+
+  async text(): Promise<string> {
+    return DECODER.decode(await this.#whole.readAll());
+  }
+}
 
 /** Whether a reused connection failed before a byte of the answer arrived. */
 function closedBeforeAnswer(connection: Connection, error: unknown): boolean {

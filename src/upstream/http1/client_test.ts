@@ -251,6 +251,28 @@ Deno.test("http1: a chunked stream is handed out as it arrives, then the connect
   await upstream.close();
 });
 
+Deno.test("http1: chunks that arrive in one network read are handed out as one read, in order", async () => {
+  const upstream = scripted(async (peer) => {
+    await peer.request();
+    await peer.write(
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" +
+        "7\r\ndata: a\r\n2;x=y\r\n\n\n\r\na\r\ndata: bc\n\n\r\n0\r\n\r\n",
+    );
+    await answerAll(peer);
+  });
+  await withClient(async (client) => {
+    const body = (await post(client, upstream.url)).body!;
+    let text = "";
+    for (let bytes = await body.read(); bytes; bytes = await body.read()) {
+      text += decoder.decode(bytes);
+    }
+    assert.equal(text, "data: a\n\ndata: bc\n\n");
+    assert.equal(await (await post(client, upstream.url)).text(), '{"n":1}');
+    assert.equal(upstream.accepted(), 1, "the body ended exactly: its connection is reused");
+  });
+  await upstream.close();
+});
+
 Deno.test("http1: an abort ends a silent stream at once with its reason and closes the connection", async () => {
   const closedByClient = Promise.withResolvers<void>();
   const upstream = scripted(async (peer) => {

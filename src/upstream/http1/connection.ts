@@ -31,31 +31,6 @@ export class ConnectionClosed extends Error {
   }
 }
 
-/** An open connection and its unread bytes (`buffer[start, end)`). */
-export interface Connection {
-  readonly origin: Origin;
-  /** When it last went idle (performance.now()). */
-  idleSince: number;
-  buffer: Uint8Array;
-  start: number;
-  end: number;
-  /** Whether it failed or was closed: it is never used again. */
-  closed: boolean;
-  /** Writes all of `bytes`. */
-  write(bytes: Uint8Array): Promise<void>;
-  /** Reads more bytes into the buffer (after those unread); false at the end of the stream. */
-  fill(): Promise<boolean>;
-  /** Reads from the socket straight into `into` (after the head: nothing is buffered ahead). */
-  readInto(into: Uint8Array): Promise<number | null>;
-  /** Reads the head of the next response (skipping 1xx), leaving what follows it unread. */
-  readHead(): Promise<ResponseHead>;
-  /** Starts the idle read of a connection going back to the pool; `onLost` if it ends. */
-  watchIdle(onLost: () => void): void;
-  /** Whether it is in the pool (its idle read's result then means the upstream left). */
-  idle: boolean;
-  close(): void;
-}
-
 /** Opens a connection; `signal` gives up on connecting. */
 export async function openConnection(
   origin: Origin,
@@ -65,11 +40,11 @@ export async function openConnection(
   const tcp = await Deno.connect({ hostname: origin.hostname, port: origin.port, signal });
   tcp.setNoDelay(true);
   try {
-    if (origin.tunnel) await connectTunnel(connectionOver(tcp, origin), origin.tunnel);
+    if (origin.tunnel) await connectTunnel(new Connection(tcp, origin), origin.tunnel);
     const socket: Deno.Conn = origin.tls
       ? await Deno.startTls(tcp, { hostname: origin.tls, caCerts })
       : tcp;
-    return connectionOver(socket, origin);
+    return new Connection(socket, origin);
   } catch (error) {
     tcp.close();
     throw error;
@@ -95,110 +70,145 @@ async function connectTunnel(
   if (proxy.start !== proxy.end) throw new MalformedResponse("the proxy sent data too early");
 }
 
-/** A connection over an open socket. */
-function connectionOver(socket: Deno.Conn, origin: Origin): Connection {
-  // The idle read in flight, whose result is the next response's first bytes.
-  let pending: Promise<number | null> | undefined;
-  const read = (into: Uint8Array): Promise<number | null> => {
-    if (!pending) return socket.read(into);
-    const first = pending;
-    pending = undefined;
-    return first;
-  };
-  const connection: Connection = {
-    origin,
-    idleSince: 0,
-    buffer: new Uint8Array(READ_BUFFER_BYTES),
-    start: 0,
-    end: 0,
-    closed: false,
-    idle: false,
-    async write(bytes) {
-      let written = 0;
-      while (written < bytes.byteLength) written += await socket.write(bytes.subarray(written));
-    },
-    async fill() {
-      let { buffer } = connection;
-      if (connection.start === connection.end) {
-        connection.start = connection.end = 0;
-      } else if (connection.end === buffer.byteLength) {
-        // Unread bytes at the end of a full buffer: move them to its start, or grow it.
-        const unread = connection.end - connection.start;
-        if (unread * 2 > buffer.byteLength) {
-          if (buffer.byteLength >= MAX_HEAD_BYTES) {
-            throw new MalformedResponse("its head is too large");
-          }
-          buffer = new Uint8Array(buffer.byteLength * 2);
-        }
-        buffer.set(connection.buffer.subarray(connection.start, connection.end));
-        connection.buffer = buffer;
-        connection.start = 0;
-        connection.end = unread;
-      }
-      const count = await read(buffer.subarray(connection.end));
-      if (count === null) return false;
-      connection.end += count;
-      return true;
-    },
-    readInto: (into) => socket.read(into),
-    async readHead() {
-      for (;;) {
-        let scanned = 0;
-        let length: number;
-        const unread = () => connection.buffer.subarray(connection.start, connection.end);
-        while ((length = headEnd(unread(), scanned)) < 0) {
-          scanned = connection.end - connection.start;
-          if (!(await connection.fill())) {
-            throw new ConnectionClosed(
-              scanned > 0 ? "in the middle of its answer" : "before answering",
-            );
-          }
-        }
-        const head = parseResponseHead(unread(), length);
-        connection.start += length;
-        // 1xx answers are interim: the real one follows on the same connection.
-        if (head.status >= 200) {
-          shrink(connection);
-          return head;
-        }
-      }
-    },
-    watchIdle(onLost) {
-      connection.idle = true;
-      connection.idleSince = performance.now();
-      const watching = socket.read(connection.buffer);
-      pending = watching;
-      // Registered before any reader's: while idle, any result means the connection is gone.
-      watching.then((count) => {
-        if (connection.idle) {
-          if (count !== null) connection.end = count;
-          onLost();
-        }
-      }, () => {
-        if (connection.idle) onLost();
-      });
-    },
-    close() {
-      if (connection.closed) return;
-      connection.closed = true;
-      connection.idle = false;
-      try {
-        socket.close();
-      } catch {
-        // Already closed by the runtime.
-      }
-    },
-  };
-  return connection;
-}
+/**
+ * An open connection and its unread bytes (`buffer[start, end)`). A class, not a bundle
+ * of closures: every open stream holds its connection.
+ */
+export class Connection {
+  readonly origin: Origin;
+  /** When it last went idle (performance.now()). */
+  idleSince = 0;
+  buffer: Uint8Array = new Uint8Array(READ_BUFFER_BYTES);
+  start = 0;
+  end = 0;
+  /** Whether it failed or was closed: it is never used again. */
+  closed = false;
+  /** Whether it is in the pool (its idle read's result then means the upstream left). */
+  idle = false;
+  readonly #socket: Deno.Conn;
+  /** The idle read in flight, whose result is the next response's first bytes. */
+  #pending: Promise<number | null> | undefined;
 
-/** Back to the usual buffer once a large head was read, keeping what followed it. */
-function shrink(connection: Connection): void {
-  const unread = connection.end - connection.start;
-  if (connection.buffer.byteLength === READ_BUFFER_BYTES || unread > READ_BUFFER_BYTES) return;
-  const buffer = new Uint8Array(READ_BUFFER_BYTES);
-  buffer.set(connection.buffer.subarray(connection.start, connection.end));
-  connection.buffer = buffer;
-  connection.start = 0;
-  connection.end = unread;
+  constructor(socket: Deno.Conn, origin: Origin) {
+    this.#socket = socket;
+    this.origin = origin;
+  }
+
+  /** Writes all of `bytes`. */
+  async write(bytes: Uint8Array): Promise<void> {
+    let written = 0;
+    while (written < bytes.byteLength) written += await this.#socket.write(bytes.subarray(written));
+  }
+
+  /**
+   * Reads more bytes into the buffer (after those unread); false at the end of the
+   * stream. Not an async function: an open stream always has one fill pending, and a
+   * `then` on a method bound once holds less than a suspended call (and allocates less
+   * for each chunk).
+   */
+  fill(): Promise<boolean> {
+    let { buffer } = this;
+    if (this.start === this.end) {
+      this.start = this.end = 0;
+    } else if (this.end === buffer.byteLength) {
+      // Unread bytes at the end of a full buffer: move them to its start, or grow it.
+      const unread = this.end - this.start;
+      if (unread * 2 > buffer.byteLength) {
+        if (buffer.byteLength >= MAX_HEAD_BYTES) {
+          return Promise.reject(new MalformedResponse("its head is too large"));
+        }
+        buffer = new Uint8Array(buffer.byteLength * 2);
+      }
+      buffer.set(this.buffer.subarray(this.start, this.end));
+      this.buffer = buffer;
+      this.start = 0;
+      this.end = unread;
+    }
+    // The whole buffer when it is empty (the usual case): no view to make for the read.
+    return this.#read(this.end === 0 ? buffer : buffer.subarray(this.end)).then(this.#filled);
+  }
+
+  readonly #filled = (count: number | null): boolean => {
+    if (count === null) return false;
+    this.end += count;
+    return true;
+  };
+
+  /** Reads from the socket straight into `into` (after the head: nothing is buffered ahead). */
+  readInto(into: Uint8Array): Promise<number | null> {
+    return this.#socket.read(into);
+  }
+
+  /** Reads the head of the next response (skipping 1xx), leaving what follows it unread. */
+  async readHead(): Promise<ResponseHead> {
+    for (;;) {
+      let scanned = 0;
+      let length: number;
+      while ((length = headEnd(this.#unread(), scanned)) < 0) {
+        scanned = this.end - this.start;
+        if (!(await this.fill())) {
+          throw new ConnectionClosed(
+            scanned > 0 ? "in the middle of its answer" : "before answering",
+          );
+        }
+      }
+      const head = parseResponseHead(this.#unread(), length);
+      this.start += length;
+      // 1xx answers are interim: the real one follows on the same connection.
+      if (head.status >= 200) {
+        this.#shrink();
+        return head;
+      }
+    }
+  }
+
+  /** Starts the idle read of a connection going back to the pool; `onLost` if it ends. */
+  watchIdle(onLost: () => void): void {
+    this.idle = true;
+    this.idleSince = performance.now();
+    const watching = this.#socket.read(this.buffer);
+    this.#pending = watching;
+    // Registered before any reader's: while idle, any result means the connection is gone.
+    watching.then((count) => {
+      if (this.idle) {
+        if (count !== null) this.end = count;
+        onLost();
+      }
+    }, () => {
+      if (this.idle) onLost();
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.idle = false;
+    try {
+      this.#socket.close();
+    } catch {
+      // Already closed by the runtime.
+    }
+  }
+
+  #read(into: Uint8Array): Promise<number | null> {
+    const pending = this.#pending;
+    if (!pending) return this.#socket.read(into);
+    this.#pending = undefined;
+    return pending;
+  }
+
+  #unread(): Uint8Array {
+    return this.buffer.subarray(this.start, this.end);
+  }
+
+  /** Back to the usual buffer once a large head was read, keeping what followed it. */
+  #shrink(): void {
+    const unread = this.end - this.start;
+    if (this.buffer.byteLength === READ_BUFFER_BYTES || unread > READ_BUFFER_BYTES) return;
+    const buffer = new Uint8Array(READ_BUFFER_BYTES);
+    buffer.set(this.buffer.subarray(this.start, this.end));
+    this.buffer = buffer;
+    this.start = 0;
+    this.end = unread;
+  }
 }

@@ -1,0 +1,156 @@
+/**
+ * One timer for the deadlines of many streams: alarms kept in a binary heap by time,
+ * and one runtime timer set for the earliest. An open stream waits on an idle timeout
+ * and on its next keep-alive; a runtime timer each costs a few hundred bytes of heap
+ * and a timer callback per stream, which thousands of idle streams multiply.
+ * Each app makes its own clock; a clock with no alarm set holds no timer.
+ */
+
+/** What an alarm rings. */
+export interface Ringing {
+  /** The alarm's time has come; `now` is the clock's reading. */
+  ring(now: number): void;
+}
+
+/** One alarm of a clock: not set, or set to ring once at `at`. */
+export class Alarm {
+  /** When it rings (the clock's time); Infinity while not set. */
+  at = Infinity;
+  /** Its index in the clock's heap, -1 while not set. */
+  slot = -1;
+
+  constructor(readonly clock: AlarmClock, readonly target: Ringing) {}
+
+  /** Sets the alarm to ring at `at`, or moves it there if it was set. */
+  set(at: number): void {
+    this.clock.set(this, at);
+  }
+
+  /** Unsets the alarm; it does not ring. */
+  cancel(): void {
+    this.clock.cancel(this);
+  }
+}
+
+/** Alarms over one runtime timer; `now` in milliseconds (performance.now() by default). */
+export class AlarmClock {
+  readonly now: () => number;
+  readonly #heap: Alarm[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The time the timer is set for; Infinity when it is not set. */
+  #armedFor = Infinity;
+
+  constructor(now: () => number = () => performance.now()) {
+    this.now = now;
+  }
+
+  /** A new alarm for `target`, not set yet. */
+  alarm(target: Ringing): Alarm {
+    return new Alarm(this, target);
+  }
+
+  /** How many alarms are set. */
+  get size(): number {
+    return this.#heap.length;
+  }
+
+  /** Sets `alarm` to ring at `at` (moving it if it was set). */
+  set(alarm: Alarm, at: number): void {
+    const heap = this.#heap;
+    if (alarm.slot < 0) {
+      alarm.slot = heap.length;
+      heap.push(alarm);
+      alarm.at = at;
+      this.#up(alarm.slot);
+    } else {
+      const later = at > alarm.at;
+      alarm.at = at;
+      if (later) this.#down(alarm.slot);
+      else this.#up(alarm.slot);
+    }
+    this.#arm();
+  }
+
+  /** Unsets `alarm` (nothing if it was not set). */
+  cancel(alarm: Alarm): void {
+    const slot = alarm.slot;
+    if (slot < 0) return;
+    const heap = this.#heap;
+    const last = heap.pop()!;
+    alarm.slot = -1;
+    alarm.at = Infinity;
+    if (last !== alarm) {
+      heap[slot] = last;
+      last.slot = slot;
+      this.#down(slot);
+      this.#up(last.slot);
+    }
+    // With nothing left to ring the timer goes at once: an idle process holds none.
+    if (heap.length === 0) this.#disarm();
+  }
+
+  // The timer is set for the earliest alarm; one set later than that is found when it
+  // fires (it looks again), so only an alarm set earlier re-sets the timer.
+  #arm(): void {
+    const first = this.#heap[0];
+    if (!first || first.at >= this.#armedFor) return;
+    clearTimeout(this.#timer);
+    this.#armedFor = first.at;
+    // Whole milliseconds up: a timer that fired early would only look and set itself again.
+    this.#timer = setTimeout(this.#fire, Math.max(0, Math.ceil(first.at - this.now())));
+  }
+
+  #disarm(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedFor = Infinity;
+  }
+
+  readonly #fire = () => {
+    this.#timer = undefined;
+    this.#armedFor = Infinity;
+    const now = this.now();
+    const heap = this.#heap;
+    try {
+      for (let first = heap[0]; first && first.at <= now; first = heap[0]) {
+        this.cancel(first);
+        first.target.ring(now);
+      }
+    } finally {
+      this.#arm();
+    }
+  };
+
+  #up(slot: number): void {
+    const heap = this.#heap;
+    const alarm = heap[slot]!;
+    while (slot > 0) {
+      const parentSlot = (slot - 1) >> 1;
+      const parent = heap[parentSlot]!;
+      if (parent.at <= alarm.at) break;
+      heap[slot] = parent;
+      parent.slot = slot;
+      slot = parentSlot;
+    }
+    heap[slot] = alarm;
+    alarm.slot = slot;
+  }
+
+  #down(slot: number): void {
+    const heap = this.#heap;
+    const alarm = heap[slot]!;
+    for (;;) {
+      const left = slot * 2 + 1;
+      if (left >= heap.length) break;
+      const right = left + 1;
+      const child = right < heap.length && heap[right]!.at < heap[left]!.at ? right : left;
+      const next = heap[child]!;
+      if (next.at >= alarm.at) break;
+      heap[slot] = next;
+      next.slot = slot;
+      slot = child;
+    }
+    heap[slot] = alarm;
+    alarm.slot = slot;
+  }
+}
