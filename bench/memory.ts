@@ -12,8 +12,9 @@ import { errors, mib, ms, opt, table } from "./table.ts";
 import { requestOf, type Target } from "./targets.ts";
 
 /**
- * The memory phase's middle target: bench/stream_floor_proxy.ts in its `byob` mode, a
- * relay that reads each chunk into a 4 KiB buffer and passes it on, and nothing else.
+ * The memory phase's middle target: bench/stream_floor_proxy.ts in its `http1` mode, a
+ * relay that reads each chunk through tollgate's own HTTP/1.1 client and passes it on,
+ * and nothing else (until 2026-11-25 its `byob` mode, reading through fetch).
  */
 export const METERING_FLOOR = "metering floor";
 
@@ -203,8 +204,8 @@ function floorLine(results: MemoryResult[]): string[] {
   const times = (a: number | undefined, b: number | undefined) =>
     a === undefined || !b ? "n/a" : `${(a / b).toFixed(2)}x`;
   return [
-    `(${METERING_FLOOR}: a relay that only reads each chunk, the least a metering gateway ` +
-    `does; against the bare proxy: stream p50 ` +
+    `(${METERING_FLOOR}: a relay that only reads each chunk with tollgate's HTTP/1.1 client, ` +
+    `the least a metering gateway of its design does; against the bare proxy: stream p50 ` +
     `${times(floor.result.latency.p50, proxy.result.latency.p50)}, CPU/token ` +
     `${times(floor.cpuMicrosPerChunk, proxy.cpuMicrosPerChunk)}, peak RSS ` +
     `${times(floor.peakRssKib, proxy.peakRssKib)})`,

@@ -3,10 +3,12 @@
  * `--cpu-prof`) as children, runs a non-stream and a stream phase, and prints the top
  * self-time functions of the resulting V8 profile. Run by hand:
  * `deno run -A bench/profile.ts [--seconds 8] [--model bench-priced] [--dir /tmp/prof]
- *   [--stream] [--concurrency N] [--entry chat|responses|messages]` (default 32 for whole
+ *   [--stream] [--concurrency N] [--entry chat|responses|messages] [--limited]` (default 32 for whole
  * answers, 8 for streams). `--entry` is the client's protocol (chat unless given); with
  * `--model bench-<protocol>` it profiles one direction, e.g. `--entry messages --model
- * bench-chat --stream` for a messages client on a chat channel.
+ * bench-chat --stream` for a messages client on a chat channel. `--limited` calls a priced
+ * model with the funded account's key in group `limited` (never-refusing rpm, tpm and
+ * concurrency: what the limiter costs).
  */
 import { parseArgs } from "node:util";
 import { runLoad } from "./load.ts";
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     stream: { type: "boolean", default: false },
     concurrency: { type: "string" },
     entry: { type: "string", default: "chat" },
+    limited: { type: "boolean", default: false },
   },
 });
 const client = values.entry as Protocol;
@@ -41,7 +44,11 @@ const tollgate = await startChild("tollgate", "tollgate_server.ts", [fake.ready.
   `--cpu-prof-dir=${values.dir}`,
 ]);
 const key = String(
-  values.model === "bench-priced" ? tollgate.ready.pricedKey : tollgate.ready.unpricedKey,
+  values.limited
+    ? tollgate.ready.limitedKey
+    : values.model === "bench-priced"
+    ? tollgate.ready.pricedKey
+    : tollgate.ready.unpricedKey,
 );
 const result = await runLoad({
   ...clientRequest(

@@ -27,7 +27,11 @@ import { type PhaseGroup, type Settings, settingsFrom } from "./settings.ts";
 import { requestOf, runTargets, type Target } from "./targets.ts";
 
 /** tollgate's flags, as `deno task start` runs it. */
-const TOLLGATE_FLAGS = ["--unstable-no-legacy-abort"];
+/** The runtime flags of the tollgates the bench starts, as `deno task start` runs it. */
+function tollgateFlags(settings: Settings): string[] {
+  const v8 = settings.tollgateV8Flags ? [`--v8-flags=${settings.tollgateV8Flags}`] : [];
+  return ["--unstable-no-legacy-abort", ...v8];
+}
 
 type Progress = (line: string) => void;
 
@@ -58,7 +62,7 @@ async function runMainParts(fake: ChildServer, settings: Settings, progress: Pro
   progress("starting tollgate" + (wants("targets") ? " and the bare proxy" : ""));
   const upstream = fake.ready.url;
   return await withChildren(() => [
-    startChild("tollgate", "tollgate_server.ts", [upstream], TOLLGATE_FLAGS),
+    startChild("tollgate", "tollgate_server.ts", [upstream], tollgateFlags(settings)),
     ...(wants("targets") ? [startChild("bare proxy", "bare_proxy.ts", [upstream])] : []),
   ], async (children) => {
     const [tollgate, ...others] = children as [ChildServer, ...ChildServer[]];
@@ -109,16 +113,17 @@ async function runMainParts(fake: ChildServer, settings: Settings, progress: Pro
 
 /**
  * Concurrent slow streams against a fresh bare proxy, a fresh metering floor (a relay
- * that only reads each chunk, as any gateway that meters must: the runtime's floor for
- * the targets) and a fresh tollgate priced.
+ * that reads each chunk through tollgate's own HTTP/1.1 client and nothing more, as any
+ * gateway that meters must: the floor of tollgate's design for the targets) and a fresh
+ * tollgate priced.
  */
 function runMemoryPart(fake: ChildServer, settings: Settings, progress: Progress) {
   progress("starting a fresh bare proxy, metering floor and tollgate for the slow streams");
   const slow = `${fake.ready.url}/slow`;
   return withChildren(() => [
     startChild("slow bare proxy", "bare_proxy.ts", [slow]),
-    startChild("slow metering floor", "stream_floor_proxy.ts", [slow, "byob"]),
-    startChild("slow tollgate", "tollgate_server.ts", [fake.ready.url], TOLLGATE_FLAGS),
+    startChild("slow metering floor", "stream_floor_proxy.ts", [slow, "http1"]),
+    startChild("slow tollgate", "tollgate_server.ts", [fake.ready.url], tollgateFlags(settings)),
   ], ([proxy, floor, tollgate]) =>
     runMemory(
       [
@@ -145,7 +150,7 @@ function runIdlePart(fake: ChildServer, settings: Settings, progress: Progress) 
       fake.ready.url,
       "--keepalive-ms",
       String(IDLE_KEEPALIVE_MS),
-    ], TOLLGATE_FLAGS),
+    ], tollgateFlags(settings)),
   ], ([tollgate]) => {
     const target: Target = {
       name: "idle tollgate",

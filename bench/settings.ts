@@ -37,6 +37,8 @@ export interface Settings {
   idleSeconds: number;
   /** Which parts run. */
   phases: PhaseGroup[];
+  /** V8 flags of every tollgate the bench starts (comma-separated, as `--v8-flags` takes). */
+  tollgateV8Flags: string;
   json: boolean;
 }
 
@@ -46,7 +48,8 @@ export const DEFAULT_MEMORY_STREAMS = 200;
 
 export const USAGE = `Usage: deno task bench [--duration S] [--warmup S] [--concurrency N]
                         [--stream-concurrency N] [--chunks N] [--memory-streams N]
-                        [--idle-streams N] [--idle-seconds S] [--phases LIST] [--json]
+                        [--idle-streams N] [--idle-seconds S] [--phases LIST]
+                        [--tollgate-v8-flags LIST] [--json]
   --duration S            seconds per phase and target (BENCH_DURATION, default 5)
   --warmup S              seconds of warm-up per target (BENCH_WARMUP, default 2)
   --concurrency N         non-stream concurrency of the loaded phase (BENCH_CONCURRENCY, 32)
@@ -62,6 +65,8 @@ export const USAGE = `Usage: deno task bench [--duration S] [--warmup S] [--conc
                           (tollgate streams per protocol pair), observability (request log
                           and metrics on vs off), limits (never-refusing group limits vs
                           none), memory (concurrent slow streams, RSS), idle (idle streams)
+  --tollgate-v8-flags LIST  V8 flags of the tollgates started (BENCH_TOLLGATE_V8_FLAGS; e.g.
+                          --max-semi-space-size=1,--heap-growing-percent=25: bench/README.md)
   --json                  print one JSON object instead of the tables`;
 
 /** Reads the settings from `args` and the environment; throws on an invalid value. */
@@ -78,6 +83,7 @@ export function settingsFrom(args: string[]): Settings {
       "idle-streams": { type: "string" },
       "idle-seconds": { type: "string" },
       phases: { type: "string" },
+      "tollgate-v8-flags": { type: "string" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -112,6 +118,7 @@ export function settingsFrom(args: string[]): Settings {
     idleStreams: number(values["idle-streams"], "BENCH_IDLE_STREAMS", 2000, true),
     idleSeconds: number(values["idle-seconds"], "BENCH_IDLE_SECONDS", 10),
     phases: phaseGroups(values.phases ?? Deno.env.get("BENCH_PHASES")),
+    tollgateV8Flags: values["tollgate-v8-flags"] ?? Deno.env.get("BENCH_TOLLGATE_V8_FLAGS") ?? "",
     json: values.json || Deno.env.get("BENCH_JSON") === "1",
   };
 }

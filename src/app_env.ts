@@ -16,6 +16,8 @@ export interface AppVariables {
   record: RequestRecord;
   /** The `x-ratelimit-*` headers of an admitted request of a limited key, for every answer. */
   limitHeaders?: Readonly<Record<string, string>>;
+  /** Whether the answer was built with every answer's headers (answerHeaders). */
+  stamped?: boolean;
 }
 
 /** What the server passes with each request. */

@@ -1,5 +1,5 @@
 /** First middleware: request id, error shape, config snapshot and the request's record. */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { ConfigSnapshot } from "../config/store.ts";
 import type { ErrorShape } from "../errors.ts";
@@ -55,19 +55,34 @@ export function requestContext(options: {
     c.set("snapshot", snapshot);
     c.set("record", record);
     await next();
-    // Rate-limit headers go on every answer after admission, errors included.
-    const limitHeaders = c.get("limitHeaders");
-    try {
-      stamp(c.res.headers, requestId, limitHeaders);
-    } catch {
-      // Immutable headers (a response built elsewhere): rebuild it around the same body.
-      c.res = new Response(c.res.body, c.res);
-      stamp(c.res.headers, requestId, limitHeaders);
+    // Rate-limit headers go on every answer after admission, errors included; an answer
+    // built with answerHeaders() has them already (set one by one here, each is checked).
+    if (!c.get("stamped")) {
+      const limitHeaders = c.get("limitHeaders");
+      try {
+        stamp(c.res.headers, requestId, limitHeaders);
+      } catch {
+        // Immutable headers (a response built elsewhere): rebuild it around the same body.
+        c.res = new Response(c.res.body, c.res);
+        stamp(c.res.headers, requestId, limitHeaders);
+      }
     }
     record.status = c.res.status;
     if (record.outcome === undefined && c.res.status >= 400) record.outcome = "refused";
     if (!record.streaming) options.observer.finished(record, snapshot.config.server);
   };
+}
+
+/** `headers` with what every answer carries: `x-request-id` and any `x-ratelimit-*`. */
+export function answerHeaders(
+  c: Context<AppEnv>,
+  headers: Record<string, string>,
+): Record<string, string> {
+  c.set("stamped", true);
+  headers["x-request-id"] = c.get("requestId");
+  const limitHeaders = c.get("limitHeaders");
+  if (limitHeaders) Object.assign(headers, limitHeaders);
+  return headers;
 }
 
 function stamp(

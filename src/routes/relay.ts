@@ -27,6 +27,7 @@ import { searchOf } from "../upstream/request.ts";
 import type { ShutdownWatch } from "../upstream/shutdown_watch.ts";
 import type { Send } from "../upstream/call.ts";
 import { readJsonBody } from "../relay/body.ts";
+import { answerHeaders } from "../middleware/request_context.ts";
 import { GatewayError } from "../errors.ts";
 import type { EntryRequest } from "../protocols/types.ts";
 import { checkContextWindow } from "../limits/context_window.ts";
@@ -226,7 +227,10 @@ async function forward(
     record.firstByteMs = elapsedMs(record);
     return new Response(converted.body, {
       status: 200,
-      headers: { "content-type": "application/json", "server-timing": serverTiming(record) },
+      headers: answerHeaders(c, {
+        "content-type": "application/json",
+        "server-timing": serverTiming(record),
+      }),
     });
   }
   record.streaming = true;
@@ -246,12 +250,12 @@ async function forward(
   record.firstByteMs = elapsedMs(record);
   return new Response(stream, {
     status: 200,
-    headers: {
+    headers: answerHeaders(c, {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
       "x-accel-buffering": "no",
       "server-timing": serverTiming(record),
-    },
+    }),
   });
 }
 
