@@ -59,6 +59,8 @@ async function pairsPerSecond(
       if (!result.ok) throw new Error(`hold refused: ${JSON.stringify(result)}`);
       settlements.push(db.store.settleHold({
         holdId: id,
+        holdMicros: hold.amountMicros,
+        holdTokens: hold.tokens,
         ...target,
         requestId: id,
         createdAt: Date.now(),

@@ -78,6 +78,8 @@ function newHold(f: Fixture, amountMicros: number, tokens = 10): NewHold {
 function settleOf(hold: NewHold, costMicros: number): Settle {
   return {
     holdId: hold.id,
+    holdMicros: hold.amountMicros,
+    holdTokens: hold.tokens,
     accountId: hold.accountId,
     keyId: hold.keyId,
     requestId: hold.requestId,

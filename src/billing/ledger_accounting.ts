@@ -86,6 +86,8 @@ export function createLedgerAccounting(options: {
           const cost = costMicros(usage, price);
           const written = store.settleHold({
             holdId,
+            holdMicros: amountMicros,
+            holdTokens: tokens,
             accountId: principal.accountId,
             keyId: principal.id,
             requestId: admission.requestId,

@@ -12,6 +12,8 @@ function settle(
     try {
       await db.store.settleHold({
         holdId: "hold_none",
+        holdMicros: 0,
+        holdTokens: 0,
         accountId: row.account,
         keyId: row.key,
         requestId: "req_test",

@@ -18,8 +18,11 @@ export type AccountingJob =
 
 const ACCOUNT = "SELECT id, unlimited, balance_micros, held_micros FROM accounts WHERE id = ?";
 const KEY = "SELECT id, quota_tokens, used_tokens, held_tokens FROM api_keys WHERE id = ?";
-const RELEASE = `DELETE FROM holds WHERE id = ? RETURNING amount_micros, tokens, created_at,
-  request_id, model, entry_point, stream, input_tokens, input_cost_micros`;
+// A settlement knows what its hold held: whether the hold was still there is enough.
+const RELEASE = "DELETE FROM holds WHERE id = ?";
+// An interruption writes its request's row from what the hold kept of it.
+const RELEASE_INTERRUPTED = `DELETE FROM holds WHERE id = ? RETURNING amount_micros, tokens,
+  created_at, request_id, model, entry_point, stream, input_tokens, input_cost_micros`;
 const INSERT_HOLD = `INSERT INTO holds (id, instance_id, account_id, key_id, amount_micros,
   tokens, created_at, expires_at, request_id, model, entry_point, stream, input_tokens,
   input_cost_micros) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -57,7 +60,7 @@ export function runAccounting(
 ): Promise<(HoldResult | undefined)[]> {
   const accountIds = new Set<number>();
   const keyIds = new Set<string>();
-  const released: string[] = [];
+  const releases: SqlStatement[] = [];
   for (const job of jobs) {
     const { accountId, keyId } = job.kind === "hold"
       ? job.hold
@@ -66,29 +69,33 @@ export function runAccounting(
       : job;
     accountIds.add(accountId);
     keyIds.add(keyId);
-    if (job.kind !== "hold") released.push(job.kind === "settle" ? job.settle.holdId : job.holdId);
+    if (job.kind === "settle") releases.push({ sql: RELEASE, args: [job.settle.holdId] });
+    if (job.kind === "interrupt") releases.push({ sql: RELEASE_INTERRUPTED, args: [job.holdId] });
   }
   const reads: SqlStatement[] = [
     ...[...accountIds].map((id) => ({ sql: ACCOUNT, args: [id] })),
     ...[...keyIds].map((id) => ({ sql: KEY, args: [id] })),
-    ...released.map((id) => ({ sql: RELEASE, args: [id] })),
+    ...releases,
   ];
   return transaction(reads, (results) => {
     const rows = (from: number, count: number) =>
       results.slice(from, from + count).map((result) => result.rows[0]);
     const accounts = accountTotals(rows(0, accountIds.size));
     const keys = keyTotals(rows(accountIds.size, keyIds.size));
-    const holds = new Map<string, Record<string, unknown>>();
-    rows(accountIds.size + keyIds.size, released.length).forEach((row, i) => {
-      if (row) holds.set(released[i]!, row);
-    });
+    let released = accountIds.size + keyIds.size;
     const writes: SqlStatement[] = [];
     const value = jobs.map((job) => {
       if (job.kind === "hold") return take(job.hold, accounts, keys, writes);
-      const hold = holds.get(job.kind === "settle" ? job.settle.holdId : job.holdId);
-      holds.delete(job.kind === "settle" ? job.settle.holdId : job.holdId);
-      if (job.kind === "settle") settle(job.settle, hold, accounts, keys, writes);
-      else if (hold) interrupt(job, hold, accounts, keys, writes);
+      const release = results[released++]!;
+      if (job.kind === "settle") {
+        const { settle } = job;
+        const held = release.rowsAffected > 0
+          ? { micros: settle.holdMicros, tokens: settle.holdTokens }
+          : undefined;
+        charge(settle, held, accounts.get(settle.accountId), keys.get(settle.keyId), writes);
+      } else if (release.rows[0]) {
+        interrupt(job, release.rows[0], accounts, keys, writes);
+      }
       return undefined;
     });
     for (const [id, a] of accounts) {
@@ -189,21 +196,6 @@ function take(
   return { ok: false, reason: "key_quota", availableTokens: Math.max(0, availableTokens) };
 }
 
-/**
- * The ledger row of a settled request, its debit and tokens, and its hold released. The
- * debit never takes the balance below what the account's other holds need (nor below
- * zero): the row records what was debited.
- */
-function settle(
-  s: Settle,
-  hold: Record<string, unknown> | undefined,
-  accounts: Map<number, AccountTotals>,
-  keys: Map<string, KeyTotals>,
-  writes: SqlStatement[],
-): void {
-  charge(s, hold, accounts.get(s.accountId), keys.get(s.keyId), writes);
-}
-
 /** The `interrupted` row of a hold no request will settle: billed for its estimated input. */
 function interrupt(
   job: Extract<AccountingJob, { kind: "interrupt" }>,
@@ -235,25 +227,30 @@ function interrupt(
       estimated: true,
       costMicros: Number(hold.input_cost_micros),
       durationMs: job.now - createdAt,
+      holdMicros: Number(hold.amount_micros),
+      holdTokens: Number(hold.tokens),
     },
-    hold,
+    { micros: Number(hold.amount_micros), tokens: Number(hold.tokens) },
     accounts.get(job.accountId),
     keys.get(job.keyId),
     writes,
   );
 }
 
-/** Writes `s`'s ledger row (cost clamped), debits, counts its tokens and releases its hold. */
+/**
+ * Writes `s`'s ledger row, debits, counts its tokens and releases what its hold held
+ * (`held`, unless the hold was gone). The debit never takes the balance below what the
+ * account's other holds need (nor below zero): the row records what was debited.
+ */
 function charge(
   s: Settle,
-  hold: Record<string, unknown> | undefined,
+  held: { micros: number; tokens: number } | undefined,
   account: AccountTotals | undefined,
   key: KeyTotals | undefined,
   writes: SqlStatement[],
 ): void {
-  const holdMicros = hold ? Number(hold.amount_micros) : 0;
   if (account) {
-    if (hold) account.held -= holdMicros;
+    if (held) account.held -= held.micros;
     const cost = account.unlimited
       ? s.costMicros
       : Math.max(0, Math.min(s.costMicros, account.balance - account.held));
@@ -262,7 +259,7 @@ function charge(
   }
   if (key) {
     key.used += s.inputTokens + s.outputTokens;
-    if (hold) key.held -= Number(hold.tokens);
+    if (held) key.held -= held.tokens;
   }
 }
 

@@ -91,6 +91,8 @@ Deno.test("migration 005 keeps holds in flight, which the batch then settles and
     const store = createSqliteStore(client, file.transaction);
     await store.settleHold({
       holdId: "hold_1",
+      holdMicros: 700,
+      holdTokens: 70,
       accountId: 1,
       keyId: "key_a",
       requestId: "req_1",

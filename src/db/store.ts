@@ -39,6 +39,9 @@ export type HoldResult =
 /** One request's ledger row and charges, settled against its hold. */
 export interface Settle {
   holdId: string;
+  /** What the hold held (its amount and tokens), released with it. */
+  holdMicros: number;
+  holdTokens: number;
   accountId: number;
   keyId: string;
   requestId: string;
