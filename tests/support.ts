@@ -191,6 +191,8 @@ export function isUsageChunk(event: SseEvent): boolean {
 export interface TapExchange {
   path: string;
   search: string;
+  /** The request body text, exactly as the gateway sent it. */
+  request: string;
   status: number;
   /** The upstream's whole response body text, as it sent it (rejects if it broke). */
   body: Promise<string>;
@@ -214,15 +216,22 @@ export async function startTap(target: FakeUpstream): Promise<Tap> {
       const url = new URL(request.url);
       const headers = new Headers(request.headers);
       headers.delete("host");
+      const sent = request.method === "GET" ? undefined : await request.arrayBuffer();
       const upstream = await fetch(`${origin}${url.pathname}${url.search}`, {
         method: request.method,
         headers,
-        body: request.method === "GET" ? undefined : await request.arrayBuffer(),
+        body: sent,
       });
       const [forClient, forRecord] = upstream.body ? upstream.body.tee() : [null, null];
       const body = forRecord ? new Response(forRecord).text() : Promise.resolve("");
       body.catch(() => {}); // a broken stream is the test's business, not an unhandled rejection
-      exchanges.push({ path: url.pathname, search: url.search, status: upstream.status, body });
+      exchanges.push({
+        path: url.pathname,
+        search: url.search,
+        request: sent ? new TextDecoder().decode(sent) : "",
+        status: upstream.status,
+        body,
+      });
       return new Response(forClient, { status: upstream.status, headers: upstream.headers });
     },
   );

@@ -6,10 +6,12 @@
  */
 import { GatewayError } from "../errors.ts";
 
-/** A client body: the parsed JSON and its size in bytes. */
+/** A client body: the parsed JSON, its size in bytes, and the bytes as they came. */
 export interface JsonBody {
   value: unknown;
   bytes: number;
+  /** What a same-protocol relay forwards when nothing in it must change. */
+  raw: Uint8Array;
 }
 
 /** Decodes a whole body; refuses what is not UTF-8. */
@@ -32,7 +34,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
   if (text.trim() === "") throw badBody("the body is empty");
   try {
-    return { value: JSON.parse(text), bytes: bytes.byteLength };
+    return { value: JSON.parse(text), bytes: bytes.byteLength, raw: bytes };
   } catch (error) {
     throw badBody(error instanceof SyntaxError ? error.message : "it does not parse");
   }

@@ -66,7 +66,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
     const admission = await admit(deps.limiter, config, principal, request, body.bytes);
     if (admission.headers) c.set("limitHeaders", admission.headers);
     try {
-      const admitted = { entry, request, bodyBytes: body.bytes, plan, admission };
+      const admitted = { entry, request, bodyBytes: body.bytes, raw: body.raw, plan, admission };
       return await forward(c, deps, admitted, streaming);
     } catch (error) {
       // Settlement gives the slot back on the paths that reach it; this covers the others,
@@ -116,6 +116,8 @@ interface Admitted {
   entry: EntryProtocol;
   request: EntryRequest;
   bodyBytes: number;
+  /** The client's body as it came; kept only until an upstream answered. */
+  raw: Uint8Array;
   plan: RoutePlan;
   admission: Admission;
 }
@@ -180,6 +182,9 @@ async function forward(
         operation: translationOf(attempt).upstream,
         entry,
         body: translationOf(attempt).upstreamBody(attempt.upstreamModel),
+        raw: translationOf(attempt).forwardsAsSent(attempt.upstreamModel)
+          ? admitted.raw
+          : undefined,
         clientHeaders: raw.headers,
         search,
         stream: request.stream,

@@ -20,6 +20,8 @@ export function passthrough(options: TranslatorOptions): Translation {
     asRecord(request.body.stream_options)?.include_usage !== true;
   return {
     upstream: entry,
+    // Unchanged unless the model is mapped, or a chat stream must ask for its usage.
+    forwardsAsSent: (upstreamModel) => upstreamModel === request.model && !hideUsageChunk,
     upstreamBody: (upstreamModel) =>
       passthroughRequest(entry, request.body, upstreamModel, request.stream),
     response: (text, json) => ({

@@ -48,6 +48,7 @@ export function translated(options: TranslatorOptions, upstream: EntryProtocol):
 
   return {
     upstream,
+    forwardsAsSent: () => false,
     upstreamBody: (upstreamModel) =>
       target.encodeRequest(request(), {
         model: upstreamModel,

@@ -43,6 +43,11 @@ export interface Translation {
   readonly upstream: EntryProtocol;
   /** The upstream body for a channel that knows the model as `upstreamModel`. */
   upstreamBody(upstreamModel: string): Record<string, unknown>;
+  /**
+   * Whether that body is the client's own, unchanged: then its bytes go upstream as they
+   * came, neither serialized again nor encoded (a coding agent's prompt is 50-500 KB).
+   */
+  forwardsAsSent(upstreamModel: string): boolean;
   response(text: string, json: unknown): ConvertedResponse;
   stream(): StreamConverter;
 }

@@ -36,7 +36,8 @@ export function buildUpstreamRequest(options: {
   channel: ChannelConfig;
   operation: UpstreamOperation;
   key: string | undefined;
-  body: Record<string, unknown>;
+  /** The body to serialize, or bytes to send as they are. */
+  body: Record<string, unknown> | Uint8Array;
   clientHeaders: Headers;
   /** The client's query string (with `?`), kept for the messages protocol's `?beta=true`. */
   search: string;
@@ -64,6 +65,6 @@ export function buildUpstreamRequest(options: {
   return {
     url: `${base}${PATHS[operation]}${search}`,
     headers,
-    body: JSON.stringify(options.body),
+    body: options.body instanceof Uint8Array ? options.body : JSON.stringify(options.body),
   };
 }

@@ -15,6 +15,8 @@ export interface SendOptions {
   /** The protocol the echo channel should answer in. */
   entry: EntryProtocol;
   body: Record<string, unknown>;
+  /** The client's bytes, when `body` is the client's own: sent as they are. */
+  raw?: Uint8Array;
   clientHeaders: Headers;
   search: string;
   stream: boolean;
@@ -41,7 +43,7 @@ export function createSender(
       channel: attempt.channel,
       operation: options.operation,
       key: attempt.key,
-      body: options.body,
+      body: options.raw ?? options.body,
       clientHeaders: options.clientHeaders,
       search: options.search,
       stream: options.stream,

@@ -6,7 +6,8 @@ export interface Http1Request {
   url: string;
   /** Header fields by lowercase name; Host, Content-Length and User-Agent are added. */
   headers: Record<string, string>;
-  body: string;
+  /** JSON text, or bytes sent as they are. */
+  body: string | Uint8Array;
 }
 
 const ENCODER = new TextEncoder();
@@ -33,7 +34,7 @@ export function encodeRequest(
     }
     head += `${name}: ${value}\r\n`;
   }
-  const body = ENCODER.encode(request.body);
+  const body = typeof request.body === "string" ? ENCODER.encode(request.body) : request.body;
   head += `content-length: ${body.byteLength}\r\nuser-agent: ${USER_AGENT}\r\n\r\n`;
   // The head is ASCII: one byte a character.
   const bytes = new Uint8Array(head.length + body.byteLength);
