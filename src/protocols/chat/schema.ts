@@ -4,6 +4,11 @@
  */
 import { z } from "zod";
 import {
+  isMessageList,
+  isModel,
+  isOptionalBoolean,
+  isOptionalNonNegativeInt,
+  isOptionalObject,
   messageList,
   modelField,
   optionalBoolean,
@@ -22,3 +27,10 @@ export const ChatRequestSchema = z.looseObject({
 });
 /** A validated chat-completions request body. */
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
+
+/** Whether `ChatRequestSchema` accepts `body`, checked directly. */
+export function isChatRequest(body: Record<string, unknown>): body is ChatRequest {
+  return isModel(body.model) && isMessageList(body.messages) && isOptionalBoolean(body.stream) &&
+    isOptionalObject(body.stream_options) && isOptionalNonNegativeInt(body.max_tokens) &&
+    isOptionalNonNegativeInt(body.max_completion_tokens);
+}

@@ -4,7 +4,7 @@ import { encodeSse } from "../sse.ts";
 import { entryRequest, requireObject, validate } from "../request.ts";
 import { buildMessage, buildMessageEvents } from "./build.ts";
 import { streamError, streamErrorEvents } from "./errors.ts";
-import { CountTokensBodySchema, MessagesRequestSchema } from "./schema.ts";
+import { CountTokensBodySchema, isMessagesRequest, MessagesRequestSchema } from "./schema.ts";
 import { eventText, promptText, responseText } from "./text.ts";
 import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
 
@@ -15,7 +15,7 @@ export const messages: Protocol = {
   idPrefix: "msg_",
   parseRequest(body) {
     const object = requireObject(body);
-    const parsed = validate(MessagesRequestSchema, object);
+    const parsed = isMessagesRequest(object) ? object : validate(MessagesRequestSchema, object);
     return entryRequest("messages", parsed.model, parsed.stream, parsed.max_tokens, object);
   },
   promptText,

@@ -3,7 +3,17 @@
  * every other field passes through untouched.
  */
 import { z } from "zod";
-import { messageList, modelField, optionalBoolean, positiveInt } from "../schema_fields.ts";
+import {
+  isMessageList,
+  isModel,
+  isOptionalBoolean,
+  isPositiveInt,
+  isStringOrArray,
+  messageList,
+  modelField,
+  optionalBoolean,
+  positiveInt,
+} from "../schema_fields.ts";
 
 const system = z.union([z.string(), z.array(z.unknown())], {
   error: "a string or an array of text blocks",
@@ -19,6 +29,12 @@ export const MessagesRequestSchema = z.looseObject({
 });
 /** A validated messages request body. */
 export type MessagesRequest = z.infer<typeof MessagesRequestSchema>;
+
+/** Whether `MessagesRequestSchema` accepts `body`, checked directly. */
+export function isMessagesRequest(body: Record<string, unknown>): body is MessagesRequest {
+  return isModel(body.model) && isMessageList(body.messages) && isPositiveInt(body.max_tokens) &&
+    isOptionalBoolean(body.stream) && (body.system == null || isStringOrArray(body.system));
+}
 
 /** Validates a `POST /v1/messages/count_tokens` body loosely. */
 export const CountTokensBodySchema = z.looseObject({

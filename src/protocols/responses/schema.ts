@@ -3,7 +3,15 @@
  * every other field passes through untouched.
  */
 import { z } from "zod";
-import { modelField, optionalBoolean, optionalNonNegativeInt } from "../schema_fields.ts";
+import {
+  isModel,
+  isOptionalBoolean,
+  isOptionalNonNegativeInt,
+  isStringOrArray,
+  modelField,
+  optionalBoolean,
+  optionalNonNegativeInt,
+} from "../schema_fields.ts";
 
 /** Validates a `POST /v1/responses` body loosely. */
 export const ResponsesRequestSchema = z.looseObject({
@@ -16,3 +24,9 @@ export const ResponsesRequestSchema = z.looseObject({
 });
 /** A validated responses request body. */
 export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>;
+
+/** Whether `ResponsesRequestSchema` accepts `body`, checked directly. */
+export function isResponsesRequest(body: Record<string, unknown>): body is ResponsesRequest {
+  return isModel(body.model) && isStringOrArray(body.input) && isOptionalBoolean(body.stream) &&
+    isOptionalNonNegativeInt(body.max_output_tokens);
+}
