@@ -3,11 +3,13 @@
  * per origin, read without the runtime's fetch. fetch costs a relay about twice the CPU
  * of the rest of an upstream call and wraps every body in web streams; here a stream's
  * chunk is one socket read (bench/README.md). Every LLM API speaks HTTP/1.1; bodies are
- * asked for uncompressed (no Accept-Encoding), as a relay reads them anyway.
+ * asked for uncompressed (no Accept-Encoding), as a relay reads them anyway, and decoded
+ * when a server compresses them all the same (content_coding.ts).
  */
 import { UpstreamFailure } from "../call.ts";
 import type { UpstreamResponse } from "../response.ts";
 import { type BodyEnd, type Http1Body, readBody } from "./body.ts";
+import { decodedBody } from "./content_coding.ts";
 import { type Connection, ConnectionClosed, openConnection, type Origin } from "./connection.ts";
 import { type Framing, framingOf, keepsAlive, type ResponseHead } from "./head.ts";
 import { encodeRequest, type Http1Request } from "./request.ts";
@@ -132,7 +134,12 @@ class Http1Exchange implements BodyEnd {
       const head = await connection.readHead();
       const framing = framingOf(head);
       this.#reusable = keepsAlive(head, framing);
-      return new Http1Response(head, framing, readBody(connection, framing, signal, this));
+      const body = readBody(connection, framing, signal, this);
+      return new Http1Response(
+        head,
+        framing,
+        decodedBody(head.headers.get("content-encoding"), body),
+      );
     } catch (error) {
       signal.removeEventListener("abort", this);
       connection.close();

@@ -495,3 +495,55 @@ Deno.test("http1: http through HTTP_PROXY in absolute form, and NO_PROXY hosts d
     await direct.close();
   }
 });
+
+/** `text` compressed as `format` (the test's upstream compresses what tollgate did not ask). */
+async function compressed(text: string, format: CompressionFormat | "brotli") {
+  const stream = new Blob([text]).stream().pipeThrough(
+    new CompressionStream(format as CompressionFormat),
+  );
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+Deno.test("http1: an answer compressed anyway is decoded; an unknown coding is refused", async () => {
+  const answerText = JSON.stringify({ text: "héllo ".repeat(500) });
+  const gzip = await compressed(answerText, "gzip");
+  const brotli = await compressed("data: first\n\ndata: second\n\n", "brotli");
+  const upstream = scripted(async (peer, index) => {
+    await peer.request();
+    if (index === 0) {
+      await peer.write(
+        `HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: ${gzip.byteLength}\r\n\r\n`,
+      );
+      await peer.write(gzip);
+      await peer.request();
+      // A compressed stream, chunked, split in the middle of the compressed bytes.
+      await peer.write(
+        "HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nTransfer-Encoding: chunked\r\n\r\n",
+      );
+      const half = Math.floor(brotli.byteLength / 2);
+      for (const part of [brotli.subarray(0, half), brotli.subarray(half)]) {
+        await peer.write(`${part.byteLength.toString(16)}\r\n`);
+        await peer.write(part);
+        await peer.write("\r\n");
+      }
+      await peer.write("0\r\n\r\n");
+      return void await answerAll(peer);
+    }
+    await peer.write("HTTP/1.1 200 OK\r\nContent-Encoding: zstd\r\nContent-Length: 2\r\n\r\n{}");
+  });
+  await withClient(async (client) => {
+    assert.equal(await (await post(client, upstream.url)).text(), answerText);
+    const stream = await post(client, upstream.url);
+    let text = "";
+    for (let chunk = await stream.body!.read(); chunk; chunk = await stream.body!.read()) {
+      text += decoder.decode(chunk, { stream: true });
+    }
+    assert.equal(text, "data: first\n\ndata: second\n\n");
+    assert.equal(await (await post(client, upstream.url)).text(), '{"n":1}', "kept alive");
+    assert.equal(upstream.accepted(), 1);
+  });
+  await withClient(async (client) => {
+    await assert.rejects(post(client, upstream.url), MalformedResponse);
+  });
+  await upstream.close();
+});
