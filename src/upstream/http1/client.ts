@@ -47,12 +47,18 @@ const MAX_TARGETS = 1_000;
 
 /**
  * A client. `caCerts` (PEM) are trusted beside the runtime's roots (tests' own TLS
- * servers); `env` is where proxy settings are read (Deno.env.get unless a test passes one).
+ * servers); `env` is where proxy settings are read (Deno.env.get unless a test passes one);
+ * `maxIdleMs` is how long an idle connection is kept (pool.ts's MAX_IDLE_MS unless a test
+ * shortens it).
  */
 export function createHttpClient(
-  options: { caCerts?: string[]; env?: (name: string) => string | undefined } = {},
+  options: {
+    caCerts?: string[];
+    env?: (name: string) => string | undefined;
+    maxIdleMs?: number;
+  } = {},
 ): HttpClient {
-  const pool = createPool();
+  const pool = createPool(options.maxIdleMs);
   const proxies = proxySettings(options.env ?? ((name) => Deno.env.get(name)));
   const parseTarget = (text: string) => targetOf(text, proxies);
   const targets = new Map<string, Target>();
@@ -119,6 +125,8 @@ const DECODER = new TextDecoder();
  */
 class Http1Exchange implements BodyEnd {
   #reusable = false;
+  /** Whether all of the request went out: a connection cut short mid-request is not reused. */
+  #written = false;
 
   constructor(
     readonly connection: Connection,
@@ -130,7 +138,13 @@ class Http1Exchange implements BodyEnd {
     const { connection, signal } = this;
     signal.addEventListener("abort", this, { once: true });
     try {
-      await connection.write(bytes);
+      // Aborted as the connection opened: the listener came too late to hear it.
+      signal.throwIfAborted();
+      // The answer is read while the request goes out (RFC 9112 §9.5): an upstream may
+      // answer before it read all of a large request (a 413) and then stop reading, or
+      // close, which fails the write. The answer tells what happened; a failed write alone
+      // says nothing more (the read fails too).
+      connection.write(bytes).then(() => this.#written = true, () => {});
       const head = await connection.readHead();
       const framing = framingOf(head);
       this.#reusable = keepsAlive(head, framing);
@@ -154,7 +168,7 @@ class Http1Exchange implements BodyEnd {
 
   bodyEnded(exact: boolean): void {
     this.signal.removeEventListener("abort", this);
-    if (exact && this.#reusable) this.pool.release(this.connection);
+    if (exact && this.#reusable && this.#written) this.pool.release(this.connection);
     else this.connection.close();
   }
 }

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createHttpClient, type HttpClient } from "./client.ts";
 import { ConnectionClosed } from "./connection.ts";
 import { MalformedResponse } from "./head.ts";
+import { UpstreamFailure } from "../call.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -15,6 +16,8 @@ const decoder = new TextDecoder();
 interface Peer {
   /** The next request's head and body; undefined once the client closed the connection. */
   request(): Promise<{ head: string; body: string } | undefined>;
+  /** The next request's head only, its body left unread; undefined once the client closed. */
+  head(): Promise<string | undefined>;
   write(text: string | Uint8Array): Promise<void>;
   close(): void;
 }
@@ -51,28 +54,53 @@ function scripted(script: (peer: Peer, index: number) => Promise<void>) {
 }
 
 function peerOf(conn: Deno.Conn, requests: string[]): Peer {
+  /** Bytes read and not yet taken: joined on demand, so a large body is copied once. */
   let pending = new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let buffered = 0;
   const more = async () => {
     const buffer = new Uint8Array(65_536);
     const count = await conn.read(buffer).catch(() => null);
     if (count === null) return false;
-    const joined = new Uint8Array(pending.byteLength + count);
-    joined.set(pending);
-    joined.set(buffer.subarray(0, count), pending.byteLength);
-    pending = joined;
+    chunks.push(buffer.subarray(0, count));
+    buffered += count;
     return true;
   };
-  return {
-    async request() {
-      let end: number;
-      while ((end = decoder.decode(pending).indexOf("\r\n\r\n")) < 0) {
-        if (!(await more())) return undefined;
+  const joined = () => {
+    if (chunks.length > 0) {
+      const all = new Uint8Array(buffered);
+      all.set(pending);
+      let at = pending.byteLength;
+      for (const chunk of chunks) {
+        all.set(chunk, at);
+        at += chunk.byteLength;
       }
+      pending = all;
+      chunks.length = 0;
+    }
+    return pending;
+  };
+  const headEnd = async () => {
+    let end: number;
+    while ((end = decoder.decode(joined()).indexOf("\r\n\r\n")) < 0) {
+      if (!(await more())) return undefined;
+    }
+    return end;
+  };
+  return {
+    async head() {
+      const end = await headEnd();
+      return end === undefined ? undefined : decoder.decode(pending.subarray(0, end));
+    },
+    async request() {
+      const end = await headEnd();
+      if (end === undefined) return undefined;
       const head = decoder.decode(pending.subarray(0, end));
       const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
-      while (pending.byteLength < end + 4 + length) if (!(await more())) return undefined;
-      const body = decoder.decode(pending.subarray(end + 4, end + 4 + length));
+      while (buffered < end + 4 + length) if (!(await more())) return undefined;
+      const body = decoder.decode(joined().subarray(end + 4, end + 4 + length));
       pending = pending.slice(end + 4 + length);
+      buffered = pending.byteLength;
       requests.push(body);
       return { head, body };
     },
@@ -113,10 +141,14 @@ const post = (
 /** Runs `test` with a client, closing it (and its idle connections) afterwards. */
 async function withClient(
   test: (client: HttpClient) => Promise<void>,
-  options: { caCerts?: string[]; env?: Record<string, string> } = {},
+  options: { caCerts?: string[]; env?: Record<string, string>; maxIdleMs?: number } = {},
 ) {
   const env = options.env ?? {};
-  const client = createHttpClient({ caCerts: options.caCerts, env: (name) => env[name] });
+  const client = createHttpClient({
+    caCerts: options.caCerts,
+    env: (name) => env[name],
+    maxIdleMs: options.maxIdleMs,
+  });
   try {
     await test(client);
   } finally {
@@ -390,21 +422,28 @@ Deno.test("http1: https to an upstream whose certificate is trusted, refused oth
   }
 });
 
-/** An https upstream with the test CA's certificate; its URL, the CA and a stop. */
+/** An https upstream with the test CA's certificate; its port, the CA, requests served, a stop. */
 async function tlsUpstream() {
   const fixtures = new URL("../../../tests/fixtures/tls/", import.meta.url);
   const read = (name: string) => Deno.readTextFile(new URL(name, fixtures));
   const [cert, key, ca] = await Promise.all([read("cert.pem"), read("key.pem"), read("ca.pem")]);
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
+  const served = { count: 0 };
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, cert, key, onListen: resolve },
-    async (request) => Response.json({ echoed: await request.json() }),
+    async (request) => {
+      served.count++;
+      return Response.json({ echoed: await request.json() });
+    },
   );
-  return { port: (await listening).port, ca, stop: () => server.shutdown() };
+  return { port: (await listening).port, ca, served, stop: () => server.shutdown() };
 }
 
-/** A CONNECT proxy that tunnels to 127.0.0.1 and records each CONNECT head. */
-function tunnellingProxy() {
+/**
+ * A CONNECT proxy that tunnels to 127.0.0.1 and records each CONNECT head; `beforeAnswer`
+ * runs between a CONNECT arriving and its answer.
+ */
+function tunnellingProxy(beforeAnswer: () => Promise<void> = () => Promise.resolve()) {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const heads: string[] = [];
   const open: Deno.Conn[] = [];
@@ -418,14 +457,22 @@ function tunnellingProxy() {
           const request = await peer.request();
           if (!request) return;
           heads.push(request.head);
+          await beforeAnswer();
           const port = Number(/^CONNECT [^ ]+:(\d+) /.exec(request.head)![1]);
           const target = await Deno.connect({ hostname: "127.0.0.1", port });
           open.push(target);
-          await peer.write("HTTP/1.1 200 Connection established\r\n\r\n");
-          await Promise.allSettled([
-            client.readable.pipeTo(target.writable),
-            target.readable.pipeTo(client.writable),
-          ]);
+          try {
+            await peer.write("HTTP/1.1 200 Connection established\r\n\r\n");
+            await Promise.allSettled([
+              client.readable.pipeTo(target.writable),
+              target.readable.pipeTo(client.writable),
+            ]);
+          } finally {
+            // A tunnel opened after close() (its client gone) must not outlive the proxy.
+            try {
+              target.close();
+            } catch { /* closed by its pipe */ }
+          }
         })().catch(() => {}),
       );
     }
@@ -546,4 +593,193 @@ Deno.test("http1: an answer compressed anyway is decoded; an unknown coding is r
     await assert.rejects(post(client, upstream.url), MalformedResponse);
   });
   await upstream.close();
+});
+
+/**
+ * `promise`, or a failure once `ms` passed: a regression that leaves a request waiting
+ * fails its test instead of hanging the suite (passing never depends on this timer).
+ */
+async function settled<T>(promise: Promise<T>, ms = 5_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Still waiting after ${ms} ms.`)), ms);
+  });
+  try {
+    return await Promise.race([promise, stuck]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A request body larger than the sockets' buffers on both sides: it cannot go out at once. */
+const LARGE_BODY = JSON.stringify({ text: "x".repeat(32 << 20) });
+
+Deno.test("http1: an answer to a large upload sent before reading it all (a 413), then a close, is the answer", async () => {
+  const refusal = '{"error":{"message":"Request too large"}}';
+  const upstream = scripted(async (peer) => {
+    await peer.head();
+    // The upstream closes with the body unread: its socket resets, and the upload fails.
+    await peer.write(
+      `HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\nContent-Length: ${refusal.length}\r\n\r\n${refusal}`,
+    );
+    peer.close();
+  });
+  await withClient(async (client) => {
+    const response = await post(client, upstream.url, LARGE_BODY);
+    assert.equal(response.status, 413);
+    assert.equal(await response.text(), refusal);
+  });
+  await upstream.close();
+});
+
+Deno.test("http1: an answer sent while the upstream stops reading the request is not stuck behind the upload", async () => {
+  const answered = Promise.withResolvers<void>();
+  const upstream = scripted(async (peer, index) => {
+    if (index > 0) return await answerAll(peer);
+    await peer.head();
+    // Answered, kept open, never read: the upload can neither finish nor fail.
+    await peer.write(answer('{"refused":true}'));
+    await answered.promise;
+    peer.close();
+  });
+  await withClient(async (client) => {
+    const response = await settled(post(client, upstream.url, LARGE_BODY));
+    assert.equal(await response.text(), '{"refused":true}');
+    answered.resolve();
+    assert.equal(await (await post(client, upstream.url)).text(), '{"n":1}');
+    assert.equal(upstream.accepted(), 2, "a connection whose request was cut short is not reused");
+  });
+  answered.resolve();
+  await upstream.close();
+});
+
+Deno.test("http1: a kept-alive connection the upstream drops as a large request goes out: the request goes again", async () => {
+  const upstream = scripted(async (peer, index) => {
+    if (index > 0) return await answerAll(peer);
+    await peer.request();
+    await peer.write(answer('{"on":"first"}'));
+    // The keep-alive timeout races the next request: closed with its body unread (a reset).
+    await peer.head();
+    peer.close();
+  });
+  await withClient(async (client) => {
+    assert.equal(await (await post(client, upstream.url)).text(), '{"on":"first"}');
+    assert.equal(await (await post(client, upstream.url, LARGE_BODY)).text(), '{"n":1}');
+    assert.equal(upstream.accepted(), 2);
+    assert.equal(upstream.requests.at(-1), LARGE_BODY);
+  });
+  await upstream.close();
+});
+
+Deno.test("http1: a proxy that never answers the CONNECT is a connect timeout, and its socket closes", async () => {
+  const closed = Promise.withResolvers<void>();
+  const proxy = scripted(async (peer) => {
+    await peer.request();
+    assert.equal(await peer.request(), undefined);
+    closed.resolve();
+  });
+  await withClient(async (client) => {
+    const posting = client.post({
+      url: "https://llm.example:443/v1/messages",
+      headers: {},
+      body: "{}",
+    }, {
+      signal: new AbortController().signal,
+      connectMs: 50,
+    });
+    const failure = await settled(posting).catch((error) => error);
+    assert.ok(failure instanceof UpstreamFailure, String(failure));
+    assert.equal(failure.kind, "timeout");
+    await settled(closed.promise);
+  }, { env: { HTTPS_PROXY: proxy.url.replace(/\/v1\/.*$/, "") } });
+  await proxy.close();
+});
+
+Deno.test("http1: an abort while the proxy opens the tunnel ends the request; a tunnel opened later is not used", async () => {
+  const upstream = await tlsUpstream();
+  const connectSeen = Promise.withResolvers<void>();
+  const gate = Promise.withResolvers<void>();
+  const proxy = tunnellingProxy(() => {
+    connectSeen.resolve();
+    return gate.promise;
+  });
+  try {
+    await withClient(async (client) => {
+      const controller = new AbortController();
+      const posting = post(
+        client,
+        `https://localhost:${upstream.port}/v1/x`,
+        "{}",
+        controller.signal,
+      );
+      await connectSeen.promise;
+      const reason = new Error("the client went away");
+      controller.abort(reason);
+      gate.resolve();
+      await assert.rejects(posting, (error) => error === reason);
+    }, { caCerts: [upstream.ca], env: { HTTPS_PROXY: proxy.url } });
+  } finally {
+    gate.resolve();
+    await proxy.close();
+    await upstream.stop();
+  }
+  assert.equal(upstream.served.count, 0, "the request never went out");
+});
+
+Deno.test("http1: a TLS handshake the upstream never answers is a connect timeout", async () => {
+  const done = Promise.withResolvers<void>();
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const serving = (async () => {
+    const conn = await listener.accept();
+    // The client's hello, then silence until the test is over. (Deno keeps a socket whose
+    // handshake was cut short open until its peer closes it: only the wait can end here.)
+    await conn.read(new Uint8Array(65_536)).catch(() => null);
+    await done.promise;
+    conn.close();
+  })();
+  await withClient(async (client) => {
+    const posting = client.post({
+      url: `https://localhost:${(listener.addr as Deno.NetAddr).port}/v1/messages`,
+      headers: {},
+      body: "{}",
+    }, { signal: new AbortController().signal, connectMs: 50 });
+    const failure = await settled(posting).catch((error) => error);
+    assert.ok(failure instanceof UpstreamFailure, String(failure));
+    assert.equal(failure.kind, "timeout");
+  });
+  done.resolve();
+  listener.close();
+  await serving;
+});
+
+Deno.test("http1: an idle connection is closed once idle too long, though no request comes", async () => {
+  const closed = Promise.withResolvers<void>();
+  const upstream = scripted(async (peer) => {
+    await answerAll(peer);
+    closed.resolve();
+  });
+  await withClient(async (client) => {
+    assert.equal(await (await post(client, upstream.url)).text(), '{"n":1}');
+    // Nothing else is asked: only the client's own sweep can close the connection.
+    await settled(closed.promise);
+  }, { maxIdleMs: 20 });
+  await upstream.close();
+});
+
+Deno.test("http1: a connection whose answer ends after close() is closed, not kept idle", async () => {
+  const closed = Promise.withResolvers<void>();
+  const upstream = scripted(async (peer) => {
+    await answerAll(peer);
+    closed.resolve();
+  });
+  const client = createHttpClient({ env: () => undefined });
+  const response = await post(client, upstream.url);
+  client.close();
+  assert.equal(await response.text(), '{"n":1}');
+  try {
+    await settled(closed.promise);
+  } finally {
+    client.close();
+    await upstream.close();
+  }
 });

@@ -31,7 +31,10 @@ export class ConnectionClosed extends Error {
   }
 }
 
-/** Opens a connection; `signal` gives up on connecting. */
+/**
+ * Opens a connection: TCP, the proxy's tunnel, the TLS handshake; `signal` gives up on
+ * any of them (and closes the socket).
+ */
 export async function openConnection(
   origin: Origin,
   signal: AbortSignal,
@@ -39,15 +42,37 @@ export async function openConnection(
 ): Promise<Connection> {
   const tcp = await Deno.connect({ hostname: origin.hostname, port: origin.port, signal });
   tcp.setNoDelay(true);
+  let socket: Deno.Conn = tcp;
+  // Past the TCP connect only closing the socket ends a wait (a proxy or a TLS server that
+  // never answers): left open, it would wait, and stay open, for as long as the peer does.
+  const giveUp = () => closeQuietly(socket);
+  signal.addEventListener("abort", giveUp, { once: true });
   try {
+    signal.throwIfAborted();
     if (origin.tunnel) await connectTunnel(new Connection(tcp, origin), origin.tunnel);
-    const socket: Deno.Conn = origin.tls
-      ? await Deno.startTls(tcp, { hostname: origin.tls, caCerts })
-      : tcp;
+    if (origin.tls) {
+      const tls = await Deno.startTls(tcp, { hostname: origin.tls, caCerts });
+      socket = tls;
+      signal.throwIfAborted();
+      // Deno would shake hands at the first write, out of the connect timeout's reach.
+      await tls.handshake();
+    }
+    signal.throwIfAborted();
     return new Connection(socket, origin);
   } catch (error) {
-    tcp.close();
+    closeQuietly(socket);
     throw error;
+  } finally {
+    signal.removeEventListener("abort", giveUp);
+  }
+}
+
+/** Closes a socket that may be closed already (or handed over to TLS). */
+function closeQuietly(socket: Deno.Conn): void {
+  try {
+    socket.close();
+  } catch {
+    // Already closed.
   }
 }
 
@@ -183,11 +208,7 @@ export class Connection {
     if (this.closed) return;
     this.closed = true;
     this.idle = false;
-    try {
-      this.#socket.close();
-    } catch {
-      // Already closed by the runtime.
-    }
+    closeQuietly(this.#socket);
   }
 
   #read(into: Uint8Array): Promise<number | null> {
