@@ -1,6 +1,6 @@
 /**
  * What whole-answer metering costs on this runtime at the least: the bench's fake
- * upstream answers chat completions through six minimal proxies
+ * upstream answers chat completions through seven minimal proxies
  * (request_floor_proxy.ts); prints req/s, server CPU per request and the p50 latency each
  * adds to the upstream's. Run by hand:
  * `deno run -A bench/request_floor.ts [--seconds 5] [--concurrency 32]` (concurrency 1
@@ -18,7 +18,15 @@ const { values } = parseArgs({
 });
 await runFloorBench({
   proxy: "request_floor_proxy.ts",
-  modes: ["native", "parse", "ledger", "hold", "http1", "http1-hold"] satisfies RequestFloorMode[],
+  modes: [
+    "native",
+    "parse",
+    "ledger",
+    "hold",
+    "http1",
+    "http1-hold",
+    "http1-store",
+  ] satisfies RequestFloorMode[],
   fakeArgs: [],
   stream: false,
   concurrency: Number(values.concurrency),

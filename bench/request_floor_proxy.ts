@@ -7,7 +7,10 @@
  * upstream call and a ledger row after it (`hold`: the least a gateway does that lets no
  * request reach an upstream unrecorded when it crashes, as tollgate's holds do). The
  * `http1` and `http1-hold` modes are `parse` and `hold` with tollgate's own HTTP/1.1 client
- * in place of fetch, as tollgate reaches channels since 2026-11-25.
+ * in place of fetch, as tollgate reaches channels since 2026-11-25; `http1-store` is
+ * `http1-hold` writing through tollgate's own store instead of two bare tables (its schema:
+ * the ledger's indexes, the account's and key's running totals): what tollgate's accounting
+ * costs, apart from the rest of its request path.
  *
  * Run as a child of bench/request_floor.ts: `deno run -A bench/request_floor_proxy.ts URL MODE`.
  */
@@ -15,12 +18,37 @@ import { DatabaseSync } from "node:sqlite";
 import { createBatchQueue, DEFERRED_MS } from "../src/db/write_queue.ts";
 import { serveUntilStdinCloses } from "./child.ts";
 import { createHttpClient } from "../src/upstream/http1/client.ts";
+import { openDatabase } from "../src/db/database.ts";
+import type { NewHold } from "../src/db/store.ts";
+import { benchHold, benchSettlement, fundedTarget } from "./store_rows.ts";
 
 /** The floor proxies never give up on an upstream call. */
 const NEVER = new AbortController().signal;
 
 /** How the proxy handles a request. */
-export type RequestFloorMode = "native" | "parse" | "ledger" | "hold" | "http1" | "http1-hold";
+export type RequestFloorMode =
+  | "native"
+  | "parse"
+  | "ledger"
+  | "hold"
+  | "http1"
+  | "http1-hold"
+  | "http1-store";
+
+/** Holds and settlements through tollgate's own store on a SQLite file at `path`. */
+async function tollgateStore(path: string) {
+  const db = await openDatabase(`file:${path}`);
+  const target = await fundedTarget(db);
+  return {
+    hold: async () => {
+      const hold = benchHold(target);
+      const result = await db.store.takeHold(hold);
+      if (!result.ok) throw new Error(`The floor's hold was refused: ${JSON.stringify(result)}.`);
+      return hold;
+    },
+    settle: (hold: NewHold, tokens: number) => db.store.settleHold(benchSettlement(hold, tokens)),
+  };
+}
 
 /**
  * Rows committed together with the other rows of the same event-loop turn, by tollgate's
@@ -65,6 +93,7 @@ if (import.meta.main) {
   const dir = await Deno.makeTempDir({ prefix: "request_floor_" });
   const holds = mode === "hold" || mode === "http1-hold";
   const ledger = mode === "ledger" || holds ? groupCommit(`${dir}/floor.db`) : undefined;
+  const store = mode === "http1-store" ? await tollgateStore(`${dir}/store.db`) : undefined;
   const client = createHttpClient();
   // The upstream's answer text: through fetch, or tollgate's client in the http1 modes.
   const post = async (body: string): Promise<string> => {
@@ -86,6 +115,12 @@ if (import.meta.main) {
       return new Response(response.body, { headers: response.headers });
     }
     const body = JSON.parse(await request.text());
+    if (store) {
+      const held = await store.hold();
+      const text = await post(JSON.stringify(body));
+      void store.settle(held, Number(JSON.parse(text).usage?.total_tokens ?? 0));
+      return new Response(text, { headers: { "content-type": "application/json" } });
+    }
     const hold = holds ? await ledger!.hold(String(body.model)) : undefined;
     const text = await post(JSON.stringify(body));
     const answer = JSON.parse(text);

@@ -8,10 +8,8 @@
  *   deno run -A bench/store.ts [--pairs N] [--concurrency C] [--no-fsync]
  */
 import { parseArgs } from "node:util";
-import { issueKey } from "../src/auth/issue_key.ts";
-import { createAccount } from "../src/db/accounts.ts";
 import { type Db, openDatabase } from "../src/db/database.ts";
-import type { NewHold } from "../src/db/store.ts";
+import { benchHold, benchSettlement, fundedTarget, type HoldTarget } from "./store_rows.ts";
 import { startPostgres } from "../tests/postgres.ts";
 
 const { values } = parseArgs({
@@ -27,7 +25,7 @@ const CONCURRENCY = Number(values.concurrency);
 /** Runs `pairs` hold+settle pairs over `handles` (round robin) with `concurrency` workers. */
 async function pairsPerSecond(
   handles: Db[],
-  target: { accountId: number; keyId: string },
+  target: HoldTarget,
   pairs: number,
   concurrency: number,
 ): Promise<number> {
@@ -39,47 +37,10 @@ async function pairsPerSecond(
     const db = handles[index % handles.length]!;
     while (next < pairs) {
       next++;
-      const id = `hold_${crypto.randomUUID()}`;
-      const hold: NewHold = {
-        id,
-        instanceId: "inst_bench",
-        ...target,
-        amountMicros: 1_000,
-        tokens: 100,
-        createdAt: Date.now(),
-        expiresAt: Date.now() + 60_000,
-        requestId: id,
-        model: "m",
-        entryPoint: "chat",
-        stream: false,
-        inputTokens: 50,
-        inputCostMicros: 1,
-      };
+      const hold = benchHold(target);
       const result = await db.store.takeHold(hold);
       if (!result.ok) throw new Error(`hold refused: ${JSON.stringify(result)}`);
-      settlements.push(db.store.settleHold({
-        holdId: id,
-        holdMicros: hold.amountMicros,
-        holdTokens: hold.tokens,
-        ...target,
-        requestId: id,
-        createdAt: Date.now(),
-        model: "m",
-        entryPoint: "chat",
-        channel: "c",
-        upstreamModel: "m",
-        attempts: 1,
-        stream: false,
-        status: "ok",
-        reason: null,
-        inputTokens: 50,
-        outputTokens: 50,
-        cachedTokens: 0,
-        cacheWriteTokens: 0,
-        estimated: false,
-        costMicros: 100,
-        durationMs: 1,
-      }));
+      settlements.push(db.store.settleHold(benchSettlement(hold)));
     }
   };
   const started = performance.now();
@@ -92,16 +53,7 @@ async function pairsPerSecond(
 async function measure(name: string, url: string, count: number): Promise<void> {
   const handles = await Promise.all(Array.from({ length: count }, () => openDatabase(url)));
   try {
-    const db = handles[0]!;
-    const migration = await db.migrate();
-    if (migration.error) throw new Error(migration.error.message);
-    const account = (await createAccount(db.kysely, {
-      name: `bench_${crypto.randomUUID()}`,
-      balanceMicros: 1_000_000_000_000,
-      unlimited: false,
-    }))!;
-    const { key } = await issueKey(db.kysely, { accountId: account.id, group: "g", createdAt: 0 });
-    const target = { accountId: account.id, keyId: key.id };
+    const target = await fundedTarget(handles[0]!);
     await pairsPerSecond(handles, target, 200, CONCURRENCY); // warm-up: connections, plans
     const one = await pairsPerSecond(handles, target, Math.min(PAIRS, 1_000), 1);
     const many = await pairsPerSecond(handles, target, PAIRS, CONCURRENCY);

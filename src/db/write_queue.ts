@@ -2,17 +2,19 @@
  * Group commit: writes queued during one turn of the event loop run together in one
  * transaction, so a busy server pays one commit for many requests. Each job still
  * gets its own results, and its promise resolves only once its transaction has
- * committed, so a request is never answered before its hold is durable. A deferred job
- * (a settlement, written after its answer went out) starts no transaction of its own:
- * it rides with the next hold's, or commits alone after a few milliseconds.
+ * committed, so a request is never answered before its hold is durable. Deferred jobs
+ * (settlements, written after their answers went out) keep out of those transactions:
+ * they commit together, a few milliseconds after the first of them was queued.
  */
 import { setImmediate } from "node:timers";
 
 /**
- * How long a deferred job waits for a transaction to ride with. A settlement that rides
- * with the next hold saves a commit (~10% of a request's CPU at concurrency 1); the
- * price is the crash window: a process killed in these milliseconds leaves the hold,
- * which recovery turns into an `interrupted` row, as for a request still running.
+ * How long a deferred job waits for others to commit with. A hold's transaction then
+ * writes only the hold and the running totals: a settlement's ledger row and its indexes
+ * would double the pages its commit writes, on the path of the request waiting for it
+ * (bench/README.md). The price is the crash window: a process killed in these
+ * milliseconds leaves the holds, which recovery turns into `interrupted` rows, as for
+ * requests still running.
  */
 export const DEFERRED_MS = 10;
 
@@ -26,17 +28,23 @@ interface Job<S, R> {
  * Group commit over any kind of item: each job's items run with those of the other jobs
  * queued in the same turn in one call of `run` (one transaction), and each job gets the
  * results of its own items; a failing batch is retried job by job, unless `retryAlone`
- * says its error would fail every job anyway (the database is gone). A deferred job waits
- * up to `deferMs` for a job that is not (0, the default: it runs in this turn's batch).
+ * says its error would fail every job anyway (the database is gone). Deferred jobs run
+ * together `deferMs` after the first of them was queued, ahead of the jobs queued by then
+ * (0, the default: a deferred job runs in this turn's batch like any other); `afterDelay`
+ * is setTimeout unless a test keeps the time itself.
  */
 export function createBatchQueue<S, R>(
   run: (items: S[]) => R[] | Promise<R[]>,
-  { retryAlone = () => true, deferMs = 0 }: {
+  { retryAlone = () => true, deferMs = 0, afterDelay = setTimeout }: {
     retryAlone?: (error: unknown) => boolean;
     deferMs?: number;
+    afterDelay?: (callback: () => void, ms: number) => unknown;
   } = {},
 ): (items: S[], deferred?: boolean) => Promise<R[]> {
   let pending: Job<S, R>[] = [];
+  let deferred: Job<S, R>[] = [];
+  /** Whether the deferred jobs' delay is over: the next batch takes them. */
+  let deferredDue = false;
   let flushing = false;
 
   const runAlone = async (job: Job<S, R>) => {
@@ -47,47 +55,63 @@ export function createBatchQueue<S, R>(
     }
   };
 
+  const runBatch = async (jobs: Job<S, R>[]) => {
+    try {
+      const results = await run(jobs.flatMap((job) => job.statements));
+      let offset = 0;
+      for (const job of jobs) {
+        job.resolve(results.slice(offset, offset + job.statements.length));
+        offset += job.statements.length;
+      }
+    } catch (error) {
+      // One job's failure rolled back the whole batch: run each alone so only it fails.
+      if (retryAlone(error)) { for (const job of jobs) await runAlone(job); }
+      else for (const job of jobs) job.reject(error);
+    }
+  };
+
   const flush = async () => {
     flushing = true;
-    while (pending.length > 0) {
-      const jobs = pending;
+    while (pending.length > 0 || deferredDue) {
+      let jobs = pending;
       pending = [];
-      try {
-        const results = await run(jobs.flatMap((job) => job.statements));
-        let offset = 0;
-        for (const job of jobs) {
-          job.resolve(results.slice(offset, offset + job.statements.length));
-          offset += job.statements.length;
-        }
-      } catch (error) {
-        // One job's failure rolled back the whole batch: run each alone so only it fails.
-        if (retryAlone(error)) { for (const job of jobs) await runAlone(job); }
-        else for (const job of jobs) job.reject(error);
+      if (deferredDue) {
+        // Settlements first: a hold in the same batch sees the money they release.
+        jobs = deferred.concat(jobs);
+        deferred = [];
+        deferredDue = false;
       }
+      await runBatch(jobs);
     }
     flushing = false;
   };
 
-  // At most one flush is scheduled: this turn's (setImmediate) or a deferred one's (timer).
+  // A running flush takes whatever is pending (and deferred, once due) when its batch ends.
   let soon = false;
-  let later: ReturnType<typeof setTimeout> | undefined;
-  const start = () => {
+  /** Whether a delay runs for the deferred jobs queued. */
+  let waiting = false;
+  const startSoon = () => {
     soon = false;
-    clearTimeout(later);
-    later = undefined;
-    void flush();
+    if (!flushing) void flush();
   };
-  return (statements, deferred = false) =>
+  const startLater = () => {
+    waiting = false;
+    deferredDue = true;
+    if (!flushing) void flush();
+  };
+  return (statements, isDeferred = false) =>
     new Promise<R[]>((resolve, reject) => {
-      pending.push({ statements, resolve, reject });
-      // A running flush takes whatever is pending when its transaction ends.
-      if (flushing || soon) return;
-      if (deferred && deferMs > 0) {
-        later ??= setTimeout(start, deferMs);
-      } else {
-        // After the I/O callbacks of this turn, so requests finishing together share a commit.
-        soon = true;
-        setImmediate(start);
+      const job = { statements, resolve, reject };
+      if (isDeferred && deferMs > 0) {
+        deferred.push(job);
+        if (!waiting) afterDelay(startLater, deferMs);
+        waiting = true;
+        return;
       }
+      pending.push(job);
+      if (flushing || soon) return;
+      // After the I/O callbacks of this turn, so requests arriving together share a commit.
+      soon = true;
+      setImmediate(startSoon);
     });
 }

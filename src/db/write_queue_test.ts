@@ -17,15 +17,44 @@ function recordingQueue(deferMs: number) {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-Deno.test("write queue: a deferred job waits for the next job and shares its transaction", async () => {
-  // A delay no test run reaches: the deferred job can only go with the next job.
-  const { transactions, write } = recordingQueue(60_000);
-  const settled = write(["settle"], true);
-  await nextTurn();
-  assert.deepEqual(transactions, [], "a deferred job alone does not commit in its own turn");
-  const [held] = await write(["hold"]);
-  assert.equal(held, "done hold");
-  assert.deepEqual(await settled, ["done settle"]);
+/** A queue whose deferred jobs wait until the test ends their delay with `delayOver`. */
+function heldQueue() {
+  const transactions: string[][] = [];
+  const delays: (() => void)[] = [];
+  const write = createBatchQueue<string, string>(
+    (items) => {
+      transactions.push([...items]);
+      return items.map((item) => `done ${item}`);
+    },
+    { deferMs: 10, afterDelay: (callback) => delays.push(callback) },
+  );
+  return { transactions, write, delays, delayOver: () => delays.shift()!() };
+}
+
+Deno.test("write queue: deferred jobs keep out of the next jobs' transactions and commit together after their delay", async () => {
+  const { transactions, write, delays, delayOver } = heldQueue();
+  let settled = false;
+  const first = write(["settle a"], true).then((results) => (settled = true, results));
+  assert.deepEqual(await write(["hold 1"]), ["done hold 1"]);
+  const second = write(["settle b"], true);
+  assert.deepEqual(await write(["hold 2"]), ["done hold 2"]);
+  assert.deepEqual(transactions, [["hold 1"], ["hold 2"]], "each hold commits alone");
+  assert.equal(settled, false, "a settlement waits for its delay");
+  assert.equal(delays.length, 1, "one delay for the deferred jobs queued while it runs");
+  delayOver();
+  assert.deepEqual(await first, ["done settle a"]);
+  assert.deepEqual(await second, ["done settle b"]);
+  assert.deepEqual(transactions, [["hold 1"], ["hold 2"], ["settle a", "settle b"]]);
+});
+
+Deno.test("write queue: deferred jobs whose delay is over go first in the batch of the jobs queued by then", async () => {
+  const { transactions, write, delayOver } = heldQueue();
+  const settling = write(["settle"], true);
+  const holding = write(["hold"]);
+  // The delay ends before this turn's batch runs: the settlement comes first in it.
+  delayOver();
+  assert.deepEqual(await holding, ["done hold"]);
+  assert.deepEqual(await settling, ["done settle"]);
   assert.deepEqual(transactions, [["settle", "hold"]]);
 });
 
