@@ -52,7 +52,7 @@ async function tollgateStore(path: string) {
 
 /**
  * Rows committed together with the other rows of the same event-loop turn, by tollgate's
- * own group commit: a settlement rides with the next hold's transaction as tollgate's do.
+ * own group commit: settlements commit in their own batch, as tollgate's do.
  */
 function groupCommit(path: string) {
   const db = new DatabaseSync(path);

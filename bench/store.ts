@@ -31,7 +31,8 @@ async function pairsPerSecond(
 ): Promise<number> {
   let next = 0;
   // As in the server, a settlement is not awaited before the next request's hold (on SQLite
-  // it rides with that hold's transaction); all are committed before the clock stops.
+  // it commits with the other settlements a few ms later); all are committed before the
+  // clock stops.
   const settlements: Promise<void>[] = [];
   const worker = async (index: number) => {
     const db = handles[index % handles.length]!;

@@ -46,7 +46,7 @@ function guard<T>(operation: Promise<T>): Promise<T> {
 
 /**
  * The store of a SQLite database: holds, settlements and interruptions group-commit
- * through `transaction` (a settlement waits for the next hold's, see write_queue.ts),
+ * through `transaction` (settlements in their own batch, see write_queue.ts),
  * `client` runs the rest.
  */
 export function createSqliteStore(client: SqlClient, transaction: RunTransaction): Store {
