@@ -84,7 +84,7 @@ function groupCommit(path: string) {
       write([() => {
         statements.settle.run(model, tokens);
         if (hold !== undefined) statements.release.run(hold);
-      }], hold !== undefined),
+      }], hold !== undefined ? "deferred" : "now"),
   };
 }
 

@@ -95,6 +95,33 @@ export const ACCOUNTING_CASES: readonly AccountingCase[] = [
 
   {
     name:
+      "accounting: requests one after another, each holding most of the balance, are all admitted",
+    async run(database) {
+      const { gateway, close } = await startPricedGateway("chat", await database());
+      try {
+        // Each request holds 1000 micros and costs a few: one hold fits in 1500, two do not.
+        // The next hold must see what the previous settlement released, though the
+        // settlement is written after its answer went out.
+        const { secret, account } = await gateway.createKey({ balanceUsd: "0.0015" });
+        for (let i = 0; i < 3; i++) {
+          const response = await gateway.post("/v1/chat/completions", secret, chatBody(`hi ${i}`));
+          assert.equal(response.status, 200, await response.clone().text());
+          await response.body?.cancel();
+        }
+        const rows = await gateway.ledger();
+        assert.equal(rows.length, 3);
+        const charged = rows.reduce((sum, row) => sum + row.cost_micros, 0);
+        const after = await gateway.account(account);
+        assert.equal(after.balance_micros, 1500 - charged);
+        assert.equal(after.held_micros, 0);
+      } finally {
+        await close();
+      }
+    },
+  },
+
+  {
+    name:
       "invariant: every request that reached an upstream leaves exactly one ledger row (ok, stream, failed)",
     async run(database) {
       const { fake, gateway, close } = await startPricedGateway("chat", await database());

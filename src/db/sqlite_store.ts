@@ -55,8 +55,14 @@ export function createSqliteStore(client: SqlClient, transaction: RunTransaction
     { deferMs: DEFERRED_MS },
   );
   return {
-    takeHold: async (hold) => (await guard(apply([{ kind: "hold", hold }])))[0]!,
-    settleHold: async (settle) => void await guard(apply([{ kind: "settle", settle }], true)),
+    async takeHold(hold) {
+      const [result] = await guard(apply([{ kind: "hold", hold }]));
+      if (result!.ok) return result!;
+      // Refused: settlements waiting for their batch may release what it lacks (a client
+      // sending its next request as soon as the last answer came).
+      return (await guard(apply([{ kind: "hold", hold }], "after-deferred")))[0]!;
+    },
+    settleHold: async (settle) => void await guard(apply([{ kind: "settle", settle }], "deferred")),
     async heartbeat(instance) {
       await guard(registerInstance(client, instance));
       return instance.heartbeatAt;

@@ -18,6 +18,13 @@ import { setImmediate } from "node:timers";
  */
 export const DEFERRED_MS = 10;
 
+/**
+ * When a job runs: in this turn's batch (`now`), with the deferred jobs after their delay
+ * (`deferred`), or in this turn's batch with every deferred job ahead of it, their delay
+ * cut short (`after-deferred`: a hold refused for money a waiting settlement releases).
+ */
+export type Timing = "now" | "deferred" | "after-deferred";
+
 interface Job<S, R> {
   statements: S[];
   resolve: (results: R[]) => void;
@@ -31,7 +38,7 @@ interface Job<S, R> {
  * says its error would fail every job anyway (the database is gone). Deferred jobs run
  * together `deferMs` after the first of them was queued, ahead of the jobs queued by then
  * (0, the default: a deferred job runs in this turn's batch like any other); `afterDelay`
- * is setTimeout unless a test keeps the time itself.
+ * is setTimeout unless a test keeps the time itself. See Timing.
  */
 export function createBatchQueue<S, R>(
   run: (items: S[]) => R[] | Promise<R[]>,
@@ -40,7 +47,7 @@ export function createBatchQueue<S, R>(
     deferMs?: number;
     afterDelay?: (callback: () => void, ms: number) => unknown;
   } = {},
-): (items: S[], deferred?: boolean) => Promise<R[]> {
+): (items: S[], timing?: Timing) => Promise<R[]> {
   let pending: Job<S, R>[] = [];
   let deferred: Job<S, R>[] = [];
   /** Whether the deferred jobs' delay is over: the next batch takes them. */
@@ -81,7 +88,8 @@ export function createBatchQueue<S, R>(
         deferred = [];
         deferredDue = false;
       }
-      await runBatch(jobs);
+      // Empty when a job after the deferred ones took them before their delay ended.
+      if (jobs.length > 0) await runBatch(jobs);
     }
     flushing = false;
   };
@@ -99,10 +107,11 @@ export function createBatchQueue<S, R>(
     deferredDue = true;
     if (!flushing) void flush();
   };
-  return (statements, isDeferred = false) =>
+  return (statements, timing = "now") =>
     new Promise<R[]>((resolve, reject) => {
       const job = { statements, resolve, reject };
-      if (isDeferred && deferMs > 0) {
+      if (timing === "after-deferred") deferredDue = true;
+      else if (timing === "deferred" && deferMs > 0) {
         deferred.push(job);
         if (!waiting) afterDelay(startLater, deferMs);
         waiting = true;

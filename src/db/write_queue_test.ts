@@ -34,9 +34,9 @@ function heldQueue() {
 Deno.test("write queue: deferred jobs keep out of the next jobs' transactions and commit together after their delay", async () => {
   const { transactions, write, delays, delayOver } = heldQueue();
   let settled = false;
-  const first = write(["settle a"], true).then((results) => (settled = true, results));
+  const first = write(["settle a"], "deferred").then((results) => (settled = true, results));
   assert.deepEqual(await write(["hold 1"]), ["done hold 1"]);
-  const second = write(["settle b"], true);
+  const second = write(["settle b"], "deferred");
   assert.deepEqual(await write(["hold 2"]), ["done hold 2"]);
   assert.deepEqual(transactions, [["hold 1"], ["hold 2"]], "each hold commits alone");
   assert.equal(settled, false, "a settlement waits for its delay");
@@ -49,7 +49,7 @@ Deno.test("write queue: deferred jobs keep out of the next jobs' transactions an
 
 Deno.test("write queue: deferred jobs whose delay is over go first in the batch of the jobs queued by then", async () => {
   const { transactions, write, delayOver } = heldQueue();
-  const settling = write(["settle"], true);
+  const settling = write(["settle"], "deferred");
   const holding = write(["hold"]);
   // The delay ends before this turn's batch runs: the settlement comes first in it.
   delayOver();
@@ -58,15 +58,30 @@ Deno.test("write queue: deferred jobs whose delay is over go first in the batch 
   assert.deepEqual(transactions, [["settle", "hold"]]);
 });
 
+Deno.test("write queue: a job after the deferred ones cuts their delay short and runs behind them", async () => {
+  const { transactions, write, delays } = heldQueue();
+  const settling = write(["settle"], "deferred");
+  assert.deepEqual(await write(["hold"]), ["done hold"]);
+  assert.deepEqual(await write(["hold again"], "after-deferred"), ["done hold again"]);
+  assert.deepEqual(await settling, ["done settle"]);
+  assert.deepEqual(transactions, [["hold"], ["settle", "hold again"]]);
+  // The delay whose jobs already ran ends without a transaction.
+  delays.shift()!();
+  assert.deepEqual(transactions, [["hold"], ["settle", "hold again"]]);
+});
+
 Deno.test("write queue: a deferred job with no company commits after its delay", async () => {
   const { transactions, write } = recordingQueue(1);
-  assert.deepEqual(await write(["settle a", "settle b"], true), ["done settle a", "done settle b"]);
+  assert.deepEqual(await write(["settle a", "settle b"], "deferred"), [
+    "done settle a",
+    "done settle b",
+  ]);
   assert.deepEqual(transactions, [["settle a", "settle b"]]);
 });
 
 Deno.test("write queue: without a delay a deferred job runs in its turn's batch", async () => {
   const { transactions, write } = recordingQueue(0);
-  const settled = write(["settle"], true);
+  const settled = write(["settle"], "deferred");
   await nextTurn();
   assert.deepEqual(transactions, [["settle"]]);
   assert.deepEqual(await settled, ["done settle"]);
