@@ -10,9 +10,9 @@ import { setImmediate } from "node:timers";
 
 /**
  * How long a deferred job waits for others to commit with. A hold's transaction then
- * writes only the hold and the running totals: a settlement's ledger row and its indexes
- * would double the pages its commit writes, on the path of the request waiting for it
- * (bench/README.md). The price is the crash window: a process killed in these
+ * writes only the hold and the running totals: a settlement's ledger row and its four
+ * indexes would triple the pages its commit writes, on the path of the request waiting
+ * for it (bench/README.md). The price is the crash window: a process killed in these
  * milliseconds leaves the holds, which recovery turns into `interrupted` rows, as for
  * requests still running.
  */
