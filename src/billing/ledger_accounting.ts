@@ -35,6 +35,10 @@ export function createLedgerAccounting(options: {
       const outputTokens = admission.maxOutputTokens ?? model?.max_output_tokens ??
         DEFAULT_MAX_OUTPUT_TOKENS;
       const tokens = admission.inputTokens + outputTokens;
+      // Only a quota needs tokens held: a key without one keeps its row out of the hold's
+      // commit (one page of three). A quota set meanwhile applies from the key's next
+      // lookup, as every key change does (auth/key_cache.ts).
+      const heldTokens = principal.quotaTokens === null ? 0 : tokens;
       const priced = (input: number, output: number) =>
         costMicros(
           { input_tokens: input, output_tokens: output, cached_tokens: 0, cache_write_tokens: 0 },
@@ -50,7 +54,7 @@ export function createLedgerAccounting(options: {
         accountId: principal.accountId,
         keyId: principal.id,
         amountMicros,
-        tokens,
+        tokens: heldTokens,
         createdAt: startedAt,
         expiresAt: startedAt + config.timeouts.total + HOLD_GRACE_MS,
         requestId: admission.requestId,
@@ -87,7 +91,7 @@ export function createLedgerAccounting(options: {
           const written = store.settleHold({
             holdId,
             holdMicros: amountMicros,
-            holdTokens: tokens,
+            holdTokens: heldTokens,
             accountId: principal.accountId,
             keyId: principal.id,
             requestId: admission.requestId,
