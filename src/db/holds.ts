@@ -89,10 +89,8 @@ export function runAccounting(
       const release = results[released++]!;
       if (job.kind === "settle") {
         const { settle } = job;
-        const held = release.rowsAffected > 0
-          ? { micros: settle.holdMicros, tokens: settle.holdTokens }
-          : undefined;
-        charge(settle, held, accounts.get(settle.accountId), keys.get(settle.keyId), writes);
+        const released = release.rowsAffected > 0;
+        charge(settle, released, accounts.get(settle.accountId), keys.get(settle.keyId), writes);
       } else if (release.rows[0]) {
         interrupt(job, release.rows[0], accounts, keys, writes);
       }
@@ -230,7 +228,7 @@ function interrupt(
       holdMicros: Number(hold.amount_micros),
       holdTokens: Number(hold.tokens),
     },
-    { micros: Number(hold.amount_micros), tokens: Number(hold.tokens) },
+    true,
     accounts.get(job.accountId),
     keys.get(job.keyId),
     writes,
@@ -238,19 +236,20 @@ function interrupt(
 }
 
 /**
- * Writes `s`'s ledger row, debits, counts its tokens and releases what its hold held
- * (`held`, unless the hold was gone). The debit never takes the balance below what the
- * account's other holds need (nor below zero): the row records what was debited.
+ * Writes `s`'s ledger row, debits, counts its tokens and, when its hold row was
+ * `released` (not gone already), releases what the hold held. The debit never takes the
+ * balance below what the account's other holds need (nor below zero): the row records
+ * what was debited.
  */
 function charge(
   s: Settle,
-  held: { micros: number; tokens: number } | undefined,
+  released: boolean,
   account: AccountTotals | undefined,
   key: KeyTotals | undefined,
   writes: SqlStatement[],
 ): void {
   if (account) {
-    if (held) account.held -= held.micros;
+    if (released) account.held -= s.holdMicros;
     const cost = account.unlimited
       ? s.costMicros
       : Math.max(0, Math.min(s.costMicros, account.balance - account.held));
@@ -259,7 +258,7 @@ function charge(
   }
   if (key) {
     key.used += s.inputTokens + s.outputTokens;
-    if (held) key.held -= held.tokens;
+    if (released) key.held -= s.holdTokens;
   }
 }
 

@@ -54,15 +54,24 @@ export function createSqliteStore(client: SqlClient, transaction: RunTransaction
     (jobs: AccountingJob[]) => runAccounting(transaction, jobs),
     { deferMs: DEFERRED_MS },
   );
+  /** Settlements queued and not yet committed. */
+  let settling = 0;
   return {
     async takeHold(hold) {
       const [result] = await guard(apply([{ kind: "hold", hold }]));
-      if (result!.ok) return result!;
+      if (result!.ok || settling === 0) return result!;
       // Refused: settlements waiting for their batch may release what it lacks (a client
       // sending its next request as soon as the last answer came).
       return (await guard(apply([{ kind: "hold", hold }], "after-deferred")))[0]!;
     },
-    settleHold: async (settle) => void await guard(apply([{ kind: "settle", settle }], "deferred")),
+    async settleHold(settle) {
+      settling++;
+      try {
+        await guard(apply([{ kind: "settle", settle }], "deferred"));
+      } finally {
+        settling--;
+      }
+    },
     async heartbeat(instance) {
       await guard(registerInstance(client, instance));
       return instance.heartbeatAt;

@@ -54,7 +54,7 @@ export function keyedStrings(keys: readonly string[]): (json: string) => string 
 }
 
 /** A JSON string literal's content, its escapes resolved (as it was if they are malformed). */
-function unescaped(literal: string): string {
+export function unescaped(literal: string): string {
   if (!literal.includes("\\")) return literal;
   try {
     return JSON.parse(`"${literal}"`);

@@ -33,8 +33,3 @@ export const SCALAR = `(?:"${STRING_CONTENT}"|${NUMBER}|true|false|null)`;
 export function keyOtherThan(names: readonly string[]): string {
   return `"(?!(?:${names.join("|")})")[A-Za-z_][A-Za-z0-9_]*"`;
 }
-
-/** The string a captured STRING_CONTENT stands for, its escapes resolved. */
-export function stringOf(content: string): string {
-  return content.includes("\\") ? JSON.parse(`"${content}"`) : content;
-}

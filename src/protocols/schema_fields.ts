@@ -6,6 +6,7 @@
  * parse), and the schema runs only to word the error of a request they refuse.
  */
 import { z } from "zod";
+import { asRecord } from "./json_read.ts";
 
 function rule(description: string) {
   return { error: description };
@@ -39,7 +40,7 @@ export function optionalObject() {
 
 /** What `optionalObject()` accepts. */
 export function isOptionalObject(value: unknown): boolean {
-  return value == null || isObject(value);
+  return value == null || asRecord(value) !== undefined;
 }
 
 /** The largest token limit accepted: a 32-bit count, far above any model's, and safe to store. */
@@ -79,9 +80,7 @@ export function messageList() {
 export function isMessageList(value: unknown): boolean {
   if (!Array.isArray(value) || value.length === 0) return false;
   for (const message of value) {
-    if (!isObject(message) || typeof (message as { role?: unknown }).role !== "string") {
-      return false;
-    }
+    if (typeof asRecord(message)?.role !== "string") return false;
   }
   return true;
 }
@@ -89,11 +88,6 @@ export function isMessageList(value: unknown): boolean {
 /** A string or an array, as `system` (null too) and responses' `input` may be. */
 export function isStringOrArray(value: unknown): boolean {
   return typeof value === "string" || Array.isArray(value);
-}
-
-/** A JSON object: not null, not an array. */
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isTokenLimit(value: unknown, least: number): boolean {

@@ -4,6 +4,7 @@
  * body cut short (shorter than its Content-Length, or its connection closed mid-way)
  * or not UTF-8 is the client's 400, not a gateway failure.
  */
+import { concatBytes } from "../bytes.ts";
 import { GatewayError } from "../errors.ts";
 
 /** A client body: the parsed JSON, its size in bytes, and the bytes as they came. */
@@ -71,14 +72,7 @@ async function readLimited(
     }
     chunks.push(step.value);
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return concatBytes(chunks);
 }
 
 /** The 413 for a body over the limit. */

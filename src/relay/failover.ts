@@ -50,8 +50,8 @@ export async function sendWithFailover(options: {
   upstreamOf: (attempt: Attempt) => EntryProtocol;
   timeoutsOf: (attempt: Attempt) => Timeouts;
   signals: StopSignals;
-  /** The app's clock for the exchanges' deadlines (each exchange makes its own without one). */
-  clock?: AlarmClock;
+  /** The app's clock for the exchanges' deadlines. */
+  clock: AlarmClock;
   onAttemptFailed?: (attempt: Attempt, failure: UpstreamFailure) => void;
 }): Promise<FailoverResult> {
   let attempts = 0;

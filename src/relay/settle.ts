@@ -7,7 +7,6 @@ import type { Hold } from "../billing/accounting.ts";
 import { estimateUsage } from "../billing/estimate.ts";
 import type { EntryProtocol } from "../config/schema.ts";
 import type { Admission } from "../limits/limiter.ts";
-import type { Logger } from "../log.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { RequestRecord } from "../observability/record.ts";
 import { type CountTokens, loadTokenCounter } from "../protocols/token_count.ts";
@@ -15,53 +14,11 @@ import type { Usage } from "../protocols/types.ts";
 import type { Attempt } from "../routing/router.ts";
 import type { RelayOutcome } from "./outcome.ts";
 
-/** Everything one settlement needs. */
-export interface SettleRequest {
-  hold: Hold;
-  log: Logger;
-  metrics: Metrics;
-  record: RequestRecord;
-  outcome: RelayOutcome;
-  attempts: number;
-  channel?: string;
-  upstreamModel?: string;
-  /**
-   * A tokenizer estimate of the usage, for when the upstream reported none; called only
-   * when `needsEstimate(outcome)`, so the caller loads the counter for those alone.
-   */
-  estimate: () => Usage;
-}
-
-/**
- * Settles a request and records how it ended. The cost is known at once; the ledger
- * write completes later (the returned promise), after the answer went out.
- */
-export function settleRequest(options: SettleRequest): Promise<void> {
-  const { hold, record, outcome } = options;
-  const billed = billedUsage(outcome, options.estimate);
-  record.outcome = outcome.status;
-  record.usage = billed.usage;
-  record.attempts = options.attempts;
-  record.channel = options.channel;
-  const settling = hold.settle({
-    status: outcome.status,
-    reason: outcome.reason,
-    channel: options.channel,
-    upstreamModel: options.upstreamModel,
-    attempts: options.attempts,
-    ...billed,
-  });
-  record.costMicros = settling.costMicros;
-  if (hold.reserved) options.metrics.holdReleased();
-  return settling.written;
-}
-
 /** What settling one request needs from its route. */
 export interface SettlementParts {
   hold: Hold;
   admission: Admission;
   record: RequestRecord;
-  log: Logger;
   metrics: Metrics;
   entry: EntryProtocol;
   /** The client's body, whose prompt an estimate counts when the upstream reported no usage. */
@@ -73,44 +30,49 @@ export interface SettlementParts {
  * holds it until it ends, and holds nothing else of the route through it.
  */
 export class Settlement {
-  readonly record: RequestRecord;
   readonly #parts: SettlementParts;
   /** The token counter, loaded only when this request needs a count (see token_count.ts). */
   #counter: CountTokens | undefined;
 
   constructor(parts: SettlementParts) {
     this.#parts = parts;
-    this.record = parts.record;
   }
 
-  /** Loads the token counter, which settling needs when `needsEstimate(outcome)`. */
-  async loadCounter(): Promise<void> {
-    this.#counter ??= await loadTokenCounter();
+  get record(): RequestRecord {
+    return this.#parts.record;
   }
 
   /**
-   * Settles the request (after `loadCounter` if it needs an estimate) and frees its
-   * limits. The cost is known at once; the ledger write completes later, the returned
-   * promise.
+   * Settles the request, records how it ended and frees its limits. It waits only to
+   * load the token counter when billing needs an estimate; the ledger write completes
+   * later, after the answer went out.
    */
-  settle(outcome: RelayOutcome, attempts: number, attempt?: Attempt): Promise<void> {
-    const { hold, admission, record, entry, body } = this.#parts;
+  async settle(outcome: RelayOutcome, attempts: number, attempt?: Attempt): Promise<void> {
+    if (needsEstimate(outcome)) this.#counter ??= await loadTokenCounter();
+    const { hold, admission, record, entry, body, metrics } = this.#parts;
     const counter = this.#counter;
-    const written = settleRequest({
-      hold,
-      log: this.#parts.log,
-      metrics: this.#parts.metrics,
-      record,
+    const billed = billedUsage(
       outcome,
-      attempts,
-      channel: attempt?.channel.name,
+      () => estimateUsage(entry, body, outcome.outputText(), counter!),
+    );
+    const channel = attempt?.channel.name;
+    record.outcome = outcome.status;
+    record.usage = billed.usage;
+    record.attempts = attempts;
+    record.channel = channel;
+    const settling = hold.settle({
+      status: outcome.status,
+      reason: outcome.reason,
+      channel,
       upstreamModel: attempt?.upstreamModel,
-      estimate: () => estimateUsage(entry, body, outcome.outputText(), counter!),
+      attempts,
+      ...billed,
     });
+    record.costMicros = settling.costMicros;
+    if (hold.reserved) metrics.holdReleased();
     // tpm counts the output billed; the concurrency slot is free once the request ended.
-    void admission.settle(record.usage?.output_tokens ?? 0);
+    void admission.settle(billed.usage.output_tokens);
     void admission.release();
-    return written;
   }
 }
 
@@ -118,7 +80,7 @@ export class Settlement {
  * Whether billing `outcome` needs a tokenizer estimate: not when the request finished
  * with the upstream's report, nor when it failed before producing anything.
  */
-export function needsEstimate(outcome: RelayOutcome): boolean {
+function needsEstimate(outcome: RelayOutcome): boolean {
   if (outcome.status === "ok" && outcome.usage) return false;
   return !(!outcome.usage && outcome.status === "failed" && outcome.outputText() === "");
 }

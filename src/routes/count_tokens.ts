@@ -46,6 +46,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<A
       entry: "messages",
       stream: false,
       signals: { client: c.req.raw.signal, shutdown: deps.shutdown },
+      clock: deps.clock,
       timeoutsOf: (attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts }),
       upstreamOf: () => "messages",
       send: (attempt) =>

@@ -16,7 +16,7 @@ import { serverTiming } from "../observability/server_timing.ts";
 import { protocolOf } from "../protocols/index.ts";
 import { sendWithFailover, type Served } from "../relay/failover.ts";
 import type { RelayOutcome } from "../relay/outcome.ts";
-import { needsEstimate, Settlement } from "../relay/settle.ts";
+import { Settlement } from "../relay/settle.ts";
 import { relayStream, type StreamRelay } from "../relay/stream.ts";
 import type { Attempt, RoutePlan, Router } from "../routing/router.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
@@ -50,10 +50,8 @@ export interface RelayDeps {
 
 /** The handler of one entry point. */
 export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEnv> {
-  const streaming: StreamSettings = {
-    clock: deps.clock,
-    keepalive: ENCODER.encode(protocolOf(entry).keepalive),
-  };
+  // The entry point's keep-alive, encoded once for all of its streams.
+  const keepalive = ENCODER.encode(protocolOf(entry).keepalive);
   return async function relay(c) {
     const { config } = c.get("snapshot");
     const principal = c.get("principal");
@@ -67,7 +65,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
     if (admission.headers) c.set("limitHeaders", admission.headers);
     try {
       const admitted = { entry, request, bodyBytes: body.bytes, raw: body.raw, plan, admission };
-      return await forward(c, deps, admitted, streaming);
+      return await forward(c, deps, admitted, keepalive);
     } catch (error) {
       // Settlement gives the slot back on the paths that reach it; this covers the others,
       // before the refusal goes out, so that the client's next request finds the slot free.
@@ -78,12 +76,6 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEn
 }
 
 const ENCODER = new TextEncoder();
-
-/** What the streams of one entry point share: the clock and the encoded keep-alive. */
-interface StreamSettings {
-  clock: AlarmClock;
-  keepalive: Uint8Array;
-}
 
 /**
  * The limits step: the context window (stateless, so first: a request too long for the
@@ -132,7 +124,7 @@ async function forward(
   c: Context<AppEnv>,
   deps: RelayDeps,
   admitted: Admitted,
-  streaming: StreamSettings,
+  keepalive: Uint8Array,
 ): Promise<Response> {
   const { entry, request, bodyBytes, admission } = admitted;
   const { metrics } = deps.observer;
@@ -156,7 +148,6 @@ async function forward(
     hold,
     admission,
     record,
-    log: deps.log,
     metrics,
     entry,
     body: request.body,
@@ -173,7 +164,7 @@ async function forward(
     entry,
     stream: request.stream,
     signals: { client: raw.signal, shutdown: deps.shutdown },
-    clock: streaming.clock,
+    clock: deps.clock,
     timeoutsOf,
     upstreamOf: (attempt) => translationOf(attempt).upstream,
     send: (attempt) =>
@@ -226,9 +217,8 @@ async function forward(
       usage: converted.usage,
       outputText: converted.outputText,
     };
-    // Awaited only when settling will count: a reported usage costs no extra turn.
-    if (needsEstimate(outcome)) await settlement.loadCounter();
-    void settlement.settle(outcome, served.attempts, served.attempt);
+    // It waits only to load the tokenizer, when the upstream reported no usage to bill.
+    await settlement.settle(outcome, served.attempts, served.attempt);
     record.firstByteMs = elapsedMs(record);
     return new Response(converted.body, {
       status: 200,
@@ -246,8 +236,8 @@ async function forward(
     first: served.stream!.first,
     keepalive: {
       ms: config.server.keepalive_ms,
-      bytes: streaming.keepalive,
-      clock: streaming.clock,
+      bytes: keepalive,
+      clock: deps.clock,
     },
     converter: translation.stream(),
     ...streamEnd(deps, settlement, config.server, served),
@@ -298,8 +288,7 @@ function streamEnd(
   return {
     waited: (ms) => record.upstreamMs += ms,
     onEnd: async (outcome) => {
-      if (needsEstimate(outcome)) await settlement.loadCounter();
-      void settlement.settle(outcome, attempts, attempt);
+      await settlement.settle(outcome, attempts, attempt);
       deps.observer.metrics.streamClosed();
       record.status = 200;
       deps.observer.finished(record, server);

@@ -39,6 +39,8 @@ export class AlarmClock {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The time the timer is set for; Infinity when it is not set. */
   #armedFor = Infinity;
+  /** Whether due alarms are ringing: the timer is set once they all rang. */
+  #firing = false;
 
   constructor(now: () => number = () => performance.now()) {
     this.now = now;
@@ -92,6 +94,7 @@ export class AlarmClock {
   // The timer is set for the earliest alarm; one set later than that is found when it
   // fires (it looks again), so only an alarm set earlier re-sets the timer.
   #arm(): void {
+    if (this.#firing) return;
     const first = this.#heap[0];
     if (!first || first.at >= this.#armedFor) return;
     clearTimeout(this.#timer);
@@ -111,12 +114,14 @@ export class AlarmClock {
     this.#armedFor = Infinity;
     const now = this.now();
     const heap = this.#heap;
+    this.#firing = true;
     try {
       for (let first = heap[0]; first && first.at <= now; first = heap[0]) {
         this.cancel(first);
         first.target.ring(now);
       }
     } finally {
+      this.#firing = false;
       this.#arm();
     }
   };

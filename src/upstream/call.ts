@@ -5,7 +5,7 @@
  * classifies for failover.
  */
 import type { Timeouts } from "../config/schema.ts";
-import { AlarmClock } from "./alarm_clock.ts";
+import type { AlarmClock } from "./alarm_clock.ts";
 import { Deadlines, type RepeatedWait } from "./deadlines.ts";
 import type { UpstreamResponse } from "./response.ts";
 import type { ShutdownWatch } from "./shutdown_watch.ts";
@@ -82,13 +82,13 @@ export interface Answered {
 
 /**
  * Sends one attempt; resolves once a 2xx response's headers arrived, else throws
- * UpstreamFailure. Its deadlines ring on `clock`, the app's (one of its own if none).
+ * UpstreamFailure. Its deadlines ring on `clock`, the app's.
  */
 export async function callUpstream(
   send: Send,
   timeouts: Timeouts,
   signals: StopSignals,
-  clock: AlarmClock = new AlarmClock(),
+  clock: AlarmClock,
 ): Promise<Answered> {
   const exchange = new Exchange(timeouts, signals, clock);
   try {

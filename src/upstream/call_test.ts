@@ -45,7 +45,7 @@ Deno.test("call: a wait ends at once when the client leaves, whatever it waits o
   const client = new AbortController();
   const { exchange } = await callUpstream(() => Promise.resolve(answer()), TIMEOUTS, {
     client: client.signal,
-  });
+  }, new AlarmClock());
   const never = new Promise<string>(() => {});
   const waiting = exchange.within(never, 60_000, "stream event");
   client.abort();

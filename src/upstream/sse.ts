@@ -70,8 +70,9 @@ class SseBatches implements AsyncIterableIterator<SseBatch> {
       }
       const text = this.#decoder.decode(chunk, STREAMING);
       this.#parser.feed(text);
-      const whole = !this.#partial && endsEvent(text);
-      this.#partial = !endsEvent(text);
+      const ends = endsEvent(text);
+      const whole = !this.#partial && ends;
+      this.#partial = !ends;
       if (this.#batch.length === 0) return this.next();
       const events = this.#batch;
       this.#batch = [];

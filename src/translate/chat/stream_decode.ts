@@ -60,7 +60,10 @@ class ChatStreamDecoder implements StreamDecoder {
     if (this.#failed || event.data === "[DONE]") return [];
     const out: IrEvent[] = [];
     // A text chunk once started (the usual one) needs no parse: only its text is read.
-    const text = this.#started ? textOfChunk(event.data) : undefined;
+    // While a tool call is open its argument chunks come instead: they go to the parse.
+    const text = this.#started && this.#open?.kind !== "tool_call"
+      ? textOfChunk(event.data)
+      : undefined;
     if (text !== undefined) {
       if (!this.#finished) this.#text("text", text, out);
       return out;

@@ -7,7 +7,8 @@
  * and the fields it reads only when they are empty or null; a chunk that misses it is
  * parsed. See ../../protocols/json_shape.ts for why a match is exact.
  */
-import { keyOtherThan, SCALAR, STRING_CONTENT, stringOf } from "../../protocols/json_shape.ts";
+import { keyOtherThan, SCALAR, STRING_CONTENT } from "../../protocols/json_shape.ts";
+import { unescaped } from "../../protocols/json_read.ts";
 
 // Each field below matches one alternative at most: alternatives that overlap would let a
 // crafted chunk that fails late try every way of splitting it (exponential backtracking).
@@ -38,5 +39,5 @@ const TEXT_CHUNK = new RegExp(
 /** The text of a chunk that carries text and nothing else the decoder reads; else undefined. */
 export function textOfChunk(data: string): string | undefined {
   const match = TEXT_CHUNK.exec(data);
-  return match ? stringOf(match[1]!) : undefined;
+  return match ? unescaped(match[1]!) : undefined;
 }

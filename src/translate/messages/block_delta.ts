@@ -3,7 +3,8 @@
  * a parse when written as the API writes it; one written otherwise is parsed. See
  * ../../protocols/json_shape.ts for why a match is exact.
  */
-import { STRING_CONTENT, stringOf } from "../../protocols/json_shape.ts";
+import { STRING_CONTENT } from "../../protocols/json_shape.ts";
+import { unescaped } from "../../protocols/json_read.ts";
 
 /** A block delta: the block's upstream index, the delta's type and its one string value. */
 export interface BlockDelta {
@@ -33,7 +34,7 @@ export function readBlockDelta(data: string): BlockDelta | undefined {
   if (!match) return undefined;
   const typeAndField = match[2]!;
   const type = typeAndField.slice(0, typeAndField.indexOf('"'));
-  return { index: Number(match[1]), type, value: stringOf(match[3]!) };
+  return { index: Number(match[1]), type, value: unescaped(match[3]!) };
 }
 
 /** The value of a parsed delta object: its type's field if a string, else "". */

@@ -7,7 +7,8 @@
  * rather than any order of any fields, halves the cost of a match. See
  * ../../protocols/json_shape.ts for why a match is exact.
  */
-import { STRING_CONTENT, stringOf } from "../../protocols/json_shape.ts";
+import { STRING_CONTENT } from "../../protocols/json_shape.ts";
+import { unescaped } from "../../protocols/json_read.ts";
 import type { OpenKind } from "./stream_parts.ts";
 
 /** The `*.delta` events read here, and the part each streams into ("Responses streaming events"). */
@@ -46,5 +47,5 @@ export function readDeltaEvent(data: string): DeltaEvent | undefined {
   if (!match) return undefined;
   // The list's own string: a lookup by it is by identity, not by its characters.
   const type = DELTA_TYPES.find((name) => name === match[1])!;
-  return { type, itemId: stringOf(match[2]!), delta: stringOf(match[3]!) };
+  return { type, itemId: unescaped(match[2]!), delta: unescaped(match[3]!) };
 }

@@ -4,6 +4,7 @@
  * network read as bytes of its own; the connection goes back to its pool once the body
  * ended exactly where the framing says, and is closed otherwise.
  */
+import { concatBytes } from "../../bytes.ts";
 import type { BodyReader } from "../response.ts";
 import { type ChunkedDecoder, createChunkedDecoder } from "./chunked.ts";
 import { type Connection, ConnectionClosed } from "./connection.ts";
@@ -20,7 +21,6 @@ export interface BodyEnd {
   bodyEnded(reusable: boolean): void;
 }
 
-const EMPTY = new Uint8Array(0);
 /** What `#next` says when the buffered bytes hold no payload: the connection must be read. */
 const MORE = Symbol("more");
 
@@ -82,7 +82,7 @@ class Body implements Http1Body {
     if (this.#framing.kind === "length" && !this.#finished) return await this.#readExactly();
     const parts: Uint8Array[] = [];
     for (let bytes = await this.read(); bytes; bytes = await this.read()) parts.push(bytes);
-    return concat(parts);
+    return concatBytes(parts);
   }
 
   cancel(): Promise<void> {
@@ -196,19 +196,4 @@ function copyRanges(buffer: Uint8Array, ranges: number[]): Uint8Array | undefine
     to += ranges[i + 1]! - ranges[i]!;
   }
   return buffer.slice(from, to);
-}
-
-/** The parts as one array (the part itself when there is one). */
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 0) return EMPTY;
-  if (parts.length === 1) return parts[0]!.slice();
-  let size = 0;
-  for (const part of parts) size += part.byteLength;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    bytes.set(part, offset);
-    offset += part.byteLength;
-  }
-  return bytes;
 }

@@ -14,7 +14,13 @@ import { type Connection, ConnectionClosed, openConnection, type Origin } from "
 import { type Framing, framingOf, keepsAlive, type ResponseHead } from "./head.ts";
 import { encodeRequest, type Http1Request } from "./request.ts";
 import { createPool, type Pool } from "./pool.ts";
-import { proxyAuthorization, proxyFor, type ProxySettings, proxySettings } from "./proxy.ts";
+import {
+  bareHostname,
+  proxyAuthorizationLine,
+  proxyFor,
+  type ProxySettings,
+  proxySettings,
+} from "./proxy.ts";
 
 /** What a POST needs beside the request. */
 export interface PostOptions {
@@ -60,13 +66,12 @@ export function createHttpClient(
 ): HttpClient {
   const pool = createPool(options.maxIdleMs);
   const proxies = proxySettings(options.env ?? ((name) => Deno.env.get(name)));
-  const parseTarget = (text: string) => targetOf(text, proxies);
   const targets = new Map<string, Target>();
   const cachedTarget = (url: string): Target => {
     let target = targets.get(url);
     if (!target) {
       if (targets.size >= MAX_TARGETS) targets.clear();
-      targets.set(url, target = parseTarget(url));
+      targets.set(url, target = targetOf(url, proxies));
     }
     return target;
   };
@@ -213,7 +218,7 @@ function targetOf(text: string, proxies: ProxySettings): Target {
   if (!tls && url.protocol !== "http:") {
     throw new UpstreamFailure("network", `The channel URL ${url.protocol} is not http or https.`);
   }
-  const hostname = url.hostname.replace(/^\[|\]$/g, "");
+  const hostname = bareHostname(url.hostname);
   const port = Number(url.port) || (tls ? 443 : 80);
   const direct = `${url.protocol}//${url.hostname}:${port}`;
   const path = `${url.pathname}${url.search}`;
@@ -226,15 +231,15 @@ function targetOf(text: string, proxies: ProxySettings): Target {
       extra: "",
     };
   }
-  const authorization = proxyAuthorization(proxy);
-  const via = { hostname: proxy.hostname.replace(/^\[|\]$/g, ""), port: Number(proxy.port) || 80 };
+  const credentials = proxyAuthorizationLine(proxy);
+  const via = { hostname: bareHostname(proxy.hostname), port: Number(proxy.port) || 80 };
   if (tls) {
     return {
       origin: {
         key: `${direct} via ${proxy.host}`,
         ...via,
         tls: hostname,
-        tunnel: { authority: `${url.hostname}:${port}`, authorization },
+        tunnel: { authority: `${url.hostname}:${port}`, credentials },
       },
       requestTarget: path,
       host: url.host,
@@ -245,6 +250,6 @@ function targetOf(text: string, proxies: ProxySettings): Target {
     origin: { key: `proxy ${proxy.host}`, ...via },
     requestTarget: `${url.protocol}//${url.host}${path}`,
     host: url.host,
-    extra: authorization ? `proxy-authorization: ${authorization}\r\n` : "",
+    extra: credentials,
   };
 }

@@ -19,8 +19,8 @@ export interface Origin {
   port: number;
   /** The name TLS verifies, for an https origin. */
   tls?: string;
-  /** Through a proxy, first a CONNECT to this `host:port` (with the proxy's credentials). */
-  tunnel?: { authority: string; authorization?: string };
+  /** Through a proxy, first a CONNECT to this `host:port`, with the proxy's credentials line. */
+  tunnel?: { authority: string; credentials: string };
 }
 
 /** The upstream ended the connection before an answer was complete. */
@@ -79,9 +79,8 @@ function closeQuietly(socket: Deno.Conn): void {
 /** Asks the proxy on `proxy` for a tunnel; resolves once it answered 2xx. */
 async function connectTunnel(
   proxy: Connection,
-  { authority, authorization }: { authority: string; authorization?: string },
+  { authority, credentials }: { authority: string; credentials: string },
 ): Promise<void> {
-  const credentials = authorization ? `proxy-authorization: ${authorization}\r\n` : "";
   await proxy.write(
     new TextEncoder().encode(
       `CONNECT ${authority} HTTP/1.1\r\nhost: ${authority}\r\n${credentials}\r\n`,

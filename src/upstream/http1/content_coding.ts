@@ -4,6 +4,7 @@
  * gzip, deflate and brotli are decoded through the runtime's DecompressionStream; any
  * other coding is refused with its name, never read as if it were the answer itself.
  */
+import { concatBytes } from "../../bytes.ts";
 import type { Http1Body } from "./body.ts";
 import { MalformedResponse } from "./head.ts";
 
@@ -60,18 +61,8 @@ class DecodedBody implements Http1Body {
 
   async readAll(): Promise<Uint8Array> {
     const parts: Uint8Array[] = [];
-    let size = 0;
-    for (let part = await this.read(); part; part = await this.read()) {
-      parts.push(part);
-      size += part.byteLength;
-    }
-    const whole = new Uint8Array(size);
-    let offset = 0;
-    for (const part of parts) {
-      whole.set(part, offset);
-      offset += part.byteLength;
-    }
-    return whole;
+    for (let part = await this.read(); part; part = await this.read()) parts.push(part);
+    return concatBytes(parts);
   }
 
   async cancel(reason?: unknown): Promise<void> {

@@ -25,10 +25,7 @@ export interface Pool {
 }
 
 /** An empty pool; `maxIdleMs` is MAX_IDLE_MS unless a test shortens it. */
-export function createPool(
-  maxIdleMs = MAX_IDLE_MS,
-  now: () => number = () => performance.now(),
-): Pool {
+export function createPool(maxIdleMs = MAX_IDLE_MS): Pool {
   const idle = new Map<string, Connection[]>();
   let closed = false;
   /** The sweep's timer, running while any connection is idle. */
@@ -38,7 +35,8 @@ export function createPool(
     const at = list?.indexOf(connection) ?? -1;
     if (at >= 0) list!.splice(at, 1);
   };
-  const tooOld = (connection: Connection) => now() - connection.idleSince > maxIdleMs;
+  // idleSince is the connection's performance.now() when it went idle (connection.ts).
+  const tooOld = (connection: Connection) => performance.now() - connection.idleSince > maxIdleMs;
   const sweep = () => {
     let left = 0;
     for (const list of idle.values()) {
@@ -67,11 +65,10 @@ export function createPool(
       return undefined;
     },
     release(connection) {
+      if (closed || connection.closed) return connection.close();
       let list = idle.get(connection.origin.key);
       if (!list) idle.set(connection.origin.key, list = []);
-      if (closed || connection.closed || list.length >= MAX_IDLE_PER_ORIGIN) {
-        return connection.close();
-      }
+      if (list.length >= MAX_IDLE_PER_ORIGIN) return connection.close();
       list.push(connection);
       connection.watchIdle(() => {
         connection.close();

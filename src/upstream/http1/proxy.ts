@@ -38,16 +38,27 @@ export function proxySettings(env: (name: string) => string | undefined): ProxyS
 export function proxyFor(settings: ProxySettings, url: URL): URL | undefined {
   const proxy = url.protocol === "https:" ? settings.https : settings.http;
   if (!proxy) return undefined;
-  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  const host = bareHostname(url.hostname.toLowerCase());
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
   for (const entry of settings.bypass) {
     if (entry === "*") return undefined;
     const [, name, only] = /^(?:\*?\.)?(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(entry) ?? [];
     if (only !== undefined && only !== port) continue;
-    const bare = name?.replace(/^\[|\]$/g, "");
+    const bare = name === undefined ? undefined : bareHostname(name);
     if (bare && (host === bare || host.endsWith(`.${bare}`))) return undefined;
   }
   return proxy;
+}
+
+/** A URL's hostname as sockets take it: an IPv6 literal without its brackets. */
+export function bareHostname(hostname: string): string {
+  return hostname.replace(/^\[|\]$/g, "");
+}
+
+/** The `Proxy-Authorization` header line (CRLF ended) of a proxy URL; "" without credentials. */
+export function proxyAuthorizationLine(proxy: URL): string {
+  const authorization = proxyAuthorization(proxy);
+  return authorization ? `proxy-authorization: ${authorization}\r\n` : "";
 }
 
 /** The `Proxy-Authorization` value of a proxy URL with credentials. */
