@@ -4,6 +4,9 @@
  * (so it never outlives the bench, even if the bench is killed).
  */
 
+/** The signal of a floor proxy's upstream calls: they never give up. */
+export const NEVER = new AbortController().signal;
+
 /** Prints the ready line for the parent. */
 export function announce(ready: Record<string, unknown>): void {
   console.log(JSON.stringify(ready));

@@ -16,14 +16,11 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { createBatchQueue, DEFERRED_MS } from "../src/db/write_queue.ts";
-import { serveUntilStdinCloses } from "./child.ts";
+import { NEVER, serveUntilStdinCloses } from "./child.ts";
 import { createHttpClient } from "../src/upstream/http1/client.ts";
 import { openDatabase } from "../src/db/database.ts";
 import type { NewHold } from "../src/db/store.ts";
 import { benchHold, benchSettlement, fundedTarget } from "./store_rows.ts";
-
-/** The floor proxies never give up on an upstream call. */
-const NEVER = new AbortController().signal;
 
 /** How the proxy handles a request. */
 export type RequestFloorMode =

@@ -26,7 +26,6 @@ import { directionRatios, printReport, type Ratio, ratios, type TargetResults } 
 import { type PhaseGroup, type Settings, settingsFrom } from "./settings.ts";
 import { requestOf, runTargets, type Target } from "./targets.ts";
 
-/** tollgate's flags, as `deno task start` runs it. */
 /** The runtime flags of the tollgates the bench starts, as `deno task start` runs it. */
 function tollgateFlags(settings: Settings): string[] {
   const v8 = settings.tollgateV8Flags ? [`--v8-flags=${settings.tollgateV8Flags}`] : [];

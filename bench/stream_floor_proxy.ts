@@ -11,11 +11,8 @@
  *
  * Run as a child of bench/stream_floor.ts: `deno run -A bench/stream_floor_proxy.ts URL MODE`.
  */
-import { serveUntilStdinCloses } from "./child.ts";
+import { NEVER, serveUntilStdinCloses } from "./child.ts";
 import { createHttpClient, type HttpClient } from "../src/upstream/http1/client.ts";
-
-/** The floor proxies never give up on an upstream call. */
-const NEVER = new AbortController().signal;
 import type { BodyReader } from "../src/upstream/response.ts";
 
 /** How the proxy relays the stream. */

@@ -12,6 +12,7 @@ import {
   foldEvents,
   hasFixture,
   irRequest,
+  ODD,
 } from "./test_support.ts";
 
 const ANSWERED = CASES.filter((name) => hasFixture(name, "response.json"));
@@ -263,9 +264,6 @@ Deno.test("chat stream encode: the SDK raises an APIError on the error chunk", a
     for await (const _ of stream) { /* read to the error */ }
   }, OpenAI.APIError);
 });
-
-/** Text that JSON must escape, and a model id that needs it too. */
-const ODD = 'say "hi" \\ \n\t\u0001 \u2028 \ud800 é';
 
 Deno.test("chat stream encode: delta chunks are the JSON of their objects, odd text and all", () => {
   for (const includeUsage of [true, false]) {

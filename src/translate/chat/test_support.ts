@@ -63,12 +63,28 @@ export function parseSse(text: string): SseEvent[] {
   return events;
 }
 
+/** Text that JSON must escape: quotes, a backslash, controls, a line separator, a lone surrogate. */
+export const ODD = 'say "hi" \\ \n\t\u0001 \u2028 \ud800 é';
+
 /** Named SSE events, as responses and messages servers send them (event name = type). */
 export function namedSse(...payloads: Record<string, unknown>[]): SseEvent[] {
   return payloads.map((payload) => ({
     event: String(payload.type),
     data: JSON.stringify(payload),
   }));
+}
+
+/**
+ * Asserts that `decodeAll` makes the same IR of `events` as of the same events with a
+ * space before each one's data, which only a parse accepts: a reader without a parse
+ * gives what the parse gives.
+ */
+export function assertSameAsParse(
+  decodeAll: (events: SseEvent[]) => IrEvent[],
+  events: SseEvent[],
+): void {
+  const parsed = events.map((event) => ({ ...event, data: ` ${event.data}` }));
+  assert.deepEqual(decodeAll(events), decodeAll(parsed), JSON.stringify(events));
 }
 
 /** Every IR event a fresh decoder makes of the events, its end included. */

@@ -1,29 +1,12 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { SseEvent } from "../../protocols/sse.ts";
-import type { IrEvent } from "../ir.ts";
 import { readBlockDelta } from "./block_delta.ts";
-import { createMessagesStreamDecoder } from "./stream_decode.ts";
+import { assertSameAsParse, namedSse } from "../chat/test_support.ts";
+import { decodeAll } from "./test_support.ts";
 
-/** The IR of a stream; `parsed` puts a space before each event's data, which only a parse accepts. */
-function decodeAll(events: SseEvent[], parsed: boolean): IrEvent[] {
-  const decoder = createMessagesStreamDecoder();
-  return [
-    ...events.flatMap((event) =>
-      decoder.decode(parsed ? { ...event, data: ` ${event.data}` } : event)
-    ),
-    ...decoder.end(),
-  ];
-}
-
-function assertSameAsParse(events: SseEvent[]): void {
-  assert.deepEqual(decodeAll(events, false), decodeAll(events, true), JSON.stringify(events));
-}
-
-const named = (data: Record<string, unknown>): SseEvent => ({
-  event: String(data.type),
-  data: JSON.stringify(data),
-});
+const same = (events: SseEvent[]) => assertSameAsParse(decodeAll, events);
+const named = (data: Record<string, unknown>): SseEvent => namedSse(data)[0]!;
 
 Deno.test("messages block delta: the API's deltas are read without a parse", () => {
   const delta = (d: Record<string, unknown>) =>
@@ -63,7 +46,7 @@ Deno.test("messages block delta: any other layout, or a doubt, is parsed", () =>
   ];
   for (const data of missed) {
     assert.equal(readBlockDelta(data), undefined, data);
-    assertSameAsParse([...open, { event: "content_block_delta", data }]);
+    same([...open, { event: "content_block_delta", data }]);
   }
 });
 
@@ -134,7 +117,7 @@ Deno.test("messages block delta: a stream decodes to the same IR read without a 
             ? { event: "error", data: JSON.stringify(data) }
             : { data: JSON.stringify(data) }
         );
-        assertSameAsParse(started ? [start, ...sse] : sse);
+        same(started ? [start, ...sse] : sse);
       },
     ),
     { numRuns: 2000 },

@@ -13,6 +13,7 @@ import {
   fixtureJson,
   fixtureStream,
   hasFixture,
+  ODD,
 } from "./test_support.ts";
 
 type Payload = Record<string, unknown>;
@@ -279,9 +280,6 @@ Deno.test("messages stream encode: end() closes an open block; nothing follows e
   assert.deepEqual(failing.encode({ type: "text_delta", index: 0, text: "late" }), []);
   assert.deepEqual(failing.end(), []);
 });
-
-/** Text that JSON must escape. */
-const ODD = 'say "hi" \\ \n\t\u0001 \u2028 \ud800 é';
 
 Deno.test("messages stream encode: block deltas are the JSON of their objects, odd text and all", () => {
   const events = encodeAll([

@@ -12,6 +12,7 @@ export {
   CASES,
   foldEvents,
   irRequest,
+  ODD,
   parseSse,
   requestContext,
 } from "../chat/test_support.ts";

@@ -1,29 +1,12 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { SseEvent } from "../../protocols/sse.ts";
-import type { IrEvent } from "../ir.ts";
 import { DELTA_KINDS, readDeltaEvent } from "./delta_event.ts";
-import { createResponsesStreamDecoder } from "./stream_decode.ts";
+import { assertSameAsParse, namedSse } from "../chat/test_support.ts";
+import { decodeAll } from "./test_support.ts";
 
-/** The IR of a stream; `parsed` puts a space before each event's data, which only a parse accepts. */
-function decodeAll(events: SseEvent[], parsed: boolean): IrEvent[] {
-  const decoder = createResponsesStreamDecoder();
-  return [
-    ...events.flatMap((event) =>
-      decoder.decode(parsed ? { ...event, data: ` ${event.data}` } : event)
-    ),
-    ...decoder.end(),
-  ];
-}
-
-function assertSameAsParse(events: SseEvent[]): void {
-  assert.deepEqual(decodeAll(events, false), decodeAll(events, true), JSON.stringify(events));
-}
-
-const named = (data: Record<string, unknown>): SseEvent => ({
-  event: String(data.type),
-  data: JSON.stringify(data),
-});
+const same = (events: SseEvent[]) => assertSameAsParse(decodeAll, events);
+const named = (data: Record<string, unknown>): SseEvent => namedSse(data)[0]!;
 
 Deno.test("responses delta event: the API's delta events are read without a parse", () => {
   const read = (data: Record<string, unknown>) => readDeltaEvent(JSON.stringify(data));
@@ -77,7 +60,7 @@ Deno.test("responses delta event: any other layout, or a doubt, is parsed", () =
   ];
   for (const data of missed) {
     assert.equal(readDeltaEvent(data), undefined, data);
-    assertSameAsParse([...open, { event: "response.output_text.delta", data }]);
+    same([...open, { event: "response.output_text.delta", data }]);
   }
 });
 
@@ -136,7 +119,7 @@ Deno.test("responses delta event: a stream decodes to the same IR read without a
             ? { data: JSON.stringify(data) }
             : { event: how, data: JSON.stringify(data) }
         );
-        assertSameAsParse(started ? [created, ...sse] : sse);
+        same(started ? [created, ...sse] : sse);
       },
     ),
     { numRuns: 2000 },

@@ -16,6 +16,7 @@ import {
   foldEvents,
   hasFixture,
   irRequest,
+  ODD,
   payloads,
 } from "./test_support.ts";
 
@@ -211,9 +212,6 @@ Deno.test("responses stream encode: the SDK raises the error event", async () =>
   ];
   await assert.rejects(() => sdkStream(events).finalResponse(), /slow down/);
 });
-
-/** Text that JSON must escape. */
-const ODD = 'say "hi" \\ \n\t\u0001 \u2028 \ud800 é';
 
 Deno.test("responses stream encode: delta events are the JSON of their objects, odd text and all", () => {
   const events = encodeAll([

@@ -17,6 +17,7 @@ export {
   CASES,
   foldEvents,
   irRequest,
+  ODD,
   parseSse,
   requestContext,
 } from "../chat/test_support.ts";

@@ -398,27 +398,19 @@ Deno.test("http1: large bodies both ways arrive exactly, multi-byte characters i
 });
 
 Deno.test("http1: https to an upstream whose certificate is trusted, refused otherwise", async () => {
-  const fixtures = new URL("../../../tests/fixtures/tls/", import.meta.url);
-  const cert = await Deno.readTextFile(new URL("cert.pem", fixtures));
-  const key = await Deno.readTextFile(new URL("key.pem", fixtures));
-  const ca = await Deno.readTextFile(new URL("ca.pem", fixtures));
-  const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, cert, key, onListen: resolve },
-    async (request) => Response.json({ echoed: await request.json() }),
-  );
-  const url = `https://localhost:${(await listening).port}/v1/messages`;
+  const upstream = await tlsUpstream();
+  const url = `https://localhost:${upstream.port}/v1/messages`;
   try {
     await withClient(async (client) => {
       const response = await post(client, url, '{"hi":1}');
       assert.equal(response.status, 200);
       assert.deepEqual(JSON.parse(await response.text()), { echoed: { hi: 1 } });
-    }, { caCerts: [ca] });
+    }, { caCerts: [upstream.ca] });
     await withClient(async (client) => {
       await assert.rejects(post(client, url));
     });
   } finally {
-    await server.shutdown();
+    await upstream.stop();
   }
 });
 
@@ -611,6 +603,17 @@ async function settled<T>(promise: Promise<T>, ms = 5_000): Promise<T> {
   }
 }
 
+/** Posts to `url` with a 50 ms connect timeout and asserts that it fails as a timeout. */
+async function assertConnectTimeout(client: HttpClient, url: string): Promise<void> {
+  const posting = client.post({ url, headers: {}, body: "{}" }, {
+    signal: new AbortController().signal,
+    connectMs: 50,
+  });
+  const failure = await settled(posting).catch((error) => error);
+  assert.ok(failure instanceof UpstreamFailure, String(failure));
+  assert.equal(failure.kind, "timeout");
+}
+
 /** A request body larger than the sockets' buffers on both sides: it cannot go out at once. */
 const LARGE_BODY = JSON.stringify({ text: "x".repeat(32 << 20) });
 
@@ -679,17 +682,7 @@ Deno.test("http1: a proxy that never answers the CONNECT is a connect timeout, a
     closed.resolve();
   });
   await withClient(async (client) => {
-    const posting = client.post({
-      url: "https://llm.example:443/v1/messages",
-      headers: {},
-      body: "{}",
-    }, {
-      signal: new AbortController().signal,
-      connectMs: 50,
-    });
-    const failure = await settled(posting).catch((error) => error);
-    assert.ok(failure instanceof UpstreamFailure, String(failure));
-    assert.equal(failure.kind, "timeout");
+    await assertConnectTimeout(client, "https://llm.example:443/v1/messages");
     await settled(closed.promise);
   }, { env: { HTTPS_PROXY: proxy.url.replace(/\/v1\/.*$/, "") } });
   await proxy.close();
@@ -738,14 +731,10 @@ Deno.test("http1: a TLS handshake the upstream never answers is a connect timeou
     conn.close();
   })();
   await withClient(async (client) => {
-    const posting = client.post({
-      url: `https://localhost:${(listener.addr as Deno.NetAddr).port}/v1/messages`,
-      headers: {},
-      body: "{}",
-    }, { signal: new AbortController().signal, connectMs: 50 });
-    const failure = await settled(posting).catch((error) => error);
-    assert.ok(failure instanceof UpstreamFailure, String(failure));
-    assert.equal(failure.kind, "timeout");
+    await assertConnectTimeout(
+      client,
+      `https://localhost:${(listener.addr as Deno.NetAddr).port}/v1/messages`,
+    );
   });
   done.resolve();
   listener.close();
