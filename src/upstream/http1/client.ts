@@ -157,7 +157,8 @@ class Http1Exchange implements BodyEnd {
       return new Http1Response(
         head,
         framing,
-        decodedBody(head.headers.get("content-encoding"), body),
+        // No body, nothing to decode: a 204 may name the coding its content would have had.
+        framing.kind === "none" ? body : decodedBody(head.headers.get("content-encoding"), body),
       );
     } catch (error) {
       signal.removeEventListener("abort", this);

@@ -543,6 +543,23 @@ async function compressed(text: string, format: CompressionFormat | "brotli") {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
+Deno.test("http1: an answer without a body that names a content coding reads as empty", async () => {
+  const upstream = scripted(async (peer) => {
+    await peer.request();
+    await peer.write("HTTP/1.1 204 No Content\r\nContent-Encoding: gzip\r\n\r\n");
+    await answerAll(peer);
+  });
+  await withClient(async (client) => {
+    const response = await post(client, upstream.url);
+    assert.equal(response.status, 204);
+    assert.equal(response.body, null);
+    assert.equal(await response.text(), "");
+    assert.equal(await (await post(client, upstream.url)).text(), '{"n":1}');
+    assert.equal(upstream.accepted(), 1, "the connection carries the next request");
+  });
+  await upstream.close();
+});
+
 Deno.test("http1: an answer compressed anyway is decoded; an unknown coding is refused", async () => {
   const answerText = JSON.stringify({ text: "héllo ".repeat(500) });
   const gzip = await compressed(answerText, "gzip");
