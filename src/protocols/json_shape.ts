@@ -25,11 +25,16 @@ export const NUMBER = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?`;
 /** A JSON string, number, boolean or null. */
 export const SCALAR = `(?:"${STRING_CONTENT}"|${NUMBER}|true|false|null)`;
 
+/** One of `texts` exactly, as a non-capturing group (their regex characters escaped). */
+export function oneOf(texts: readonly string[]): string {
+  return `(?:${texts.map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})`;
+}
+
 /**
  * A quoted key other than `names`, written without escapes (one with escapes misses).
  * A pattern lists the keys its decoder reads apart, so a repeated key (the last one
  * wins in a parse) cannot hide behind the ones it ignores.
  */
 export function keyOtherThan(names: readonly string[]): string {
-  return `"(?!(?:${names.join("|")})")[A-Za-z_][A-Za-z0-9_]*"`;
+  return `"(?!${oneOf(names)}")[A-Za-z_][A-Za-z0-9_]*"`;
 }

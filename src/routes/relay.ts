@@ -167,20 +167,22 @@ async function forward(
     clock: deps.clock,
     timeoutsOf,
     upstreamOf: (attempt) => translationOf(attempt).upstream,
-    send: (attempt) =>
-      deps.sender({
+    send: (attempt) => {
+      const translation = translationOf(attempt);
+      const asSent = translation.forwardsAsSent(attempt.upstreamModel);
+      return deps.sender({
         attempt,
-        operation: translationOf(attempt).upstream,
+        operation: translation.upstream,
         entry,
-        body: translationOf(attempt).upstreamBody(attempt.upstreamModel),
-        raw: translationOf(attempt).forwardsAsSent(attempt.upstreamModel)
-          ? admitted.raw
-          : undefined,
+        // Going as sent, the body is the client's own (only the echo channel reads it then).
+        body: asSent ? request.body : translation.upstreamBody(attempt.upstreamModel),
+        raw: asSent ? admitted.raw : undefined,
         clientHeaders: raw.headers,
         search,
         stream: request.stream,
         connectMs: timeoutsOf(attempt).connect,
-      }),
+      });
+    },
     onAttemptFailed: (attempt, failure) => {
       metrics.attemptFailed(attempt.channel.name, failure.kind);
       deps.log.warn("upstream attempt failed", {

@@ -16,14 +16,14 @@ import type { StreamConverter, Translation, TranslatorOptions } from "./translat
 export function passthrough(options: TranslatorOptions): Translation {
   const { entry, request } = options;
   const wire = protocolOf(entry);
-  const hideUsageChunk = entry === "chat" && request.stream &&
-    asRecord(request.body.stream_options)?.include_usage !== true;
+  // A chat stream that did not ask for usage is made to: its usage chunk is then hidden.
+  const hideUsageChunk = asksForUsage(entry, request.body, request.stream);
   return {
     upstream: entry,
     // Unchanged unless the model is mapped, or a chat stream must ask for its usage.
     forwardsAsSent: (upstreamModel) => upstreamModel === request.model && !hideUsageChunk,
     upstreamBody: (upstreamModel) =>
-      passthroughRequest(entry, request.body, upstreamModel, request.stream),
+      passthroughRequest(request.body, upstreamModel, hideUsageChunk),
     response: (text, json) => ({
       body: text,
       usage: wire.usageFromResponse(json),
@@ -76,18 +76,26 @@ export function isChatUsageChunk(data: string): boolean {
   }
 }
 
-/**
- * The upstream body of a same-protocol relay: the client's body with only `model`
- * mapped and, for chat streams, usage requested so the upstream reports it.
- */
-export function passthroughRequest(
+/** Whether a same-protocol body must ask for usage: a chat stream that did not. */
+function asksForUsage(
   protocol: EntryProtocol,
   body: Record<string, unknown>,
-  upstreamModel: string,
   stream: boolean,
+): boolean {
+  return protocol === "chat" && stream && asRecord(body.stream_options)?.include_usage !== true;
+}
+
+/**
+ * The upstream body of a same-protocol relay: the client's body with only `model`
+ * mapped and, when `askUsage` (asksForUsage), usage requested so the upstream reports it.
+ */
+function passthroughRequest(
+  body: Record<string, unknown>,
+  upstreamModel: string,
+  askUsage: boolean,
 ): Record<string, unknown> {
   const upstream: Record<string, unknown> = { ...body, model: upstreamModel };
-  if (protocol === "chat" && stream) {
+  if (askUsage) {
     const options = typeof body.stream_options === "object" && body.stream_options !== null
       ? body.stream_options
       : {};

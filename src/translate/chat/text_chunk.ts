@@ -7,7 +7,7 @@
  * and the fields it reads only when they are empty or null; a chunk that misses it is
  * parsed. See ../../protocols/json_shape.ts for why a match is exact.
  */
-import { keyOtherThan, SCALAR, STRING_CONTENT } from "../../protocols/json_shape.ts";
+import { keyOtherThan, oneOf, SCALAR, STRING_CONTENT } from "../../protocols/json_shape.ts";
 import { unescaped } from "../../protocols/json_read.ts";
 
 // Each field below matches one alternative at most: alternatives that overlap would let a
@@ -28,9 +28,9 @@ const READ = [
   "function_call",
 ];
 // The delta's other fields: those not read, and those read when they are empty.
-const DELTA = `(?:${keyOtherThan(["content", ...READ])}:${SCALAR}|"(?:${
-  READ.join("|")
-})":(?:null|""|\\[\\]))`;
+const DELTA = `(?:${keyOtherThan(["content", ...READ])}:${SCALAR}|"${
+  oneOf(READ)
+}":(?:null|""|\\[\\]))`;
 const TEXT_CHUNK = new RegExp(
   `^\\{(?:${TOP},)*"choices":\\[\\{(?:${CHOICE},)*"delta":\\{(?:${DELTA},)*` +
     `"content":"(${STRING_CONTENT})"(?:,${DELTA})*\\}(?:,${CHOICE})*\\}\\](?:,${TOP})*\\}$`,

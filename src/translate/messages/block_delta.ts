@@ -3,7 +3,7 @@
  * a parse when written as the API writes it; one written otherwise is parsed. See
  * ../../protocols/json_shape.ts for why a match is exact.
  */
-import { STRING_CONTENT } from "../../protocols/json_shape.ts";
+import { oneOf, STRING_CONTENT } from "../../protocols/json_shape.ts";
 import { unescaped } from "../../protocols/json_read.ts";
 
 /** A block delta: the block's upstream index, the delta's type and its one string value. */
@@ -14,18 +14,21 @@ export interface BlockDelta {
 }
 
 /** The field holding each delta type's value ("Streaming Messages", delta types). */
-const VALUE_FIELDS: Record<string, string> = {
+export const VALUE_FIELDS = {
   text_delta: "text",
   thinking_delta: "thinking",
   signature_delta: "signature",
   input_json_delta: "partial_json",
-};
+} as const;
+
+/** A block delta's type. */
+export type BlockDeltaType = keyof typeof VALUE_FIELDS;
 
 // Each type with its own field, so a type written with another field (read as "") misses.
 const TYPE_AND_FIELD = Object.entries(VALUE_FIELDS).map(([type, field]) => `${type}","${field}`);
 const BLOCK_DELTA = new RegExp(
   `^\\{"type":"content_block_delta","index":(0|[1-9]\\d{0,8}),"delta":\\{` +
-    `"type":"(${TYPE_AND_FIELD.join("|")})":"(${STRING_CONTENT})"\\}\\}$`,
+    `"type":"(${oneOf(TYPE_AND_FIELD)})":"(${STRING_CONTENT})"\\}\\}$`,
 );
 
 /** The block delta of an event's data, if it is one in the API's own layout; else undefined. */
@@ -40,7 +43,7 @@ export function readBlockDelta(data: string): BlockDelta | undefined {
 /** The value of a parsed delta object: its type's field if a string, else "". */
 export function deltaValue(delta: Record<string, unknown>): string {
   const field = typeof delta.type === "string" && Object.hasOwn(VALUE_FIELDS, delta.type)
-    ? VALUE_FIELDS[delta.type]!
+    ? VALUE_FIELDS[delta.type as BlockDeltaType]
     : undefined;
   const value = field === undefined ? undefined : delta[field];
   return typeof value === "string" ? value : "";

@@ -15,6 +15,7 @@ import type { Usage } from "../../protocols/types.ts";
 import type { ResponseEncodeContext, StreamEncoder } from "../codec.ts";
 import type { IrEvent, IrFinish, IrOpaque, IrStreamPart } from "../ir.ts";
 import { wrapOpaque } from "../opaque.ts";
+import { type BlockDeltaType, VALUE_FIELDS } from "./block_delta.ts";
 import { toolId } from "./content.ts";
 import { stopOfFinish } from "./finish.ts";
 import { estimatedUsage } from "./response_encode.ts";
@@ -87,8 +88,8 @@ export function createMessagesStreamEncoder(context: ResponseEncodeContext): Str
     }
   };
   // The event most of a stream is made of: only its one string is encoded, the rest is fixed.
-  const delta = (type: string, field: string, value: string): SseEvent => {
-    const fields = `"type":"${type}","${field}":${JSON.stringify(value)}`;
+  const delta = (type: BlockDeltaType, value: string): SseEvent => {
+    const fields = `"type":"${type}","${VALUE_FIELDS[type]}":${JSON.stringify(value)}`;
     const data = `{"type":"content_block_delta","index":${block},"delta":{${fields}}}`;
     return { event: "content_block_delta", data };
   };
@@ -101,7 +102,7 @@ export function createMessagesStreamEncoder(context: ResponseEncodeContext): Str
     }
     thinkingStart(open, out);
     // Another provider's state travels wrapped, so it comes back when the client sends it.
-    out.push(delta("signature_delta", "signature", wrapOpaque(state, "anthropic_signature")));
+    out.push(delta("signature_delta", wrapOpaque(state, "anthropic_signature")));
   };
 
   return {
@@ -133,13 +134,13 @@ export function createMessagesStreamEncoder(context: ResponseEncodeContext): Str
         case "text_delta":
         case "refusal_delta":
           if (ir.text && open?.kind === "text") {
-            out.push(delta("text_delta", "text", ir.text));
+            out.push(delta("text_delta", ir.text));
           }
           break;
         case "reasoning_delta":
           if (ir.text && open?.kind === "reasoning" && open.block !== "redacted_thinking") {
             thinkingStart(open, out);
-            out.push(delta("thinking_delta", "thinking", ir.text));
+            out.push(delta("thinking_delta", ir.text));
           }
           break;
         case "reasoning_opaque":
@@ -147,7 +148,7 @@ export function createMessagesStreamEncoder(context: ResponseEncodeContext): Str
           break;
         case "arguments_delta":
           if (ir.json && open?.kind === "tool_call") {
-            out.push(delta("input_json_delta", "partial_json", ir.json));
+            out.push(delta("input_json_delta", ir.json));
           }
           break;
       }

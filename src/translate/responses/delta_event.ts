@@ -7,7 +7,7 @@
  * rather than any order of any fields, halves the cost of a match. See
  * ../../protocols/json_shape.ts for why a match is exact.
  */
-import { STRING_CONTENT } from "../../protocols/json_shape.ts";
+import { oneOf, STRING_CONTENT } from "../../protocols/json_shape.ts";
 import { unescaped } from "../../protocols/json_read.ts";
 import type { OpenKind } from "./stream_parts.ts";
 
@@ -35,7 +35,7 @@ const DELTA_TYPES = Object.keys(DELTA_KINDS) as DeltaType[];
 
 const INDEX = "(?:0|[1-9]\\d*)";
 const DELTA_EVENT = new RegExp(
-  `^\\{"type":"(${DELTA_TYPES.join("|").replaceAll(".", "\\.")})",` +
+  `^\\{"type":"(${oneOf(DELTA_TYPES)})",` +
     `(?:"sequence_number":${INDEX},)?"item_id":"(${STRING_CONTENT})",` +
     `(?:"output_index":${INDEX},)?(?:"(?:content|summary)_index":${INDEX},)?` +
     `"delta":"(${STRING_CONTENT})"(?:,"logprobs":\\[\\])?(?:,"obfuscation":"${STRING_CONTENT}")?\\}$`,
