@@ -36,6 +36,8 @@ export type RequestFloorMode =
 async function tollgateStore(path: string) {
   const db = await openDatabase(`file:${path}`);
   const target = await fundedTarget(db);
+  // As `tollgate serve` starts: its first heartbeat takes the file's hold journal.
+  await db.store.heartbeat({ id: "inst_bench", host: "bench", pid: Deno.pid, heartbeatAt: 0 });
   return {
     hold: async () => {
       const hold = benchHold(target);

@@ -61,13 +61,17 @@ export async function openServingDatabase(url: string, authToken?: string): Prom
   // The PostgreSQL driver loads only for a PostgreSQL URL: a SQLite gateway never pays for it.
   if (isPostgresUrl(url)) return (await import("./postgres.ts")).openPostgres(url);
   // The libSQL client loads only for a libSQL server: a file is served by the runtime's SQLite.
-  const sqlite: SqliteConnection = url.startsWith("file:")
-    ? openSqliteFile(filePath(url))
+  const path = url.startsWith("file:") ? filePath(url) : undefined;
+  const sqlite: SqliteConnection = path !== undefined
+    ? openSqliteFile(path)
     : (await import("./libsql_server.ts")).openLibsqlServer(url, authToken);
+  // A file's serving process journals its holds beside it (hold_journal.ts).
+  const journalPath = path && path !== ":memory:" ? `${path}-holds` : undefined;
+  const store = createSqliteStore(sqlite.client, sqlite.transaction, { journalPath });
   let kysely: Promise<Kysely<Database>> | undefined;
   return {
     kind: "sqlite",
-    store: createSqliteStore(sqlite.client, sqlite.transaction),
+    store,
     isUnavailable: isSqliteUnavailable,
     migrate: () => migrate(sqlite.client),
     queries: () =>
@@ -77,6 +81,7 @@ export async function openServingDatabase(url: string, authToken?: string): Prom
       })(),
     async close() {
       if (kysely) await (await kysely).destroy();
+      store.close();
       sqlite.close();
     },
   };

@@ -6,12 +6,14 @@
  * account's and key's new totals once, all in one write transaction. The types are the
  * store's (store.ts).
  */
-import type { RunTransaction, SqlClient, SqlStatement } from "./sql_client.ts";
+import type { RunTransaction, SqlClient, SqlResult, SqlStatement } from "./sql_client.ts";
 import { type HoldResult, INTERRUPTED_REASON, type NewHold, type Settle } from "./store.ts";
 
 /** One job of the accounting queue. */
 export type AccountingJob =
   | { kind: "hold"; hold: NewHold }
+  /** A hold taken already (in the hold journal): its row and what it holds are written. */
+  | { kind: "record"; hold: NewHold }
   | { kind: "settle"; settle: Settle }
   /** A hold no request will settle; its account and key were read beforehand. */
   | { kind: "interrupt"; holdId: string; accountId: number; keyId: string; now: number };
@@ -53,47 +55,58 @@ interface KeyTotals {
   readonly heldBefore: number;
 }
 
-/** Runs a batch of jobs in one transaction; each job's result (a hold's outcome) in order. */
+/**
+ * Runs a batch of jobs in one transaction; each job's result (a hold's outcome) in order.
+ * `committed` runs once the batch committed, before anything else uses the database.
+ */
 export function runAccounting(
   transaction: RunTransaction,
   jobs: readonly AccountingJob[],
+  committed?: () => void,
 ): Promise<(HoldResult | undefined)[]> {
   const accountIds = new Set<number>();
   const keyIds = new Set<string>();
   const releases: SqlStatement[] = [];
+  const recorded = new Set(jobs.flatMap((job) => job.kind === "record" ? [job.hold.id] : []));
+  /** Holds written and settled in this batch: neither their row nor its release is written. */
+  const settledAtOnce = new Set<string>();
   for (const job of jobs) {
-    const { accountId, keyId } = job.kind === "hold"
+    const { accountId, keyId } = job.kind === "hold" || job.kind === "record"
       ? job.hold
       : job.kind === "settle"
       ? job.settle
       : job;
     accountIds.add(accountId);
     keyIds.add(keyId);
-    if (job.kind === "settle") releases.push({ sql: RELEASE, args: [job.settle.holdId] });
+    if (job.kind === "settle" && recorded.has(job.settle.holdId)) {
+      settledAtOnce.add(job.settle.holdId);
+    } else if (job.kind === "settle") releases.push({ sql: RELEASE, args: [job.settle.holdId] });
     if (job.kind === "interrupt") releases.push({ sql: RELEASE_INTERRUPTED, args: [job.holdId] });
   }
-  const reads: SqlStatement[] = [
-    ...[...accountIds].map((id) => ({ sql: ACCOUNT, args: [id] })),
-    ...[...keyIds].map((id) => ({ sql: KEY, args: [id] })),
-    ...releases,
-  ];
-  return transaction(reads, (results) => {
-    const rows = (from: number, count: number) =>
-      results.slice(from, from + count).map((result) => result.rows[0]);
-    const accounts = accountTotals(rows(0, accountIds.size));
-    const keys = keyTotals(rows(accountIds.size, keyIds.size));
+  return transaction([...totalsReads(accountIds, keyIds), ...releases], (results) => {
+    const { accounts, keys } = totalsOf(results, accountIds, keyIds);
     let released = accountIds.size + keyIds.size;
     const writes: SqlStatement[] = [];
     const value = jobs.map((job) => {
-      if (job.kind === "hold") return take(job.hold, accounts, keys, writes);
-      const release = results[released++]!;
+      if (job.kind === "hold") {
+        const result = take(job.hold, accounts, keys);
+        if (result.ok) writes.push(insertHold(job.hold));
+        return result;
+      }
+      if (job.kind === "record") {
+        countHeld(job.hold, accounts, keys);
+        if (!settledAtOnce.has(job.hold.id)) writes.push(insertHold(job.hold));
+        return undefined;
+      }
       if (job.kind === "settle") {
         const { settle } = job;
-        const released = release.rowsAffected > 0;
-        charge(settle, released, accounts.get(settle.accountId), keys.get(settle.keyId), writes);
-      } else if (release.rows[0]) {
-        interrupt(job, release.rows[0], accounts, keys, writes);
+        const held = settledAtOnce.has(settle.holdId) ||
+          results[released++]!.rowsAffected > 0;
+        charge(settle, held, accounts.get(settle.accountId), keys.get(settle.keyId), writes);
+        return undefined;
       }
+      const interrupted = results[released++]!.rows[0];
+      if (interrupted) interrupt(job, interrupted, accounts, keys, writes);
       return undefined;
     });
     for (const [id, a] of accounts) {
@@ -107,8 +120,50 @@ export function runAccounting(
       if (k.used === k.usedBefore && k.held === k.heldBefore) continue;
       writes.push({ sql: KEY_TOTALS, args: [k.used - k.usedBefore, k.held - k.heldBefore, id] });
     }
-    return { writes, value };
+    return { writes, value, committed };
   });
+}
+
+/**
+ * Decides holds without writing them: each against the account's and key's totals with
+ * the `taken` holds (taken already, not yet written) counted as held. `decided` receives
+ * the holds taken as soon as the reads' transaction ended, before anything else can
+ * decide (the hold journal's append, after which they count as taken); if it throws,
+ * every hold of the batch fails.
+ */
+export function decideHolds(
+  transaction: RunTransaction,
+  holds: readonly NewHold[],
+  taken: readonly NewHold[],
+  decided: (holds: NewHold[]) => void,
+): Promise<HoldResult[]> {
+  const accountIds = new Set(holds.map((h) => h.accountId));
+  const keyIds = new Set(holds.map((h) => h.keyId));
+  return transaction(totalsReads(accountIds, keyIds), (results) => {
+    const { accounts, keys } = totalsOf(results, accountIds, keyIds);
+    for (const earlier of taken) countHeld(earlier, accounts, keys);
+    const value = holds.map((h) => take(h, accounts, keys));
+    const ok = holds.filter((_, i) => value[i]!.ok);
+    return { writes: [], value, committed: ok.length > 0 ? () => decided(ok) : undefined };
+  });
+}
+
+/** The reads of the accounts' and keys' totals, accounts first. */
+function totalsReads(accountIds: Set<number>, keyIds: Set<string>): SqlStatement[] {
+  return [
+    ...[...accountIds].map((id) => ({ sql: ACCOUNT, args: [id] })),
+    ...[...keyIds].map((id) => ({ sql: KEY, args: [id] })),
+  ];
+}
+
+/** The totals that totalsReads' results read. */
+function totalsOf(results: SqlResult[], accountIds: Set<number>, keyIds: Set<string>) {
+  const rows = (from: number, count: number) =>
+    results.slice(from, from + count).map((result) => result.rows[0]);
+  return {
+    accounts: accountTotals(rows(0, accountIds.size)),
+    keys: keyTotals(rows(accountIds.size, keyIds.size)),
+  };
 }
 
 function accountTotals(rows: (Record<string, unknown> | undefined)[]) {
@@ -153,7 +208,6 @@ function take(
   hold: NewHold,
   accounts: Map<number, AccountTotals>,
   keys: Map<string, KeyTotals>,
-  writes: SqlStatement[],
 ): HoldResult {
   const account = accounts.get(hold.accountId);
   const key = keys.get(hold.keyId);
@@ -162,27 +216,7 @@ function take(
     (account.unlimited || account.balance - account.held >= hold.amountMicros) &&
     (key.quota === null || key.quota - key.used - key.held >= hold.tokens)
   ) {
-    account.held += hold.amountMicros;
-    key.held += hold.tokens;
-    writes.push({
-      sql: INSERT_HOLD,
-      args: [
-        hold.id,
-        hold.instanceId,
-        hold.accountId,
-        hold.keyId,
-        hold.amountMicros,
-        hold.tokens,
-        hold.createdAt,
-        hold.expiresAt,
-        hold.requestId,
-        hold.model,
-        hold.entryPoint,
-        hold.stream ? 1 : 0,
-        hold.inputTokens,
-        hold.inputCostMicros,
-      ],
-    });
+    countHeld(hold, accounts, keys);
     return { ok: true };
   }
   // Without the account or the key nothing is available.
@@ -192,6 +226,41 @@ function take(
   }
   const availableTokens = key?.quota != null ? key.quota - key.used - key.held : 0;
   return { ok: false, reason: "key_quota", availableTokens: Math.max(0, availableTokens) };
+}
+
+/** Counts a taken hold in its account's and key's totals. */
+function countHeld(
+  { accountId, keyId, amountMicros, tokens }: NewHold,
+  accounts: Map<number, AccountTotals>,
+  keys: Map<string, KeyTotals>,
+): void {
+  const account = accounts.get(accountId);
+  const key = keys.get(keyId);
+  if (account) account.held += amountMicros;
+  if (key) key.held += tokens;
+}
+
+/** The hold's row. */
+function insertHold(hold: NewHold): SqlStatement {
+  return {
+    sql: INSERT_HOLD,
+    args: [
+      hold.id,
+      hold.instanceId,
+      hold.accountId,
+      hold.keyId,
+      hold.amountMicros,
+      hold.tokens,
+      hold.createdAt,
+      hold.expiresAt,
+      hold.requestId,
+      hold.model,
+      hold.entryPoint,
+      hold.stream ? 1 : 0,
+      hold.inputTokens,
+      hold.inputCostMicros,
+    ],
+  };
 }
 
 /** The `interrupted` row of a hold no request will settle: billed for its estimated input. */
@@ -300,6 +369,19 @@ export async function findReleasableHolds(
     args: [now, ...deadInstances],
   });
   return result.rows.map((row) => String(row.id));
+}
+
+/** Which of the given holds have their row. */
+export async function presentHolds(
+  client: SqlClient,
+  holdIds: readonly string[],
+): Promise<Set<string>> {
+  if (holdIds.length === 0) return new Set();
+  const { rows } = await client.execute({
+    sql: `SELECT id FROM holds WHERE id IN (${holdIds.map(() => "?").join(", ")})`,
+    args: [...holdIds],
+  });
+  return new Set(rows.map((row) => String(row.id)));
 }
 
 /** The interrupt jobs of the given holds, with their accounts and keys (gone holds are left out). */

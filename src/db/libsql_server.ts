@@ -17,9 +17,12 @@ export function openLibsqlServer(url: string, authToken?: string): SqliteConnect
     async transaction(reads, decide) {
       const tx = await client.transaction("write");
       try {
-        const { writes, value } = decide(reads.length > 0 ? await tx.batch(reads) : []);
+        const { writes, value, committed } = decide(
+          reads.length > 0 ? await tx.batch(reads) : [],
+        );
         if (writes.length > 0) await tx.batch(writes);
         await tx.commit();
+        committed?.();
         return value;
       } finally {
         tx.close();

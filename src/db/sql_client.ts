@@ -26,11 +26,12 @@ export interface SqlClient {
 /**
  * Runs one write transaction in two rounds: the `reads` (which may also delete with
  * RETURNING), then the writes `decide` makes of their results; all commit, or none and
- * it throws. Resolves with the value `decide` returned beside its writes.
+ * it throws. Resolves with the value `decide` returned beside its writes; `committed`
+ * runs as soon as the commit succeeded, before anything else can use the database.
  */
 export type RunTransaction = <T>(
   reads: SqlStatement[],
-  decide: (results: SqlResult[]) => { writes: SqlStatement[]; value: T },
+  decide: (results: SqlResult[]) => { writes: SqlStatement[]; value: T; committed?: () => void },
 ) => Promise<T>;
 
 /** An open SQLite database: its client, kysely's dialect for it, its write transactions. */

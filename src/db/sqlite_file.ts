@@ -75,13 +75,15 @@ export function openSqliteFile(path: string): SqliteConnection {
     }
   };
   const transaction: RunTransaction = (reads, decide) =>
-    attempt(() =>
-      inTransaction(() => {
-        const { writes, value } = decide(reads.map(run));
-        for (const statement of writes) run(statement);
-        return value;
-      })
-    );
+    attempt(() => {
+      const decided = inTransaction(() => {
+        const decided = decide(reads.map(run));
+        for (const statement of decided.writes) run(statement);
+        return decided;
+      });
+      decided.committed?.();
+      return decided.value;
+    });
 
   const client: SqlClient = {
     execute: (statement: SqlStatement) => attempt(() => run(statement)),

@@ -3,11 +3,25 @@
  * group-committed batches (holds.ts, write_queue.ts); instances and key lookups through
  * the client. One process owns a file, so its own clock is the store's clock.
  */
+import { setImmediate } from "node:timers";
 import type { RunTransaction, SqlClient } from "./sql_client.ts";
-import { type AccountingJob, findReleasableHolds, interruptJobs, runAccounting } from "./holds.ts";
+import {
+  type AccountingJob,
+  decideHolds,
+  findReleasableHolds,
+  interruptJobs,
+  presentHolds,
+  runAccounting,
+} from "./holds.ts";
+import { type HoldJournal, takeHoldJournal } from "./hold_journal.ts";
 import { listInstances, registerInstance, removeInstances } from "./instances.ts";
 import { HAS_KEYS_SQL, keyByHashSql } from "./keys.ts";
-import { DatabaseUnavailableError, type KeyWithAccount, type Store } from "./store.ts";
+import {
+  DatabaseUnavailableError,
+  type KeyWithAccount,
+  type NewHold,
+  type Store,
+} from "./store.ts";
 import { createBatchQueue, DEFERRED_MS } from "./write_queue.ts";
 
 /**
@@ -47,24 +61,75 @@ function guard<T>(operation: Promise<T>): Promise<T> {
 /**
  * The store of a SQLite database: holds, settlements and interruptions group-commit
  * through `transaction` (settlements in their own batch, see write_queue.ts),
- * `client` runs the rest.
+ * `client` runs the rest. With a `journalPath` (a file's), the first heartbeat takes the
+ * hold journal there (hold_journal.ts), unless another server owns it: from then on a
+ * hold is decided in a read of the totals and appended to the journal, and its row is
+ * written by the next batch, while its request goes upstream.
  */
-export function createSqliteStore(client: SqlClient, transaction: RunTransaction): Store {
-  const apply = createBatchQueue(
-    (jobs: AccountingJob[]) => runAccounting(transaction, jobs),
-    { deferMs: DEFERRED_MS },
-  );
+export function createSqliteStore(
+  client: SqlClient,
+  transaction: RunTransaction,
+  { journalPath }: { journalPath?: string } = {},
+): Store & { close(): void } {
+  let journal: HoldJournal | undefined;
+  /** Holds in the journal and not yet in the database, in the order taken. */
+  const unrecorded: NewHold[] = [];
+  // Every batch writes the journal's unwritten holds first: a settlement finds its hold.
+  const apply = createBatchQueue((jobs: AccountingJob[]) => {
+    const count = unrecorded.length;
+    if (count === 0) return runAccounting(transaction, jobs);
+    const records = unrecorded.map((hold): AccountingJob => ({ kind: "record", hold }));
+    return runAccounting(transaction, [...records, ...jobs], () => {
+      unrecorded.splice(0, count);
+      journal?.committed();
+    }).then((results) => results.slice(count));
+  }, { deferMs: DEFERRED_MS });
+  const decideNow = (holds: NewHold[]) =>
+    decideHolds(transaction, holds, unrecorded, (taken) => {
+      journal!.append(taken);
+      unrecorded.push(...taken);
+      // Once this turn's requests went upstream (not in a batch running now). A failed
+      // write leaves them to the next batch; they count as held meanwhile.
+      setImmediate(() => apply([]).catch(() => {}));
+    });
+  const decide = createBatchQueue(decideNow);
+  /** Holds taken and not yet settled: while none is, a request has nobody to batch with. */
+  let open = 0;
+  const take = async (hold: NewHold, timing: "now" | "after-deferred") => {
+    if (!journal) return await apply([{ kind: "hold", hold }], timing);
+    if (timing === "after-deferred") await apply([], timing);
+    // A lone request decides at once; with others in flight it waits for the turn's batch.
+    const [result] = open > 0 ? await decide([hold]) : await decideNow([hold]);
+    if (result!.ok) open++;
+    return [result!];
+  };
   /** Settlements queued and not yet committed. */
   let settling = 0;
+  let journalTaken = false;
+  /**
+   * Takes the journal. What its dead owner left out of the database is written now, under
+   * the owner's instance, whose holds recovery then interrupts (recovery.ts).
+   */
+  const takeJournal = async () => {
+    journalTaken = true;
+    const taken = takeHoldJournal(journalPath!);
+    if (!taken) return;
+    const inTable = await presentHolds(client, taken.leftover.map((hold) => hold.id));
+    const missing = taken.leftover.filter((hold) => !inTable.has(hold.id));
+    await apply(missing.map((hold) => ({ kind: "record", hold })));
+    taken.journal.committed();
+    journal = taken.journal;
+  };
   return {
     async takeHold(hold) {
-      const [result] = await guard(apply([{ kind: "hold", hold }]));
+      const [result] = await guard(take(hold, "now"));
       if (result!.ok || settling === 0) return result!;
       // Refused: settlements waiting for their batch may release what it lacks (a client
       // sending its next request as soon as the last answer came).
-      return (await guard(apply([{ kind: "hold", hold }], "after-deferred")))[0]!;
+      return (await guard(take(hold, "after-deferred")))[0]!;
     },
     async settleHold(settle) {
+      open--;
       settling++;
       try {
         await guard(apply([{ kind: "settle", settle }], "deferred"));
@@ -74,6 +139,9 @@ export function createSqliteStore(client: SqlClient, transaction: RunTransaction
     },
     async heartbeat(instance) {
       await guard(registerInstance(client, instance));
+      if (journalPath !== undefined && !journalTaken) {
+        await guard(takeJournal());
+      }
       return instance.heartbeatAt;
     },
     listInstances: () => guard(listInstances(client)),
@@ -91,6 +159,10 @@ export function createSqliteStore(client: SqlClient, transaction: RunTransaction
     },
     async ping() {
       await guard(client.execute("SELECT 1"));
+    },
+    close() {
+      journal?.close();
+      journal = undefined;
     },
   };
 }

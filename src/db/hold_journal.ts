@@ -1,0 +1,89 @@
+/**
+ * The hold journal of a SQLite file (`tollgate.db-holds`): the serving process appends
+ * each batch of holds it took here, one write, before their requests go upstream, and
+ * writes them into the database just after (sqlite_store.ts). A commit of the database
+ * costs ~20 pwrite and fcntl calls on the request's path; an append costs one. The file
+ * survives a crash of the process as a commit in WAL mode with NORMAL sync does, so a
+ * hold that reached the journal but not the database is not lost: the next server
+ * writes it into the database and interrupts it. One process owns the journal (an
+ * exclusive lock); another server on the same file takes its holds in the database.
+ *
+ * Format: one line per batch of holds, a JSON array; a line `committed` says every hold
+ * above it is in the database. A torn line is a batch whose holds never resolved.
+ */
+import { DatabaseUnavailableError, type NewHold } from "./store.ts";
+
+/** Past this size the journal is emptied at its next commit (all is in the database then). */
+const COMPACT_AFTER_BYTES = 1 << 20;
+const COMMITTED = "committed";
+
+/** The journal as its owner writes it. */
+export interface HoldJournal {
+  /** Appends holds taken together; they survive a crash of the process once it returns. */
+  append(holds: readonly NewHold[]): void;
+  /** Records that every hold appended so far is in the database. */
+  committed(): void;
+  close(): void;
+}
+
+/** The journal, taken, and the holds a dead owner left out of the database. */
+export interface TakenJournal {
+  journal: HoldJournal;
+  leftover: NewHold[];
+}
+
+/**
+ * Takes the journal at `path`; undefined when another process owns it. Past
+ * `compactAfterBytes` it is emptied at its next commit instead of marked.
+ */
+export function takeHoldJournal(
+  path: string,
+  { compactAfterBytes = COMPACT_AFTER_BYTES } = {},
+): TakenJournal | undefined {
+  // Appending: every write lands at the end, also after the file was emptied.
+  const file = Deno.openSync(path, { read: true, append: true, create: true });
+  if (!file.tryLockSync(true)) {
+    file.close();
+    return undefined;
+  }
+  const text = new TextDecoder().decode(Deno.readFileSync(path));
+  const encoder = new TextEncoder();
+  let size = file.statSync().size;
+  const write = (text: string) => {
+    const bytes = encoder.encode(text);
+    try {
+      for (let done = 0; done < bytes.length;) done += file.writeSync(bytes.subarray(done));
+    } catch (error) {
+      throw new DatabaseUnavailableError(error);
+    }
+    size += bytes.length;
+  };
+  // A dead owner's torn last line ends here, so the next line starts afresh.
+  if (text !== "" && !text.endsWith("\n")) write("\n");
+  return {
+    leftover: uncommitted(text),
+    journal: {
+      append: (holds) => write(`${JSON.stringify(holds)}\n`),
+      committed() {
+        if (size < compactAfterBytes) return write(`${COMMITTED}\n`);
+        file.truncateSync(0);
+        size = 0;
+      },
+      close: () => file.close(),
+    },
+  };
+}
+
+/** The holds after the last `committed` line; a torn line (it does not parse) holds none. */
+function uncommitted(text: string): NewHold[] {
+  const lines = text.split("\n");
+  const holds: NewHold[] = [];
+  for (const line of lines.slice(lines.lastIndexOf(COMMITTED) + 1)) {
+    try {
+      if (line !== "") holds.push(...JSON.parse(line) as NewHold[]);
+    } catch {
+      // The append a crash cut short: its holds never resolved.
+    }
+  }
+  return holds;
+}

@@ -1,0 +1,123 @@
+/**
+ * The hold journal of a SQLite file's serving process (src/db/hold_journal.ts) through
+ * real stores on real files: the crash window it covers, and one owner per file.
+ */
+import assert from "node:assert/strict";
+import { recoverHolds } from "../src/billing/recovery.ts";
+import { benchHold, benchSettlement, fundedTarget } from "../bench/store_rows.ts";
+import { type Db, openDatabase } from "../src/db/database.ts";
+import { runAccounting } from "../src/db/holds.ts";
+import { openSqliteFile } from "../src/db/sqlite_file.ts";
+
+/** A serving process's identity; its first heartbeat takes the file's hold journal. */
+const SERVER = { id: "inst_server", host: "test-host", pid: 1, heartbeatAt: 0 };
+
+async function holdRows(db: Db) {
+  return await db.kysely.selectFrom("holds").select("id").execute();
+}
+
+async function accountOf(db: Db, id: number) {
+  return await db.kysely.selectFrom("accounts").selectAll().where("id", "=", id)
+    .executeTakeFirstOrThrow();
+}
+
+Deno.test("sqlite store: a hold journalled but not yet in the database when the server dies is interrupted at the next start", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tollgate_journal_" });
+  const db = await openDatabase(`file:${dir}/t.db`);
+  const target = await fundedTarget(db);
+  await db.store.heartbeat(SERVER);
+  const crashed = await Deno.makeTempDir({ prefix: "tollgate_crashed_" });
+  const hold = { ...benchHold(target), instanceId: SERVER.id };
+  assert.deepEqual(await db.store.takeHold(hold), { ok: true });
+  // The files as a kill -9 would leave them now (no turn of the event loop in between):
+  // the hold resolved, so its request may be upstream already, and its row is not written.
+  for (const suffix of ["", "-wal", "-holds"]) {
+    Deno.copyFileSync(`${dir}/t.db${suffix}`, `${crashed}/t.db${suffix}`);
+  }
+  await db.close();
+
+  const restarted = await openDatabase(`file:${crashed}/t.db`);
+  try {
+    assert.deepEqual(await holdRows(restarted), [], "the crash came before the hold's row");
+    const released = await recoverHolds(restarted, {
+      id: "inst_restarted",
+      host: SERVER.host,
+      pid: 2,
+      isProcessAlive: (pid) => pid === 2,
+    }, Date.now());
+    assert.equal(released, 1);
+    const rows = await restarted.kysely.selectFrom("ledger").selectAll().execute();
+    assert.deepEqual(
+      rows.map((row) => [row.request_id, row.status, row.estimated, row.cost_micros]),
+      [[hold.requestId, "interrupted", 1, hold.inputCostMicros]],
+    );
+    const account = await accountOf(restarted, target.accountId);
+    assert.equal(account.held_micros, 0);
+    assert.equal(account.balance_micros, 1_000_000_000_000 - hold.inputCostMicros);
+    assert.deepEqual(await holdRows(restarted), []);
+  } finally {
+    await restarted.close();
+  }
+});
+
+Deno.test("sqlite store: a second server on the same file commits its holds before they resolve; the journal passes on at close", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tollgate_journal_" });
+  const url = `file:${dir}/t.db`;
+  const owner = await openDatabase(url);
+  const second = await openDatabase(url);
+  let next: Db | undefined;
+  try {
+    const target = await fundedTarget(owner);
+    await owner.store.heartbeat(SERVER);
+    await second.store.heartbeat({ ...SERVER, id: "inst_second", pid: 2 });
+
+    const held = benchHold(target);
+    assert.deepEqual(await second.store.takeHold(held), { ok: true });
+    assert.deepEqual(await holdRows(second), [{ id: held.id }], "in the database on resolving");
+    const journalled = benchHold(target);
+    assert.deepEqual(await owner.store.takeHold(journalled), { ok: true });
+    assert.deepEqual(await holdRows(owner), [{ id: held.id }], "journalled, its row comes next");
+    await owner.store.settleHold(benchSettlement(journalled));
+    assert.deepEqual(await holdRows(owner), [{ id: held.id }]);
+    assert.equal((await accountOf(owner, target.accountId)).held_micros, held.amountMicros);
+
+    await owner.close();
+    next = await openDatabase(url);
+    await next.store.heartbeat({ ...SERVER, id: "inst_next", pid: 3 });
+    assert.deepEqual(await next.store.takeHold(benchHold(target)), { ok: true });
+    assert.deepEqual(await holdRows(next), [{ id: held.id }], "the next owner journals its holds");
+    const rows = await next.kysely.selectFrom("ledger").select("status").execute();
+    assert.deepEqual(rows, [{ status: "ok" }], "nothing was left to interrupt");
+  } finally {
+    await owner.close();
+    await second.close();
+    await next?.close();
+  }
+});
+
+Deno.test("sqlite store: a journalled hold written in the batch that settles it leaves no row and holds nothing", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tollgate_journal_" });
+  const db = await openDatabase(`file:${dir}/t.db`);
+  const connection = openSqliteFile(`${dir}/t.db`);
+  try {
+    const target = await fundedTarget(db);
+    const hold = benchHold(target);
+    const settle = benchSettlement(hold);
+    // A hold whose write failed is written by the next batch, which may be its settlement's.
+    await runAccounting(connection.transaction, [{ kind: "record", hold }, {
+      kind: "settle",
+      settle,
+    }]);
+    assert.deepEqual(await holdRows(db), []);
+    const account = await accountOf(db, target.accountId);
+    assert.deepEqual(
+      [account.held_micros, account.balance_micros],
+      [0, 1_000_000_000_000 - settle.costMicros],
+    );
+    const rows = await db.kysely.selectFrom("ledger").select("status").execute();
+    assert.deepEqual(rows, [{ status: "ok" }]);
+  } finally {
+    connection.close();
+    await db.close();
+  }
+});
