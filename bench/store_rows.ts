@@ -6,7 +6,7 @@
 import { issueKey } from "../src/auth/issue_key.ts";
 import { createAccount } from "../src/db/accounts.ts";
 import type { Db } from "../src/db/database.ts";
-import type { NewHold, Settle } from "../src/db/store.ts";
+import { type NewHold, type Settle, settlementOf } from "../src/db/store.ts";
 
 /** An account and key the bench's holds go to. */
 export interface HoldTarget {
@@ -50,19 +50,11 @@ export function benchHold(target: HoldTarget): NewHold {
 /** The settlement of `hold`: its ledger row, with `outputTokens` produced. */
 export function benchSettlement(hold: NewHold, outputTokens = 50): Settle {
   return {
-    holdId: hold.id,
-    holdMicros: hold.amountMicros,
-    holdTokens: hold.tokens,
-    accountId: hold.accountId,
-    keyId: hold.keyId,
-    requestId: hold.requestId,
+    ...settlementOf(hold),
     createdAt: Date.now(),
-    model: hold.model,
-    entryPoint: "chat",
     channel: "c",
     upstreamModel: hold.model,
     attempts: 1,
-    stream: false,
     status: "ok",
     reason: null,
     inputTokens: 50,

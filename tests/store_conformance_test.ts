@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { issueKey } from "../src/auth/issue_key.ts";
 import { createAccount } from "../src/db/accounts.ts";
 import { type Db, openDatabase } from "../src/db/database.ts";
-import type { NewHold, Settle } from "../src/db/store.ts";
+import { type NewHold, type Settle, settlementOf } from "../src/db/store.ts";
 import { countHolds } from "./accounting_support.ts";
 import { startPostgres } from "./postgres.ts";
 
@@ -77,19 +77,11 @@ function newHold(f: Fixture, amountMicros: number, tokens = 10): NewHold {
 /** The settlement of `hold` at `costMicros`, 5 input and 7 output tokens. */
 function settleOf(hold: NewHold, costMicros: number): Settle {
   return {
-    holdId: hold.id,
-    holdMicros: hold.amountMicros,
-    holdTokens: hold.tokens,
-    accountId: hold.accountId,
-    keyId: hold.keyId,
-    requestId: hold.requestId,
+    ...settlementOf(hold),
     createdAt: Date.now(),
-    model: "m",
-    entryPoint: "chat",
     channel: "c",
     upstreamModel: "m",
     attempts: 1,
-    stream: false,
     status: "ok",
     reason: null,
     inputTokens: 5,

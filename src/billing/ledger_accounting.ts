@@ -4,7 +4,7 @@
  * tokens, release). Every request takes a hold, even a free one: the hold row is what
  * turns into an `interrupted` ledger row if the process dies before settling.
  */
-import type { Store } from "../db/store.ts";
+import { type NewHold, settlementOf, type Store } from "../db/store.ts";
 import { GatewayError, unlessUnavailable } from "../errors.ts";
 import { describeError, type Logger } from "../log.ts";
 import type { Accounting, Admission, Hold, Settlement, Settling } from "./accounting.ts";
@@ -48,7 +48,7 @@ export function createLedgerAccounting(options: {
       const startedAt = now();
       const holdId = `hold_${crypto.randomUUID()}`;
       // A database that cannot be reached refuses the request with 503.
-      const result = await unlessUnavailable(store.takeHold({
+      const hold: NewHold = {
         id: holdId,
         instanceId,
         accountId: principal.accountId,
@@ -63,7 +63,8 @@ export function createLedgerAccounting(options: {
         stream: admission.stream,
         inputTokens: admission.likelyInputTokens,
         inputCostMicros: priced(admission.likelyInputTokens, 0),
-      }));
+      };
+      const result = await unlessUnavailable(store.takeHold(hold));
       if (!result.ok && result.reason === "balance") {
         throw new GatewayError(
           403,
@@ -89,19 +90,11 @@ export function createLedgerAccounting(options: {
           const { usage } = settlement;
           const cost = costMicros(usage, price);
           const written = store.settleHold({
-            holdId,
-            holdMicros: amountMicros,
-            holdTokens: heldTokens,
-            accountId: principal.accountId,
-            keyId: principal.id,
-            requestId: admission.requestId,
+            ...settlementOf(hold),
             createdAt: now(),
-            model: admission.model,
-            entryPoint: admission.entry,
             channel: settlement.channel ?? null,
             upstreamModel: settlement.upstreamModel ?? null,
             attempts: settlement.attempts,
-            stream: admission.stream,
             status: settlement.status,
             reason: settlement.reason ?? null,
             inputTokens: usage.input_tokens,

@@ -3,8 +3,9 @@
  * in one turn (write_queue.ts) read the accounts and keys they touch once, are decided
  * here in queue order against running totals (so a hold sees every hold before it, in
  * this batch or an earlier one: no two can spend the same money), and write each
- * account's and key's new totals once, all in one write transaction. The types are the
- * store's (store.ts).
+ * account's and key's new totals once, all in one write transaction. Holds taken through
+ * the hold journal are decided in a read (decideHolds) and written later as `record` jobs.
+ * The types are the store's (store.ts).
  */
 import type { RunTransaction, SqlClient, SqlResult, SqlStatement } from "./sql_client.ts";
 import { type HoldResult, INTERRUPTED_REASON, type NewHold, type Settle } from "./store.ts";

@@ -18,6 +18,7 @@ import { listInstances, registerInstance, removeInstances } from "./instances.ts
 import { HAS_KEYS_SQL, keyByHashSql } from "./keys.ts";
 import {
   DatabaseUnavailableError,
+  type HoldResult,
   type KeyWithAccount,
   type NewHold,
   type Store,
@@ -95,13 +96,13 @@ export function createSqliteStore(
   const decide = createBatchQueue(decideNow);
   /** Holds taken and not yet settled: while none is, a request has nobody to batch with. */
   let open = 0;
-  const take = async (hold: NewHold, timing: "now" | "after-deferred") => {
-    if (!journal) return await apply([{ kind: "hold", hold }], timing);
+  const take = async (hold: NewHold, timing: "now" | "after-deferred"): Promise<HoldResult> => {
+    if (!journal) return (await apply([{ kind: "hold", hold }], timing))[0]!;
     if (timing === "after-deferred") await apply([], timing);
     // A lone request decides at once; with others in flight it waits for the turn's batch.
     const [result] = open > 0 ? await decide([hold]) : await decideNow([hold]);
     if (result!.ok) open++;
-    return [result!];
+    return result!;
   };
   /** Settlements queued and not yet committed. */
   let settling = 0;
@@ -122,14 +123,14 @@ export function createSqliteStore(
   };
   return {
     async takeHold(hold) {
-      const [result] = await guard(take(hold, "now"));
-      if (result!.ok || settling === 0) return result!;
+      const result = await guard(take(hold, "now"));
+      if (result.ok || settling === 0) return result;
       // Refused: settlements waiting for their batch may release what it lacks (a client
       // sending its next request as soon as the last answer came).
-      return (await guard(take(hold, "after-deferred")))[0]!;
+      return await guard(take(hold, "after-deferred"));
     },
     async settleHold(settle) {
-      open--;
+      if (open > 0) open--;
       settling++;
       try {
         await guard(apply([{ kind: "settle", settle }], "deferred"));

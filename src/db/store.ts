@@ -63,6 +63,21 @@ export interface Settle {
   durationMs: number;
 }
 
+/** What a settlement repeats of its hold: which hold, what it held, and the request's own fields. */
+export function settlementOf(hold: NewHold) {
+  return {
+    holdId: hold.id,
+    holdMicros: hold.amountMicros,
+    holdTokens: hold.tokens,
+    accountId: hold.accountId,
+    keyId: hold.keyId,
+    requestId: hold.requestId,
+    model: hold.model,
+    entryPoint: hold.entryPoint,
+    stream: hold.stream,
+  } satisfies Partial<Settle>;
+}
+
 /** A key row with the account fields that authentication checks. */
 export type KeyWithAccount = ApiKey & {
   account_name: string;

@@ -13,6 +13,7 @@ import {
   hasFixture,
   irRequest,
   ODD,
+  oddPart,
 } from "./test_support.ts";
 
 const ANSWERED = CASES.filter((name) => hasFixture(name, "response.json"));
@@ -274,18 +275,10 @@ Deno.test("chat stream encode: delta chunks are the JSON of their objects, odd t
     });
     const events = encodeAll([
       { type: "start", id: "u", model: "m", created: 1.5 },
-      { type: "part_start", index: 0, part: { type: "reasoning" } },
-      { type: "reasoning_delta", index: 0, text: ODD },
-      { type: "part_end", index: 0 },
-      { type: "part_start", index: 1, part: { type: "text" } },
-      { type: "text_delta", index: 1, text: ODD },
-      { type: "part_end", index: 1 },
-      { type: "part_start", index: 2, part: { type: "refusal" } },
-      { type: "refusal_delta", index: 2, text: ODD },
-      { type: "part_end", index: 2 },
-      { type: "part_start", index: 3, part: { type: "tool_call", id: "c", name: "f" } },
-      { type: "arguments_delta", index: 3, json: `{"a":${JSON.stringify(ODD)}}` },
-      { type: "part_end", index: 3 },
+      ...oddPart(0, { type: "reasoning" }),
+      ...oddPart(1, { type: "text" }),
+      ...oddPart(2, { type: "refusal" }),
+      ...oddPart(3, { type: "tool_call", id: "c", name: "f" }),
       { type: "finish", reason: "tool_calls" },
     ], context);
     const chunks = events.slice(0, -1).map((event) => JSON.parse(event.data));

@@ -5,10 +5,18 @@
  */
 import assert from "node:assert/strict";
 import { createParser } from "eventsource-parser";
+import fc from "fast-check";
 import type { SseEvent } from "../../protocols/sse.ts";
 import type { Usage } from "../../protocols/types.ts";
 import type { RequestEncodeContext, ResponseEncodeContext, StreamDecoder } from "../codec.ts";
-import type { IrAssistantPart, IrEvent, IrFinish, IrRequest, IrStreamError } from "../ir.ts";
+import type {
+  IrAssistantPart,
+  IrEvent,
+  IrFinish,
+  IrRequest,
+  IrStreamError,
+  IrStreamPart,
+} from "../ir.ts";
 
 /** The transcript cases every protocol records. */
 export const CASES = [
@@ -65,6 +73,41 @@ export function parseSse(text: string): SseEvent[] {
 
 /** Text that JSON must escape: quotes, a backslash, controls, a line separator, a lone surrogate. */
 export const ODD = 'say "hi" \\ \n\t\u0001 \u2028 \ud800 é';
+
+/** A streamed part of `part`'s kind, start to end, with one delta of ODD text. */
+export function oddPart(index: number, part: IrStreamPart): IrEvent[] {
+  const delta: IrEvent = part.type === "tool_call"
+    ? { type: "arguments_delta", index, json: `{"a":${JSON.stringify(ODD)}}` }
+    : { type: `${part.type}_delta`, index, text: ODD };
+  return [{ type: "part_start", index, part }, delta, { type: "part_end", index }];
+}
+
+/**
+ * Text for the stream readers' property tests: any string, and the pieces a reader
+ * without a parse could mistake, with `lookalike` (a field of the reader's own layout).
+ */
+export function trickyText(lookalike: string): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.string(),
+    fc.string({ unit: "binary" }),
+    fc.constantFrom("", lookalike, "\\", '"', "\n\u2028", "\ud800", "tok1 "),
+  );
+}
+
+/**
+ * Asserts that a reader without a parse leaves each of `missed` (the data of `event`
+ * events) to the parse, and that the decoder still makes of them what a parse makes.
+ */
+export function assertLeftToParse(
+  read: (data: string) => unknown,
+  decodeAll: (events: SseEvent[]) => IrEvent[],
+  { open, event, missed }: { open: SseEvent[]; event: string; missed: string[] },
+): void {
+  for (const data of missed) {
+    assert.equal(read(data), undefined, data);
+    assertSameAsParse(decodeAll, [...open, { event, data }]);
+  }
+}
 
 /** Named SSE events, as responses and messages servers send them (event name = type). */
 export function namedSse(...payloads: Record<string, unknown>[]): SseEvent[] {

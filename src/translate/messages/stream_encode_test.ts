@@ -14,6 +14,7 @@ import {
   fixtureStream,
   hasFixture,
   ODD,
+  oddPart,
 } from "./test_support.ts";
 
 type Payload = Record<string, unknown>;
@@ -288,12 +289,8 @@ Deno.test("messages stream encode: block deltas are the JSON of their objects, o
     { type: "reasoning_delta", index: 0, text: ODD },
     { type: "reasoning_opaque", index: 0, opaque: { kind: "anthropic_signature", value: ODD } },
     { type: "part_end", index: 0 },
-    { type: "part_start", index: 1, part: { type: "text" } },
-    { type: "text_delta", index: 1, text: ODD },
-    { type: "part_end", index: 1 },
-    { type: "part_start", index: 2, part: { type: "tool_call", id: "toolu_1", name: "f" } },
-    { type: "arguments_delta", index: 2, json: `{"a":${JSON.stringify(ODD)}}` },
-    { type: "part_end", index: 2 },
+    ...oddPart(1, { type: "text" }),
+    ...oddPart(2, { type: "tool_call", id: "toolu_1", name: "f" }),
     { type: "finish", reason: "tool_calls" },
   ]);
   const deltas = events.filter((event) => event.event === "content_block_delta");

@@ -13,6 +13,7 @@ export {
   foldEvents,
   irRequest,
   ODD,
+  oddPart,
   parseSse,
   requestContext,
 } from "../chat/test_support.ts";

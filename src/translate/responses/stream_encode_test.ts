@@ -17,6 +17,7 @@ import {
   hasFixture,
   irRequest,
   ODD,
+  oddPart,
   payloads,
 } from "./test_support.ts";
 
@@ -216,18 +217,10 @@ Deno.test("responses stream encode: the SDK raises the error event", async () =>
 Deno.test("responses stream encode: delta events are the JSON of their objects, odd text and all", () => {
   const events = encodeAll([
     { type: "start", id: "u", model: "m" },
-    { type: "part_start", index: 0, part: { type: "reasoning", itemId: 'rs_"1"' } },
-    { type: "reasoning_delta", index: 0, text: ODD },
-    { type: "part_end", index: 0 },
-    { type: "part_start", index: 1, part: { type: "text" } },
-    { type: "text_delta", index: 1, text: ODD },
-    { type: "part_end", index: 1 },
-    { type: "part_start", index: 2, part: { type: "refusal" } },
-    { type: "refusal_delta", index: 2, text: ODD },
-    { type: "part_end", index: 2 },
-    { type: "part_start", index: 3, part: { type: "tool_call", id: "c", name: "f" } },
-    { type: "arguments_delta", index: 3, json: `{"a":${JSON.stringify(ODD)}}` },
-    { type: "part_end", index: 3 },
+    ...oddPart(0, { type: "reasoning", itemId: 'rs_"1"' }),
+    ...oddPart(1, { type: "text" }),
+    ...oddPart(2, { type: "refusal" }),
+    ...oddPart(3, { type: "tool_call", id: "c", name: "f" }),
     { type: "finish", reason: "tool_calls" },
   ]);
   const deltas = events.filter((event) => event.event?.endsWith(".delta"));

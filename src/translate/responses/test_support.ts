@@ -18,6 +18,7 @@ export {
   foldEvents,
   irRequest,
   ODD,
+  oddPart,
   parseSse,
   requestContext,
 } from "../chat/test_support.ts";
