@@ -27,7 +27,10 @@ export interface RunningServer {
   firstKey?: string;
   /** Resolves when the server has stopped. */
   finished: Promise<void>;
-  /** Resolves once every settlement begun so far is in the ledger (answers go out first). */
+  /**
+   * Resolves once every settlement begun so far is in the ledger (answers go out first),
+   * and every hold taken so far is in the database.
+   */
   settled(): Promise<void>;
   /** Re-reads the config file now, as a file change or SIGHUP would. */
   reload(): Promise<void>;

@@ -118,6 +118,11 @@ export function createLedgerAccounting(options: {
     },
     async drain() {
       while (pending.size > 0) await Promise.all([...pending]);
+      // The holds of requests still running, which a store may not have written yet. Those
+      // it cannot write stay in its journal, for the next start (db/hold_journal.ts).
+      await store.flush().catch((error) => {
+        log.error("writing holds failed", { error: describeError(error) });
+      });
     },
   };
 }

@@ -175,6 +175,8 @@ export function createPostgresStore(pool: Pool): Store {
     async settleHold(settle) {
       await apply([{ kind: "settle", settle }]);
     },
+    // Every hold is in the database before its request goes upstream.
+    async flush() {},
     async heartbeat(instance) {
       const [row] = await query<{ heartbeat_at: number }>("heartbeat", HEARTBEAT, [
         instance.id,

@@ -3,7 +3,6 @@
  * group-committed batches (holds.ts, write_queue.ts); instances and key lookups through
  * the client. One process owns a file, so its own clock is the store's clock.
  */
-import { setImmediate } from "node:timers";
 import type { RunTransaction, SqlClient } from "./sql_client.ts";
 import {
   type AccountingJob,
@@ -65,7 +64,7 @@ function guard<T>(operation: Promise<T>): Promise<T> {
  * `client` runs the rest. With a `journalPath` (a file's), the first heartbeat takes the
  * hold journal there (hold_journal.ts), unless another server owns it: from then on a
  * hold is decided in a read of the totals and appended to the journal, and its row is
- * written by the next batch, while its request goes upstream.
+ * written with the settlements (DEFERRED_MS later), while its request goes upstream.
  */
 export function createSqliteStore(
   client: SqlClient,
@@ -78,6 +77,8 @@ export function createSqliteStore(
   // Every batch writes the journal's unwritten holds first: a settlement finds its hold.
   const apply = createBatchQueue((jobs: AccountingJob[]) => {
     const count = unrecorded.length;
+    // An earlier batch wrote the holds this empty job was queued for.
+    if (count === 0 && jobs.length === 0) return [];
     if (count === 0) return runAccounting(transaction, jobs);
     const records = unrecorded.map((hold): AccountingJob => ({ kind: "record", hold }));
     return runAccounting(transaction, [...records, ...jobs], () => {
@@ -89,9 +90,10 @@ export function createSqliteStore(
     decideHolds(transaction, holds, unrecorded, (taken) => {
       journal!.append(taken);
       unrecorded.push(...taken);
-      // Once this turn's requests went upstream (not in a batch running now). A failed
-      // write leaves them to the next batch; they count as held meanwhile.
-      setImmediate(() => apply([]).catch(() => {}));
+      // With the settlements, after the requests went upstream: a request settled by
+      // then writes neither its hold's row nor its release. A failed write leaves them to
+      // the next batch; they count as held meanwhile.
+      apply([], "deferred").catch(() => {});
     });
   const decide = createBatchQueue(decideNow);
   /** Holds taken and not yet settled: while none is, a request has nobody to batch with. */
@@ -137,6 +139,9 @@ export function createSqliteStore(
       } finally {
         settling--;
       }
+    },
+    async flush() {
+      if (unrecorded.length > 0) await guard(apply([], "after-deferred"));
     },
     async heartbeat(instance) {
       await guard(registerInstance(client, instance));

@@ -110,6 +110,11 @@ export interface Store {
    */
   settleHold(settle: Settle): Promise<void>;
   /**
+   * Resolves once every hold taken so far has its row in the database, where other
+   * processes read `held`: a store may write a hold's row after its request went upstream.
+   */
+  flush(): Promise<void>;
+  /**
    * Registers this instance or refreshes its heartbeat; returns the store's time, by
    * which heartbeats and hold expiry are judged (the database's clock when shared).
    */

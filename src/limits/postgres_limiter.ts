@@ -43,13 +43,22 @@ const LEASE_GRACE_MS = 60_000;
 /** A limiter whose counts live in the PostgreSQL database every node shares. */
 export function createPostgresLimiter(options: PostgresLimiterOptions): Limiter {
   const { kysely, log } = options;
-  const quietly = (what: string, work: Promise<unknown>) =>
-    work.then(() => {}, (error) => log.error(what, { error: describeError(error) }));
+  /** Settlements and releases sent and not yet answered. */
+  const landing = new Set<Promise<void>>();
+  const quietly = (what: string, work: Promise<unknown>) => {
+    const landed = work.then(() => {}, (error) => log.error(what, { error: describeError(error) }))
+      .finally(() => landing.delete(landed));
+    landing.add(landed);
+    return landed;
+  };
 
   return {
     async take(request): Promise<Admission | GatewayError> {
       const scopes = scopesOf(request.config, request.principal, request.model);
       if (scopes.length === 0) return UNLIMITED;
+      // A client's next request, sent as its last answer came, counts what that one
+      // counted and gave back: they went out after the answer, so they may not have landed.
+      if (landing.size > 0) await Promise.all(landing);
       const input = Math.max(0, Math.ceil(request.inputTokens));
       const lease = `lease_${crypto.randomUUID()}`;
       const leaseMs = request.config.timeouts.total + LEASE_GRACE_MS;
