@@ -121,3 +121,43 @@ Deno.test("sqlite store: a journalled hold written in the batch that settles it 
     await db.close();
   }
 });
+
+Deno.test("sqlite store: a journalled hold sees the balance as another process or the server's own connection last changed it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tollgate_journal_" });
+  const url = `file:${dir}/t.db`;
+  const db = await openDatabase(url);
+  const cli = await openDatabase(url);
+  const setBalance = (on: Db, micros: number) =>
+    on.kysely.updateTable("accounts").set({ balance_micros: micros })
+      .where("id", "=", target.accountId).execute();
+  const target = await fundedTarget(db);
+  try {
+    await setBalance(db, 1_500);
+    await db.store.heartbeat(SERVER);
+    // Each hold holds 1,000: the second finds 500 left, the first counted though unwritten.
+    assert.deepEqual(await db.store.takeHold(benchHold(target)), { ok: true });
+    assert.deepEqual(await db.store.takeHold(benchHold(target)), {
+      ok: false,
+      reason: "balance",
+      availableMicros: 500,
+    });
+
+    // A top-up from another process (the CLI) counts at once.
+    await setBalance(cli, 2_500);
+    assert.deepEqual(await db.store.takeHold(benchHold(target)), { ok: true });
+    assert.deepEqual(await db.store.takeHold(benchHold(target)), {
+      ok: false,
+      reason: "balance",
+      availableMicros: 500,
+    });
+
+    // So does a change through the server's own connection.
+    await setBalance(db, 10_000);
+    assert.deepEqual(await db.store.takeHold(benchHold(target)), { ok: true });
+    await db.store.flush();
+    assert.equal((await accountOf(cli, target.accountId)).held_micros, 3_000);
+  } finally {
+    await cli.close();
+    await db.close();
+  }
+});

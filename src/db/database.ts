@@ -66,8 +66,10 @@ export async function openServingDatabase(url: string, authToken?: string): Prom
     ? openSqliteFile(path)
     : (await import("./libsql_server.ts")).openLibsqlServer(url, authToken);
   // A file's serving process journals its holds beside it (hold_journal.ts).
-  const journalPath = path && path !== ":memory:" ? `${path}-holds` : undefined;
-  const store = createSqliteStore(sqlite.client, sqlite.transaction, { journalPath });
+  const journal = path && path !== ":memory:" && sqlite.readNow
+    ? { path: `${path}-holds`, readNow: sqlite.readNow }
+    : undefined;
+  const store = createSqliteStore(sqlite.client, sqlite.transaction, { journal });
   let kysely: Promise<Kysely<Database>> | undefined;
   return {
     kind: "sqlite",

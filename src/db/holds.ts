@@ -4,7 +4,8 @@
  * here in queue order against running totals (so a hold sees every hold before it, in
  * this batch or an earlier one: no two can spend the same money), and write each
  * account's and key's new totals once, all in one write transaction. Holds taken through
- * the hold journal are decided in a read (decideHolds) and written later as `record` jobs.
+ * the hold journal are decided without a transaction (hold_decider.ts) and written later
+ * as `record` jobs.
  * The types are the store's (store.ts).
  */
 import type { RunTransaction, SqlClient, SqlResult, SqlStatement } from "./sql_client.ts";
@@ -125,32 +126,8 @@ export function runAccounting(
   });
 }
 
-/**
- * Decides holds without writing them: each against the account's and key's totals with
- * the `taken` holds (taken already, not yet written) counted as held. `decided` receives
- * the holds taken as soon as the reads' transaction ended, before anything else can
- * decide (the hold journal's append, after which they count as taken); if it throws,
- * every hold of the batch fails.
- */
-export function decideHolds(
-  transaction: RunTransaction,
-  holds: readonly NewHold[],
-  taken: readonly NewHold[],
-  decided: (holds: NewHold[]) => void,
-): Promise<HoldResult[]> {
-  const accountIds = new Set(holds.map((h) => h.accountId));
-  const keyIds = new Set(holds.map((h) => h.keyId));
-  return transaction(totalsReads(accountIds, keyIds), (results) => {
-    const { accounts, keys } = totalsOf(results, accountIds, keyIds);
-    for (const earlier of taken) countHeld(earlier, accounts, keys);
-    const value = holds.map((h) => take(h, accounts, keys));
-    const ok = holds.filter((_, i) => value[i]!.ok);
-    return { writes: [], value, committed: ok.length > 0 ? () => decided(ok) : undefined };
-  });
-}
-
 /** The reads of the accounts' and keys' totals, accounts first. */
-function totalsReads(accountIds: Set<number>, keyIds: Set<string>): SqlStatement[] {
+export function totalsReads(accountIds: Set<number>, keyIds: Set<string>): SqlStatement[] {
   return [
     ...[...accountIds].map((id) => ({ sql: ACCOUNT, args: [id] })),
     ...[...keyIds].map((id) => ({ sql: KEY, args: [id] })),
@@ -167,7 +144,8 @@ function totalsOf(results: SqlResult[], accountIds: Set<number>, keyIds: Set<str
   };
 }
 
-function accountTotals(rows: (Record<string, unknown> | undefined)[]) {
+/** Accounts' totals from their rows (ACCOUNT's columns); a missing row is skipped. */
+export function accountTotals(rows: (Record<string, unknown> | undefined)[]) {
   const accounts = new Map<number, AccountTotals>();
   for (const row of rows) {
     if (!row) continue;
@@ -184,7 +162,8 @@ function accountTotals(rows: (Record<string, unknown> | undefined)[]) {
   return accounts;
 }
 
-function keyTotals(rows: (Record<string, unknown> | undefined)[]) {
+/** Keys' totals from their rows (KEY's columns); a missing row is skipped. */
+export function keyTotals(rows: (Record<string, unknown> | undefined)[]) {
   const keys = new Map<string, KeyTotals>();
   for (const row of rows) {
     if (!row) continue;
@@ -205,7 +184,7 @@ function keyTotals(rows: (Record<string, unknown> | undefined)[]) {
  * A hold is taken if the account's available balance and the key's quota both cover it;
  * a refusal reports the figures of the check that refused it.
  */
-function take(
+export function take(
   hold: NewHold,
   accounts: Map<number, AccountTotals>,
   keys: Map<string, KeyTotals>,
@@ -230,7 +209,7 @@ function take(
 }
 
 /** Counts a taken hold in its account's and key's totals. */
-function countHeld(
+export function countHeld(
   { accountId, keyId, amountMicros, tokens }: NewHold,
   accounts: Map<number, AccountTotals>,
   keys: Map<string, KeyTotals>,

@@ -34,9 +34,17 @@ export type RunTransaction = <T>(
   decide: (results: SqlResult[]) => { writes: SqlStatement[]; value: T; committed?: () => void },
 ) => Promise<T>;
 
+/**
+ * Runs reads at once and synchronously, each in its own implicit read transaction: on a
+ * file's connection nothing else can run in between.
+ */
+export type ReadNow = (statements: SqlStatement[]) => SqlResult[];
+
 /** An open SQLite database: its client, kysely's dialect for it, its write transactions. */
 export interface SqliteConnection {
   client: SqlClient;
+  /** A file's synchronous reads (not a libSQL server's, which answers over the network). */
+  readNow?: ReadNow;
   /** Kysely's dialect for it, built when the query builder is first needed. */
   dialect(): Promise<Dialect>;
   /** The transactions of the group-committed write path. */

@@ -93,6 +93,7 @@ export function openSqliteFile(path: string): SqliteConnection {
   let open = true;
   return {
     client,
+    readNow: (statements) => statements.map(run),
     // kysely loads only for the query builder (see database.ts).
     dialect: async (): Promise<Dialect> =>
       new (await import("kysely")).SqliteDialect({

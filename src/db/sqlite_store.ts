@@ -3,10 +3,10 @@
  * group-committed batches (holds.ts, write_queue.ts); instances and key lookups through
  * the client. One process owns a file, so its own clock is the store's clock.
  */
-import type { RunTransaction, SqlClient } from "./sql_client.ts";
+import type { ReadNow, RunTransaction, SqlClient } from "./sql_client.ts";
+import { createHoldDecider } from "./hold_decider.ts";
 import {
   type AccountingJob,
-  decideHolds,
   findReleasableHolds,
   interruptJobs,
   presentHolds,
@@ -61,15 +61,16 @@ function guard<T>(operation: Promise<T>): Promise<T> {
 /**
  * The store of a SQLite database: holds, settlements and interruptions group-commit
  * through `transaction` (settlements in their own batch, see write_queue.ts),
- * `client` runs the rest. With a `journalPath` (a file's), the first heartbeat takes the
- * hold journal there (hold_journal.ts), unless another server owns it: from then on a
- * hold is decided in a read of the totals and appended to the journal, and its row is
- * written with the settlements (DEFERRED_MS later), while its request goes upstream.
+ * `client` runs the rest. Given a `journal` (a file's path for it and the file's reads),
+ * the first heartbeat takes the hold journal there (hold_journal.ts), unless another
+ * server owns it: from then on a hold is decided without a transaction
+ * (hold_decider.ts) and appended to the journal, and its row is written with the
+ * settlements (DEFERRED_MS later), while its request goes upstream.
  */
 export function createSqliteStore(
   client: SqlClient,
   transaction: RunTransaction,
-  { journalPath }: { journalPath?: string } = {},
+  { journal: journalAt }: { journal?: { path: string; readNow: ReadNow } } = {},
 ): Store & { close(): void } {
   let journal: HoldJournal | undefined;
   /** Holds in the journal and not yet in the database, in the order taken. */
@@ -86,25 +87,19 @@ export function createSqliteStore(
       journal?.committed();
     }).then((results) => results.slice(count));
   }, { deferMs: DEFERRED_MS });
-  const decideNow = (holds: NewHold[]) =>
-    decideHolds(transaction, holds, unrecorded, (taken) => {
-      journal!.append(taken);
-      unrecorded.push(...taken);
-      // With the settlements, after the requests went upstream: a request settled by
-      // then writes neither its hold's row nor its release. A failed write leaves them to
-      // the next batch; they count as held meanwhile.
-      apply([], "deferred").catch(() => {});
-    });
-  const decide = createBatchQueue(decideNow);
-  /** Holds taken and not yet settled: while none is, a request has nobody to batch with. */
-  let open = 0;
+  const decideHold = journalAt && createHoldDecider(journalAt.readNow);
   const take = async (hold: NewHold, timing: "now" | "after-deferred"): Promise<HoldResult> => {
     if (!journal) return (await apply([{ kind: "hold", hold }], timing))[0]!;
     if (timing === "after-deferred") await apply([], timing);
-    // A lone request decides at once; with others in flight it waits for the turn's batch.
-    const [result] = open > 0 ? await decide([hold]) : await decideNow([hold]);
-    if (result!.ok) open++;
-    return result!;
+    const result = decideHold!(hold, unrecorded);
+    if (!result.ok) return result;
+    // Taken once in the journal. Its row is written with the settlements, after the
+    // request went upstream: a request settled by then writes neither its hold's row nor
+    // its release. A failed write leaves it to the next batch; it counts as held meanwhile.
+    journal.append([hold]);
+    unrecorded.push(hold);
+    apply([], "deferred").catch(() => {});
+    return result;
   };
   /** Settlements queued and not yet committed. */
   let settling = 0;
@@ -115,7 +110,7 @@ export function createSqliteStore(
    */
   const takeJournal = async () => {
     journalTaken = true;
-    const taken = takeHoldJournal(journalPath!);
+    const taken = takeHoldJournal(journalAt!.path);
     if (!taken) return;
     const inTable = await presentHolds(client, taken.leftover.map((hold) => hold.id));
     const missing = taken.leftover.filter((hold) => !inTable.has(hold.id));
@@ -132,7 +127,6 @@ export function createSqliteStore(
       return await guard(take(hold, "after-deferred"));
     },
     async settleHold(settle) {
-      if (open > 0) open--;
       settling++;
       try {
         await guard(apply([{ kind: "settle", settle }], "deferred"));
@@ -145,7 +139,7 @@ export function createSqliteStore(
     },
     async heartbeat(instance) {
       await guard(registerInstance(client, instance));
-      if (journalPath !== undefined && !journalTaken) {
+      if (journalAt !== undefined && !journalTaken) {
         await guard(takeJournal());
       }
       return instance.heartbeatAt;

@@ -1,0 +1,59 @@
+/**
+ * Holds decided without a transaction, by the serving process that owns a file's hold
+ * journal: each against its account's and key's totals as last read, kept while the
+ * database is unchanged since (its data version counts the other connections' commits,
+ * `total_changes()` this connection's own writes), with the holds taken and not yet
+ * written counted as held. A decision then costs one small read where a write
+ * transaction's locks and reads cost several times as much (bench/README.md).
+ */
+import { accountTotals, countHeld, keyTotals, take, totalsReads } from "./holds.ts";
+import type { ReadNow } from "./sql_client.ts";
+import type { HoldResult, NewHold } from "./store.ts";
+
+/** What tells whether the database changed since the totals were read. */
+const STAMP = "SELECT data_version AS version, total_changes() AS changes FROM pragma_data_version";
+
+type Row = Record<string, unknown>;
+
+/** Decides a hold against the totals and the holds `taken` but not yet written; writes nothing. */
+export type HoldDecider = (hold: NewHold, taken: readonly NewHold[]) => HoldResult;
+
+/** A decider reading through `read`, a file's connection. */
+export function createHoldDecider(read: ReadNow): HoldDecider {
+  let stamp = "";
+  /** The rows of the accounts and keys read since the database last changed. */
+  const accounts = new Map<number, Row>();
+  const keys = new Map<string, Row>();
+  return (hold, taken) => {
+    const { version, changes } = read([STAMP])[0]!.rows[0]!;
+    const now = `${version}:${changes}`;
+    if (now !== stamp) {
+      accounts.clear();
+      keys.clear();
+      stamp = now;
+    }
+    const missing = {
+      accounts: new Set(accounts.has(hold.accountId) ? [] : [hold.accountId]),
+      keys: new Set(keys.has(hold.keyId) ? [] : [hold.keyId]),
+    };
+    if (missing.accounts.size + missing.keys.size > 0) {
+      // A row read after the stamp is as new as it or newer: the next stamp tells.
+      const results = read(totalsReads(missing.accounts, missing.keys));
+      let next = 0;
+      for (const id of missing.accounts) {
+        const row = results[next++]!.rows[0];
+        if (row) accounts.set(id, row);
+      }
+      for (const id of missing.keys) {
+        const row = results[next++]!.rows[0];
+        if (row) keys.set(id, row);
+      }
+    }
+    const totals = {
+      accounts: accountTotals([accounts.get(hold.accountId)]),
+      keys: keyTotals([keys.get(hold.keyId)]),
+    };
+    for (const earlier of taken) countHeld(earlier, totals.accounts, totals.keys);
+    return take(hold, totals.accounts, totals.keys);
+  };
+}
