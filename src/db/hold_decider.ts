@@ -15,8 +15,11 @@ const STAMP = "SELECT data_version AS version, total_changes() AS changes FROM p
 
 type Row = Record<string, unknown>;
 
-/** Decides a hold against the totals and the holds `taken` but not yet written; writes nothing. */
-export type HoldDecider = (hold: NewHold, taken: readonly NewHold[]) => HoldResult;
+/**
+ * Decides holds in order against the totals and the holds `taken` but not yet written
+ * (each counting the ones before it); writes nothing.
+ */
+export type HoldDecider = (holds: readonly NewHold[], taken: readonly NewHold[]) => HoldResult[];
 
 /** A decider reading through `read`, a file's connection. */
 export function createHoldDecider(read: ReadNow): HoldDecider {
@@ -24,7 +27,7 @@ export function createHoldDecider(read: ReadNow): HoldDecider {
   /** The rows of the accounts and keys read since the database last changed. */
   const accounts = new Map<number, Row>();
   const keys = new Map<string, Row>();
-  return (hold, taken) => {
+  return (holds, taken) => {
     const { version, changes } = read([STAMP])[0]!.rows[0]!;
     const now = `${version}:${changes}`;
     if (now !== stamp) {
@@ -33,8 +36,8 @@ export function createHoldDecider(read: ReadNow): HoldDecider {
       stamp = now;
     }
     const missing = {
-      accounts: new Set(accounts.has(hold.accountId) ? [] : [hold.accountId]),
-      keys: new Set(keys.has(hold.keyId) ? [] : [hold.keyId]),
+      accounts: new Set(holds.map((h) => h.accountId).filter((id) => !accounts.has(id))),
+      keys: new Set(holds.map((h) => h.keyId).filter((id) => !keys.has(id))),
     };
     if (missing.accounts.size + missing.keys.size > 0) {
       // A row read after the stamp is as new as it or newer: the next stamp tells.
@@ -50,10 +53,10 @@ export function createHoldDecider(read: ReadNow): HoldDecider {
       }
     }
     const totals = {
-      accounts: accountTotals([accounts.get(hold.accountId)]),
-      keys: keyTotals([keys.get(hold.keyId)]),
+      accounts: accountTotals(holds.map((h) => accounts.get(h.accountId))),
+      keys: keyTotals(holds.map((h) => keys.get(h.keyId))),
     };
     for (const earlier of taken) countHeld(earlier, totals.accounts, totals.keys);
-    return take(hold, totals.accounts, totals.keys);
+    return holds.map((hold) => take(hold, totals.accounts, totals.keys));
   };
 }

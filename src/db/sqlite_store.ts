@@ -87,19 +87,33 @@ export function createSqliteStore(
       journal?.committed();
     }).then((results) => results.slice(count));
   }, { deferMs: DEFERRED_MS });
-  const decideHold = journalAt && createHoldDecider(journalAt.readNow);
+  const decideHolds = journalAt && createHoldDecider(journalAt.readNow);
+  /**
+   * Holds are taken once in the journal. Their rows are written with the settlements,
+   * after the requests went upstream: a request settled by then writes neither its hold's
+   * row nor its release. A failed write leaves them to the next batch; they count as
+   * held meanwhile.
+   */
+  const decideNow = (holds: NewHold[]): HoldResult[] => {
+    const results = decideHolds!(holds, unrecorded);
+    const taken = holds.filter((_, i) => results[i]!.ok);
+    if (taken.length === 0) return results;
+    journal!.append(taken);
+    unrecorded.push(...taken);
+    apply([], "deferred").catch(() => {});
+    return results;
+  };
+  const decide = createBatchQueue(decideNow);
+  /** Holds taken and not yet settled: while none is, a request has nobody to batch with. */
+  let open = 0;
   const take = async (hold: NewHold, timing: "now" | "after-deferred"): Promise<HoldResult> => {
     if (!journal) return (await apply([{ kind: "hold", hold }], timing))[0]!;
     if (timing === "after-deferred") await apply([], timing);
-    const result = decideHold!(hold, unrecorded);
-    if (!result.ok) return result;
-    // Taken once in the journal. Its row is written with the settlements, after the
-    // request went upstream: a request settled by then writes neither its hold's row nor
-    // its release. A failed write leaves it to the next batch; it counts as held meanwhile.
-    journal.append([hold]);
-    unrecorded.push(hold);
-    apply([], "deferred").catch(() => {});
-    return result;
+    // A lone request decides at once; with others in flight the turn's requests decide
+    // together, in one read and one append (each a system call, bench/README.md).
+    const [result] = open > 0 ? await decide([hold]) : decideNow([hold]);
+    if (result!.ok) open++;
+    return result!;
   };
   /** Settlements queued and not yet committed. */
   let settling = 0;
@@ -127,6 +141,7 @@ export function createSqliteStore(
       return await guard(take(hold, "after-deferred"));
     },
     async settleHold(settle) {
+      if (open > 0) open--;
       settling++;
       try {
         await guard(apply([{ kind: "settle", settle }], "deferred"));
