@@ -69,10 +69,7 @@ export function requestContext(options: {
     }
     record.status = c.res.status;
     if (record.outcome === undefined && c.res.status >= 400) record.outcome = "refused";
-    // Reported after the answer went out: its log line and metrics are not on its path.
-    if (!record.streaming) {
-      setImmediate(() => options.observer.finished(record, snapshot.config.server));
-    }
+    if (!record.streaming) options.observer.finished(record, snapshot.config.server);
   };
 }
 
