@@ -1,6 +1,6 @@
 /** Checking a target, and measuring one phase against it with its server's CPU time. */
 import { WHOLE_TEXT } from "./fake_answers.ts";
-import { type LoadPhase, runLoad, TAIL_BYTES } from "./load.ts";
+import { type LoadPhase, type Percentiles, runLoad, TAIL_BYTES } from "./load.ts";
 import { cpuMillis } from "./processes.ts";
 import { type ClientRequest, endMarker, type Protocol, relayedChunks } from "./protocols.ts";
 import type { PhaseResult } from "./report.ts";
@@ -20,6 +20,44 @@ export async function measure(pid: number, phase: LoadPhase): Promise<PhaseResul
     stream: phase.stream,
     cpuMs,
     cpuMicrosPerRequest,
+  };
+}
+
+/** The middle of `values` (the upper one of an even count). */
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[values.length >> 1]!;
+}
+
+/**
+ * Slices of one phase against one target as one result: the median slice's rate and
+ * percentiles (a slice the host disturbed moves no figure), the sums of requests, errors,
+ * time and CPU.
+ */
+export function combineSlices(slices: PhaseResult[]): PhaseResult {
+  const sum = (of: (slice: PhaseResult) => number) =>
+    slices.reduce((total, slice) => total + of(slice), 0);
+  const middle = (of: (slice: PhaseResult) => Percentiles) => ({
+    p50: median(slices.map((slice) => of(slice).p50)),
+    p99: median(slices.map((slice) => of(slice).p99)),
+    mean: median(slices.map((slice) => of(slice).mean)),
+  });
+  const requests = sum((slice) => slice.requests);
+  const cpuMs = slices.every((slice) => slice.cpuMs !== undefined)
+    ? sum((slice) => slice.cpuMs!)
+    : undefined;
+  return {
+    ...slices[0]!,
+    requests,
+    errors: sum((slice) => slice.errors),
+    firstError: slices.find((slice) => slice.firstError)?.firstError,
+    seconds: sum((slice) => slice.seconds),
+    requestsPerSecond: median(slices.map((slice) => slice.requestsPerSecond)),
+    latency: middle((slice) => slice.latency),
+    ttfb: slices.every((slice) => slice.ttfb) ? middle((slice) => slice.ttfb!) : undefined,
+    cpuMs,
+    cpuMicrosPerRequest: cpuMs === undefined || requests === 0
+      ? undefined
+      : (cpuMs * 1000) / requests,
   };
 }
 

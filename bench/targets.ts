@@ -4,7 +4,7 @@
  * concurrency 1 and C, streams at concurrency 1 and S.
  */
 import { runLoad } from "./load.ts";
-import { checkAnswers, measure } from "./measure.ts";
+import { checkAnswers, combineSlices, measure } from "./measure.ts";
 import type { ChildServer } from "./processes.ts";
 import { type ClientRequest, clientRequest } from "./protocols.ts";
 import type { PhaseResult, TargetResults } from "./report.ts";
@@ -78,11 +78,16 @@ export function measureTarget(
   });
 }
 
+/** Slices each phase's time is cut into, taken in turn across the targets. */
+const ROUNDS = 3;
+
 /**
- * The four targets' phases: each target checked and warmed up, then phase by phase, all
- * targets in turn, so slow drift of the machine hits all alike. Each slice starts with a
- * second of its own load unmeasured: a target measured after another process had the
- * machine (tollgate unpriced, after the bare proxy) would otherwise pay for the switch.
+ * The four targets' phases: each target checked and warmed up, then phase by phase, the
+ * phase's time cut into ROUNDS slices taken across all targets in turn, so that drift
+ * and bursts of the (shared, noisy) machine hit all alike; each figure is the median
+ * slice's (combineSlices). Each slice starts with half a second of its own load,
+ * unmeasured: a target measured after another process had the machine (tollgate
+ * unpriced, after the bare proxy) would otherwise pay for the switch.
  */
 export async function runTargets(
   targets: Target[],
@@ -99,20 +104,23 @@ export async function runTargets(
   ] as const;
   const results: TargetResults[] = targets.map((target) => ({ target: target.name, phases: {} }));
   for (const phase of phases) {
+    const slices: PhaseResult[][] = targets.map(() => []);
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const [index, target] of targets.entries()) {
+        progress(`${phase.key} ${target.name} (${round}/${ROUNDS})`);
+        await runLoad({
+          ...requestOf(target, phase.stream),
+          stream: phase.stream,
+          concurrency: phase.concurrency,
+          durationMs: Math.min(500, (settings.warmup * 1000) / 2),
+        });
+        slices[index]!.push(
+          await measureTarget(target, phase.stream, phase.concurrency, settings.duration / ROUNDS),
+        );
+      }
+    }
     for (const [index, target] of targets.entries()) {
-      progress(`${phase.key} ${target.name}`);
-      await runLoad({
-        ...requestOf(target, phase.stream),
-        stream: phase.stream,
-        concurrency: phase.concurrency,
-        durationMs: Math.min(1_000, (settings.warmup * 1000) / 2),
-      });
-      const result = await measureTarget(
-        target,
-        phase.stream,
-        phase.concurrency,
-        settings.duration,
-      );
+      const result = combineSlices(slices[index]!);
       if (result.errors > 0) {
         progress(`${target.name}: ${result.errors} errors, first: ${result.firstError}`);
       }
