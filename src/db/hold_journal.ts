@@ -1,7 +1,7 @@
 /**
  * The hold journal of a SQLite file (`tollgate.db-holds`): the serving process appends
  * each batch of holds it took here, one write, before their requests go upstream, and
- * writes them into the database just after (sqlite_store.ts). A commit of the database
+ * writes them into the database with the settlements, a few milliseconds on (sqlite_store.ts). A commit of the database
  * costs ~20 pwrite and fcntl calls on the request's path; an append costs one. The file
  * survives a crash of the process as a commit in WAL mode with NORMAL sync does, so a
  * hold that reached the journal but not the database is not lost: the next server
