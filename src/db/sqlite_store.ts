@@ -70,7 +70,7 @@ function guard<T>(operation: Promise<T>): Promise<T> {
 export function createSqliteStore(
   client: SqlClient,
   transaction: RunTransaction,
-  { journal: journalAt }: { journal?: { path: string; readNow: ReadNow } } = {},
+  { journal: journalFile }: { journal?: { path: string; readNow: ReadNow } } = {},
 ): Store & { close(): void } {
   let journal: HoldJournal | undefined;
   /** Holds in the journal and not yet in the database, in the order taken. */
@@ -87,7 +87,7 @@ export function createSqliteStore(
       journal?.committed();
     }).then((results) => results.slice(count));
   }, { deferMs: DEFERRED_MS });
-  const decideHolds = journalAt && createHoldDecider(journalAt.readNow);
+  const decideHolds = journalFile && createHoldDecider(journalFile.readNow);
   /**
    * Holds are taken once in the journal. Their rows are written with the settlements,
    * after the requests went upstream: a request settled by then writes neither its hold's
@@ -124,7 +124,7 @@ export function createSqliteStore(
    */
   const takeJournal = async () => {
     journalTaken = true;
-    const taken = takeHoldJournal(journalAt!.path);
+    const taken = takeHoldJournal(journalFile!.path);
     if (!taken) return;
     const inTable = await presentHolds(client, taken.leftover.map((hold) => hold.id));
     const missing = taken.leftover.filter((hold) => !inTable.has(hold.id));
@@ -154,7 +154,7 @@ export function createSqliteStore(
     },
     async heartbeat(instance) {
       await guard(registerInstance(client, instance));
-      if (journalAt !== undefined && !journalTaken) {
+      if (journalFile !== undefined && !journalTaken) {
         await guard(takeJournal());
       }
       return instance.heartbeatAt;
