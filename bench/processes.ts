@@ -14,16 +14,20 @@ export interface ChildServer {
 
 const ROOT = new URL("..", import.meta.url);
 
-/** Spawns `deno run -A [flags] bench/<script> args` and waits for its ready line. */
+/**
+ * Spawns `deno run -A [flags] bench/<script> args` and waits for its ready line; `root`
+ * is the checkout whose script runs (this one unless given).
+ */
 export async function startChild(
   name: string,
   script: string,
   args: string[],
   flags: string[] = [],
+  root: URL = ROOT,
 ): Promise<ChildServer> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...flags, new URL(`bench/${script}`, ROOT).pathname, ...args],
-    cwd: ROOT.pathname,
+    args: ["run", "-A", ...flags, new URL(`bench/${script}`, root).pathname, ...args],
+    cwd: root.pathname,
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
