@@ -7,7 +7,7 @@ import { perConfig } from "../routing/catalog.ts";
 import { anyCidrContains, type Cidr, parseCidr } from "./cidr.ts";
 import { clientIp } from "./client_ip.ts";
 import { extractApiKey } from "./extract.ts";
-import { hashKeySecret } from "./keys.ts";
+import { rememberSecretHashes } from "./secret_hashes.ts";
 import type { KeyLookup, KeyRecord } from "./principal.ts";
 
 const parseCidrs = (texts: readonly string[]): Cidr[] =>
@@ -18,6 +18,7 @@ export function authenticate(options: {
   lookup: KeyLookup;
   now: () => number;
 }): MiddlewareHandler<AppEnv> {
+  const hashOf = rememberSecretHashes();
   const trustedProxiesOf = perConfig((config: Config) => parseCidrs(config.server.trusted_proxies));
   // Key records are cached (key_cache.ts), so each allowlist is parsed once per lookup.
   const allowlists = new WeakMap<readonly string[], Cidr[]>();
@@ -35,7 +36,7 @@ export function authenticate(options: {
         "Missing API key: send it as `Authorization: Bearer <key>` or as `x-api-key: <key>`.",
       );
     }
-    const key = await options.lookup(hashKeySecret(secret));
+    const key = await options.lookup(hashOf(secret));
     const { config } = c.get("snapshot");
     checkKeyState(key, options.now());
     if (!(key.group in config.groups)) {

@@ -44,8 +44,8 @@ export function keyPrefix(secret: string): string {
   return secret.slice(0, 10);
 }
 
-/** Compares two hex digests in time independent of where they differ (length may leak). */
-export function timingSafeEqualHex(a: string, b: string): boolean {
+/** Compares two strings in time independent of where they differ (length may leak). */
+export function timingSafeEqualText(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
   for (let i = 0; i < a.length; i++) {

@@ -5,7 +5,7 @@ import {
   hashKeySecret,
   keyPrefix,
   randomBase62,
-  timingSafeEqualHex,
+  timingSafeEqualText,
 } from "./keys.ts";
 
 Deno.test("generateKeySecret is sk- and 48 base62 characters, different each time", () => {
@@ -44,9 +44,9 @@ Deno.test("keyPrefix is the first 10 characters", () => {
   assert.equal(keyPrefix("sk-abcdefghijkl"), "sk-abcdefg");
 });
 
-Deno.test("timingSafeEqualHex compares exactly", () => {
-  assert.equal(timingSafeEqualHex("abcd", "abcd"), true);
-  assert.equal(timingSafeEqualHex("abcd", "abce"), false);
-  assert.equal(timingSafeEqualHex("abcd", "abc"), false);
-  assert.equal(timingSafeEqualHex("", ""), true);
+Deno.test("timingSafeEqualText compares exactly", () => {
+  assert.equal(timingSafeEqualText("abcd", "abcd"), true);
+  assert.equal(timingSafeEqualText("abcd", "abce"), false);
+  assert.equal(timingSafeEqualText("abcd", "abc"), false);
+  assert.equal(timingSafeEqualText("", ""), true);
 });

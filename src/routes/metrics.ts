@@ -4,7 +4,7 @@
  */
 import type { Handler } from "hono";
 import type { AppEnv } from "../app_env.ts";
-import { hashKeySecret, timingSafeEqualHex } from "../auth/keys.ts";
+import { hashKeySecret, timingSafeEqualText } from "../auth/keys.ts";
 import { GatewayError } from "../errors.ts";
 import type { Metrics } from "../observability/metrics.ts";
 
@@ -22,7 +22,7 @@ export function metricsRoute(metrics: Metrics): Handler<AppEnv> {
     if (server.metrics_token !== "") {
       const sent = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1]?.trim() ?? "";
       // Digests have one length, so the comparison's time says nothing about the token.
-      if (!timingSafeEqualHex(hashKeySecret(sent), hashKeySecret(server.metrics_token))) {
+      if (!timingSafeEqualText(hashKeySecret(sent), hashKeySecret(server.metrics_token))) {
         throw new GatewayError(
           401,
           "authentication_error",
