@@ -3,7 +3,9 @@
  * and one runtime timer set for the earliest. An open stream waits on an idle timeout
  * and on its next keep-alive; a runtime timer each costs a few hundred bytes of heap
  * and a timer callback per stream, which thousands of idle streams multiply.
- * Each app makes its own clock; a clock with no alarm set holds no timer.
+ * Each app makes its own clock. A clock with no alarm left keeps its timer, unreferenced
+ * (it holds no process open), so that the next request's alarms, set later than it,
+ * need no new timer: a lone request at a time would otherwise make and clear two.
  */
 
 /** What an alarm rings. */
@@ -41,6 +43,8 @@ export class AlarmClock {
   #armedFor = Infinity;
   /** Whether due alarms are ringing: the timer is set once they all rang. */
   #firing = false;
+  /** Whether the timer is kept with no alarm set, unreferenced. */
+  #idle = false;
 
   constructor(now: () => number = () => performance.now()) {
     this.now = now;
@@ -87,8 +91,12 @@ export class AlarmClock {
       this.#down(slot);
       this.#up(last.slot);
     }
-    // With nothing left to ring the timer goes at once: an idle process holds none.
-    if (heap.length === 0) this.#disarm();
+    // With nothing left to ring the timer stays, holding no process open: it rings for
+    // nothing once, or the next alarms, set later, keep it.
+    if (heap.length === 0 && this.#timer !== undefined) {
+      Deno.unrefTimer(this.#timer);
+      this.#idle = true;
+    }
   }
 
   // The timer is set for the earliest alarm; one set later than that is found when it
@@ -96,22 +104,22 @@ export class AlarmClock {
   #arm(): void {
     if (this.#firing) return;
     const first = this.#heap[0];
-    if (!first || first.at >= this.#armedFor) return;
+    if (!first) return;
+    if (this.#idle) {
+      this.#idle = false;
+      Deno.refTimer(this.#timer!);
+    }
+    if (first.at >= this.#armedFor) return;
     clearTimeout(this.#timer);
     this.#armedFor = first.at;
     // Whole milliseconds up: a timer that fired early would only look and set itself again.
     this.#timer = setTimeout(this.#fire, Math.max(0, Math.ceil(first.at - this.now())));
   }
 
-  #disarm(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#armedFor = Infinity;
-  }
-
   readonly #fire = () => {
     this.#timer = undefined;
     this.#armedFor = Infinity;
+    this.#idle = false;
     const now = this.now();
     const heap = this.#heap;
     this.#firing = true;

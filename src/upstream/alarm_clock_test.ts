@@ -61,6 +61,48 @@ Deno.test("alarm clock: an alarm set again as it rings rings again; none set hol
   assert.equal(clock.size, 0);
 });
 
+Deno.test("alarm clock: after its last alarm is cancelled it holds nothing open, and later and earlier alarms still ring", async () => {
+  const clock = new AlarmClock();
+  const { rung, target, done } = ringer(2);
+  const start = clock.now();
+  const first = clock.alarm(target("cancelled"));
+  first.set(start + 20);
+  first.cancel();
+  // Later than the timer kept for the cancelled one, then earlier than it.
+  clock.alarm(target("later")).set(start + 40);
+  clock.alarm(target("earlier")).set(start + 5);
+  await done;
+  assert.deepEqual(rung, ["earlier", "later"]);
+  assert.ok(clock.now() - start >= 40);
+  assert.equal(clock.size, 0);
+});
+
+Deno.test("alarm clock: the timer kept after the last alarm is cancelled holds no process open", async () => {
+  // A process whose only alarm, an hour away, was cancelled: it ends at once, or in an hour.
+  const clockUrl = new URL("./alarm_clock.ts", import.meta.url).href;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `const { AlarmClock } = await import(${JSON.stringify(clockUrl)});
+       const clock = new AlarmClock();
+       const alarm = clock.alarm({ ring() { console.log("rang"); } });
+       alarm.set(clock.now() + 3_600_000);
+       alarm.cancel();`,
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  let guard: ReturnType<typeof setTimeout> | undefined;
+  const stuck = new Promise<"stuck">((resolve) =>
+    guard = setTimeout(() => resolve("stuck"), 30_000)
+  );
+  const ended = await Promise.race([child.output(), stuck]);
+  clearTimeout(guard);
+  if (ended === "stuck") child.kill("SIGKILL");
+  await child.status;
+  assert.notEqual(ended, "stuck", "the process was still running after 30 s");
+});
+
 Deno.test("alarm clock: thousands of alarms keep heap order through sets, moves and cancels", () => {
   // Alarms far in the future of a clock whose time stands still: none rings meanwhile.
   const clock = new AlarmClock(() => 0);
