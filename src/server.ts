@@ -155,7 +155,13 @@ export async function startServer(options: {
     port: options.port ?? listen.port,
     signal: controller.signal,
     onListen: onListening,
-  }, (request, info) => app.fetch(request, { remoteAddr: info.remoteAddr.hostname }));
+  }, (request, info) =>
+    app.fetch(request, {
+      // Read only for a key with an IP allowlist: the runtime fetches it on each read.
+      get remoteAddr() {
+        return info.remoteAddr.hostname;
+      },
+    }));
   const address = await listening;
   const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
 
