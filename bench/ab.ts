@@ -10,7 +10,7 @@
  */
 import { parseArgs } from "node:util";
 import { runLoad } from "./load.ts";
-import { combineSlices, measure } from "./measure.ts";
+import { combineSlices, measure, median } from "./measure.ts";
 import { type ChildServer, startChild } from "./processes.ts";
 import { type ClientRequest, clientRequest } from "./protocols.ts";
 import type { PhaseResult } from "./report.ts";
@@ -82,7 +82,6 @@ try {
       added[index]!.push(slice.latency.p50 - floor);
     }
   }
-  const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[numbers.length >> 1]!;
   const bareAdded = median(added[0]!);
   const bareRate = combineSlices(slices[0]!).requestsPerSecond;
   console.log(`concurrency ${concurrency}, ${rounds} rounds of ${values.seconds} s (medians)`);

@@ -24,7 +24,7 @@ export async function measure(pid: number, phase: LoadPhase): Promise<PhaseResul
 }
 
 /** The middle of `values` (the upper one of an even count). */
-function median(values: number[]): number {
+export function median(values: number[]): number {
   return [...values].sort((a, b) => a - b)[values.length >> 1]!;
 }
 

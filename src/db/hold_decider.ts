@@ -6,7 +6,7 @@
  * written counted as held. A decision then costs one small read where a write
  * transaction's locks and reads cost several times as much (bench/README.md).
  */
-import { accountTotals, countHeld, keyTotals, take, totalsReads } from "./holds.ts";
+import { accountTotals, countHeld, keyTotals, take, totalsReads, totalsRows } from "./holds.ts";
 import type { ReadNow } from "./sql_client.ts";
 import type { HoldResult, NewHold } from "./store.ts";
 
@@ -42,15 +42,9 @@ export function createHoldDecider(read: ReadNow): HoldDecider {
     if (missing.accounts.size + missing.keys.size > 0) {
       // A row read after the stamp is as new as it or newer: the next stamp tells.
       const results = read(totalsReads(missing.accounts, missing.keys));
-      let next = 0;
-      for (const id of missing.accounts) {
-        const row = results[next++]!.rows[0];
-        if (row) accounts.set(id, row);
-      }
-      for (const id of missing.keys) {
-        const row = results[next++]!.rows[0];
-        if (row) keys.set(id, row);
-      }
+      const rows = totalsRows(results, missing.accounts.size, missing.keys.size);
+      for (const row of rows.accounts) if (row) accounts.set(Number(row.id), row);
+      for (const row of rows.keys) if (row) keys.set(String(row.id), row);
     }
     const totals = {
       accounts: accountTotals(holds.map((h) => accounts.get(h.accountId))),

@@ -134,14 +134,17 @@ export function totalsReads(accountIds: Set<number>, keyIds: Set<string>): SqlSt
   ];
 }
 
-/** The totals that totalsReads' results read. */
-function totalsOf(results: SqlResult[], accountIds: Set<number>, keyIds: Set<string>) {
+/** The rows totalsReads' results read (undefined: no such row), accounts' then keys'. */
+export function totalsRows(results: SqlResult[], accountCount: number, keyCount: number) {
   const rows = (from: number, count: number) =>
     results.slice(from, from + count).map((result) => result.rows[0]);
-  return {
-    accounts: accountTotals(rows(0, accountIds.size)),
-    keys: keyTotals(rows(accountIds.size, keyIds.size)),
-  };
+  return { accounts: rows(0, accountCount), keys: rows(accountCount, keyCount) };
+}
+
+/** The totals that totalsReads' results read. */
+function totalsOf(results: SqlResult[], accountIds: Set<number>, keyIds: Set<string>) {
+  const rows = totalsRows(results, accountIds.size, keyIds.size);
+  return { accounts: accountTotals(rows.accounts), keys: keyTotals(rows.keys) };
 }
 
 /** Accounts' totals from their rows (ACCOUNT's columns); a missing row is skipped. */

@@ -43,13 +43,16 @@ const LEASE_GRACE_MS = 60_000;
 /** A limiter whose counts live in the PostgreSQL database every node shares. */
 export function createPostgresLimiter(options: PostgresLimiterOptions): Limiter {
   const { kysely, log } = options;
-  /** Settlements and releases sent and not yet answered. */
-  const landing = new Set<Promise<void>>();
-  const quietly = (what: string, work: Promise<unknown>) => {
-    const landed = work.then(() => {}, (error) => log.error(what, { error: describeError(error) }))
-      .finally(() => landing.delete(landed));
-    landing.add(landed);
-    return landed;
+  /** Settlements and releases sent and not yet answered, with the scopes they count in. */
+  const landing = new Set<{ scopes: readonly string[]; landed: Promise<void> }>();
+  const quietly = (what: string, scopes: readonly string[], work: Promise<unknown>) => {
+    const entry = {
+      scopes,
+      landed: work.then(() => {}, (error) => log.error(what, { error: describeError(error) }))
+        .finally(() => landing.delete(entry)),
+    };
+    landing.add(entry);
+    return entry.landed;
   };
 
   return {
@@ -57,8 +60,13 @@ export function createPostgresLimiter(options: PostgresLimiterOptions): Limiter 
       const scopes = scopesOf(request.config, request.principal, request.model);
       if (scopes.length === 0) return UNLIMITED;
       // A client's next request, sent as its last answer came, counts what that one
-      // counted and gave back: they went out after the answer, so they may not have landed.
-      if (landing.size > 0) await Promise.all(landing);
+      // counted and gave back in its scopes: they went out after the answer, so they may
+      // not have landed. Other scopes' requests do not wait for them.
+      if (landing.size > 0) {
+        const ids = new Set(scopes.map((scope) => scope.id));
+        const before = [...landing].filter((entry) => entry.scopes.some((id) => ids.has(id)));
+        if (before.length > 0) await Promise.all(before.map((entry) => entry.landed));
+      }
       const input = Math.max(0, Math.ceil(request.inputTokens));
       const lease = `lease_${crypto.randomUUID()}`;
       const leaseMs = request.config.timeouts.total + LEASE_GRACE_MS;
@@ -96,8 +104,9 @@ export function createPostgresLimiter(options: PostgresLimiterOptions): Limiter 
         );
       }
       const tokenScopes = scopes.filter((scope) => scope.tpm !== undefined).map((s) => s.id);
-      const leases = scopes.filter((scope) => scope.concurrency !== undefined)
-        .map((scope) => `${lease}:${scope.id}`);
+      const leaseScopes = scopes.filter((scope) => scope.concurrency !== undefined)
+        .map((scope) => scope.id);
+      const leases = leaseScopes.map((id) => `${lease}:${id}`);
       let settled = false;
       let released = false;
       return {
@@ -107,6 +116,7 @@ export function createPostgresLimiter(options: PostgresLimiterOptions): Limiter 
           settled = true;
           return quietly(
             "counting output tokens toward tpm failed",
+            tokenScopes,
             sql`SELECT settle_limits(${tokenScopes}::text[], ${Math.ceil(outputTokens)})`
               .execute(kysely),
           );
@@ -116,6 +126,7 @@ export function createPostgresLimiter(options: PostgresLimiterOptions): Limiter 
           released = true;
           return quietly(
             "releasing a concurrency lease failed (it lapses at its deadline)",
+            leaseScopes,
             sql`DELETE FROM limit_leases WHERE id = ANY(${leases}::text[])`.execute(kysely),
           );
         },

@@ -43,8 +43,6 @@ export class AlarmClock {
   #armedFor = Infinity;
   /** Whether due alarms are ringing: the timer is set once they all rang. */
   #firing = false;
-  /** Whether the timer is kept with no alarm set, unreferenced. */
-  #idle = false;
 
   constructor(now: () => number = () => performance.now()) {
     this.now = now;
@@ -64,6 +62,8 @@ export class AlarmClock {
   set(alarm: Alarm, at: number): void {
     const heap = this.#heap;
     if (alarm.slot < 0) {
+      // The first alarm after the last went: the timer kept since holds the process again.
+      if (heap.length === 0 && this.#timer !== undefined) Deno.refTimer(this.#timer);
       alarm.slot = heap.length;
       heap.push(alarm);
       alarm.at = at;
@@ -93,10 +93,7 @@ export class AlarmClock {
     }
     // With nothing left to ring the timer stays, holding no process open: it rings for
     // nothing once, or the next alarms, set later, keep it.
-    if (heap.length === 0 && this.#timer !== undefined) {
-      Deno.unrefTimer(this.#timer);
-      this.#idle = true;
-    }
+    if (heap.length === 0 && this.#timer !== undefined) Deno.unrefTimer(this.#timer);
   }
 
   // The timer is set for the earliest alarm; one set later than that is found when it
@@ -104,12 +101,7 @@ export class AlarmClock {
   #arm(): void {
     if (this.#firing) return;
     const first = this.#heap[0];
-    if (!first) return;
-    if (this.#idle) {
-      this.#idle = false;
-      Deno.refTimer(this.#timer!);
-    }
-    if (first.at >= this.#armedFor) return;
+    if (!first || first.at >= this.#armedFor) return;
     clearTimeout(this.#timer);
     this.#armedFor = first.at;
     // Whole milliseconds up: a timer that fired early would only look and set itself again.
@@ -119,7 +111,6 @@ export class AlarmClock {
   readonly #fire = () => {
     this.#timer = undefined;
     this.#armedFor = Infinity;
-    this.#idle = false;
     const now = this.now();
     const heap = this.#heap;
     this.#firing = true;

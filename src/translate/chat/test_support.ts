@@ -117,6 +117,11 @@ export function namedSse(...payloads: Record<string, unknown>[]): SseEvent[] {
   }));
 }
 
+/** One named SSE event (see namedSse). */
+export function namedEvent(payload: Record<string, unknown>): SseEvent {
+  return namedSse(payload)[0]!;
+}
+
 /**
  * Asserts that `decodeAll` makes the same IR of `events` as of the same events with a
  * space before each one's data, which only a parse accepts: a reader without a parse

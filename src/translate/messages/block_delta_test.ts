@@ -4,14 +4,11 @@ import type { SseEvent } from "../../protocols/sse.ts";
 import { readBlockDelta } from "./block_delta.ts";
 import {
   assertLeftToParse,
-  assertSameAsParse,
-  namedSse,
+  decodeAll,
+  namedEvent,
+  sameAsParse,
   trickyText,
-} from "../chat/test_support.ts";
-import { decodeAll } from "./test_support.ts";
-
-const same = (events: SseEvent[]) => assertSameAsParse(decodeAll, events);
-const named = (data: Record<string, unknown>): SseEvent => namedSse(data)[0]!;
+} from "./test_support.ts";
 
 Deno.test("messages block delta: the API's deltas are read without a parse", () => {
   const delta = (d: Record<string, unknown>) =>
@@ -46,8 +43,15 @@ Deno.test("messages block delta: any other layout, or a doubt, is parsed", () =>
     '{"type":"content_block_delta","index":1234567890,"delta":{"type":"text_delta","text":"a"}}',
   ];
   const open = [
-    named({ type: "message_start", message: { id: "m", model: "c", usage: { input_tokens: 1 } } }),
-    named({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+    namedEvent({
+      type: "message_start",
+      message: { id: "m", model: "c", usage: { input_tokens: 1 } },
+    }),
+    namedEvent({
+      type: "content_block_start",
+      index: 0,
+      content_block: { type: "text", text: "" },
+    }),
   ];
   assertLeftToParse(readBlockDelta, decodeAll, { open, event: "content_block_delta", missed });
 });
@@ -99,7 +103,7 @@ const event = fc.oneof(
 const name = fc.constantFrom<"own" | "none" | "error">("own", "own", "none", "error");
 
 Deno.test("messages block delta: a stream decodes to the same IR read without a parse as parsed", () => {
-  const start = named({
+  const start = namedEvent({
     type: "message_start",
     message: { id: "m", model: "c", usage: { input_tokens: 1 } },
   });
@@ -110,12 +114,12 @@ Deno.test("messages block delta: a stream decodes to the same IR read without a 
       (started, events) => {
         const sse = events.map(([data, how]): SseEvent =>
           how === "own"
-            ? named(data)
+            ? namedEvent(data)
             : how === "error"
             ? { event: "error", data: JSON.stringify(data) }
             : { data: JSON.stringify(data) }
         );
-        same(started ? [start, ...sse] : sse);
+        sameAsParse(started ? [start, ...sse] : sse);
       },
     ),
     { numRuns: 2000 },

@@ -4,18 +4,21 @@
  */
 import type { SseEvent } from "../../protocols/sse.ts";
 import type { IrEvent } from "../ir.ts";
-import { decodeAllWith, namedSse, transcripts } from "../chat/test_support.ts";
+import { assertSameAsParse, decodeAllWith, namedSse, transcripts } from "../chat/test_support.ts";
 import { createMessagesStreamDecoder } from "./stream_decode.ts";
 
 export {
   answerContext,
+  assertLeftToParse,
   CASES,
   foldEvents,
   irRequest,
+  namedEvent,
   ODD,
   oddPart,
   parseSse,
   requestContext,
+  trickyText,
 } from "../chat/test_support.ts";
 
 export const { fixtureJson, hasFixture, fixtureStream } = transcripts("messages");
@@ -26,4 +29,9 @@ export const sse = namedSse;
 /** Every IR event a fresh decoder makes of the events, its end included. */
 export function decodeAll(events: SseEvent[]): IrEvent[] {
   return decodeAllWith(createMessagesStreamDecoder(), events);
+}
+
+/** Asserts a fresh decoder makes the same of `events` read without a parse as parsed. */
+export function sameAsParse(events: SseEvent[]): void {
+  assertSameAsParse(decodeAll, events);
 }

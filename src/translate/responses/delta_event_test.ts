@@ -4,14 +4,11 @@ import type { SseEvent } from "../../protocols/sse.ts";
 import { DELTA_KINDS, readDeltaEvent } from "./delta_event.ts";
 import {
   assertLeftToParse,
-  assertSameAsParse,
-  namedSse,
+  decodeAll,
+  namedEvent,
+  sameAsParse,
   trickyText,
-} from "../chat/test_support.ts";
-import { decodeAll } from "./test_support.ts";
-
-const same = (events: SseEvent[]) => assertSameAsParse(decodeAll, events);
-const named = (data: Record<string, unknown>): SseEvent => namedSse(data)[0]!;
+} from "./test_support.ts";
 
 Deno.test("responses delta event: the API's delta events are read without a parse", () => {
   const read = (data: Record<string, unknown>) => readDeltaEvent(JSON.stringify(data));
@@ -60,8 +57,8 @@ Deno.test("responses delta event: any other layout, or a doubt, is parsed", () =
     '{"type":"response.output_text.delta","n":-01,"item_id":"m","delta":"a"}',
   ];
   const open = [
-    named({ type: "response.created", response: { id: "r", model: "m" } }),
-    named({ type: "response.output_item.added", item: { id: "m", type: "message" } }),
+    namedEvent({ type: "response.created", response: { id: "r", model: "m" } }),
+    namedEvent({ type: "response.output_item.added", item: { id: "m", type: "message" } }),
   ];
   assertLeftToParse(readDeltaEvent, decodeAll, {
     open,
@@ -108,7 +105,7 @@ const event = fc.oneof(
 const name = fc.constantFrom("own", "own", "none", "error", "response.failed");
 
 Deno.test("responses delta event: a stream decodes to the same IR read without a parse as parsed", () => {
-  const created = named({ type: "response.created", response: { id: "r", model: "m" } });
+  const created = namedEvent({ type: "response.created", response: { id: "r", model: "m" } });
   fc.assert(
     fc.property(
       fc.boolean(),
@@ -116,12 +113,12 @@ Deno.test("responses delta event: a stream decodes to the same IR read without a
       (started, events) => {
         const sse = events.map(([data, how]): SseEvent =>
           how === "own"
-            ? named(data)
+            ? namedEvent(data)
             : how === "none"
             ? { data: JSON.stringify(data) }
             : { event: how, data: JSON.stringify(data) }
         );
-        same(started ? [created, ...sse] : sse);
+        sameAsParse(started ? [created, ...sse] : sse);
       },
     ),
     { numRuns: 2000 },

@@ -8,19 +8,28 @@ import assert from "node:assert/strict";
 import type { SseEvent } from "../../protocols/sse.ts";
 import type { ResponseEncodeContext } from "../codec.ts";
 import type { IrEvent } from "../ir.ts";
-import { answerContext, decodeAllWith, namedSse, transcripts } from "../chat/test_support.ts";
+import {
+  answerContext,
+  assertSameAsParse,
+  decodeAllWith,
+  namedSse,
+  transcripts,
+} from "../chat/test_support.ts";
 import { createResponsesStreamDecoder } from "./stream_decode.ts";
 import { createResponsesStreamEncoder } from "./stream_encode.ts";
 
 export {
   answerContext,
+  assertLeftToParse,
   CASES,
   foldEvents,
   irRequest,
+  namedEvent,
   ODD,
   oddPart,
   parseSse,
   requestContext,
+  trickyText,
 } from "../chat/test_support.ts";
 
 export const { fixtureJson, hasFixture, fixtureStream } = transcripts("responses");
@@ -31,6 +40,11 @@ export const sse = namedSse;
 /** Every IR event a fresh decoder makes of the events, its end included. */
 export function decodeAll(events: SseEvent[]): IrEvent[] {
   return decodeAllWith(createResponsesStreamDecoder(), events);
+}
+
+/** Asserts a fresh decoder makes the same of `events` read without a parse as parsed. */
+export function sameAsParse(events: SseEvent[]): void {
+  assertSameAsParse(decodeAll, events);
 }
 
 /** Every client event a fresh encoder makes of the IR events, its end included. */
