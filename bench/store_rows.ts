@@ -7,6 +7,7 @@ import { issueKey } from "../src/auth/issue_key.ts";
 import { createAccount } from "../src/db/accounts.ts";
 import type { Db } from "../src/db/database.ts";
 import { type NewHold, type Settle, settlementOf } from "../src/db/store.ts";
+import { newRequestId } from "../src/middleware/request_context.ts";
 
 /** An account and key the bench's holds go to. */
 export interface HoldTarget {
@@ -29,16 +30,17 @@ export async function fundedTarget(db: Db): Promise<HoldTarget> {
 
 /** A new hold on `target`, with the figures of a short chat request. */
 export function benchHold(target: HoldTarget): NewHold {
-  const id = `hold_${crypto.randomUUID()}`;
+  const now = Date.now();
   return {
-    id,
+    id: `hold_${crypto.randomUUID()}`,
     instanceId: "inst_bench",
     ...target,
     amountMicros: 1_000,
     tokens: 100,
-    createdAt: Date.now(),
-    expiresAt: Date.now() + 60_000,
-    requestId: id,
+    createdAt: now,
+    expiresAt: now + 60_000,
+    // Time-ordered, as the server's: the ledger's index of request ids grows at its end.
+    requestId: newRequestId(now),
     model: "m",
     entryPoint: "chat",
     stream: false,
