@@ -165,6 +165,33 @@ const CASES: { name: string; run(open: OpenFixture): Promise<void> }[] = [
     },
   },
   {
+    name: "a turn's many holds and settlements are each written, in their order",
+    async run(open) {
+      const f = await open({ balanceMicros: 100_000, quotaTokens: 10_000 });
+      try {
+        // More than one INSERT's worth of rows (holds.ts writes them 16 at a time).
+        const holds = Array.from({ length: 37 }, () => newHold(f, 1_000));
+        const taken = await Promise.all(holds.map((hold) => f.a.store.takeHold(hold)));
+        assert.ok(taken.every((result) => result.ok));
+        assert.equal(await countHolds(f.a), 37);
+        await Promise.all(holds.map((hold, i) => f.a.store.settleHold(settleOf(hold, i + 1))));
+        const rows = await f.a.kysely.selectFrom("ledger").select(["request_id", "cost_micros"])
+          .orderBy("id").execute();
+        assert.deepEqual(
+          rows.map((row) => [row.request_id, row.cost_micros]),
+          holds.map((hold, i) => [hold.requestId, i + 1]),
+        );
+        const account = await accountOf(f);
+        assert.deepEqual([account.balance_micros, account.held_micros], [100_000 - 703, 0]);
+        const key = await keyOf(f);
+        assert.deepEqual([key.held_tokens, key.used_tokens], [0, 37 * 12]);
+        assert.equal(await countHolds(f.a), 0);
+      } finally {
+        await f.close();
+      }
+    },
+  },
+  {
     name: "a key without a quota is never refused for quota while other holds settle",
     async run(open) {
       const f = await open({ balanceMicros: 5_000 });
