@@ -294,6 +294,29 @@ Deno.test("passthrough: a non-stream body reaches the client byte for byte", () 
     }
   }));
 
+Deno.test("passthrough: a whole answer reaches the client as the upstream's bytes, even ones text would change", () =>
+  withScope(async (s) => {
+    const { fake, gateway, secret } = await relayOf(s, "chat");
+    const utf8 = (text: string) => new TextEncoder().encode(text);
+    // A byte-order mark, and a lone 0xE9 (Latin-1 "é") that UTF-8 text would replace.
+    const sent = new Uint8Array([
+      ...[0xef, 0xbb, 0xbf],
+      ...utf8(
+        '{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m",' +
+          '"choices":[{"index":0,"message":{"role":"assistant","content":"caf',
+      ),
+      0xe9,
+      ...utf8(
+        '"},"finish_reason":"stop"}],' +
+          '"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}',
+      ),
+    ]);
+    fake.setBehaviour({ transcript: { body: sent } });
+    const response = await gateway.post(PATHS.chat, secret, BODIES.chat);
+    assert.equal(response.status, 200);
+    assert.deepEqual(new Uint8Array(await response.arrayBuffer()), sent);
+  }));
+
 Deno.test("passthrough: a stream reaches the client byte for byte, comments and framing included", () =>
   withScope(async (s) => {
     const { fake, gateway, secret } = await relayOf(s, "messages");

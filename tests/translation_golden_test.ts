@@ -126,12 +126,20 @@ for (const client of PROTOCOLS) {
         );
         const response = read(new URL(`${upstream}/${name}/response.json`, TRANSCRIPTS));
         if (response !== undefined) {
-          const converted = t.response(response, JSON.parse(response));
+          const converted = t.response({
+            bytes: new TextEncoder().encode(response),
+            text: response,
+            json: JSON.parse(response),
+          });
           golden(
             direction,
             name,
             "client_response.json",
-            JSON.stringify({ body: JSON.parse(converted.body), usage: converted.usage }, null, 2) +
+            JSON.stringify(
+              { body: JSON.parse(String(converted.body)), usage: converted.usage },
+              null,
+              2,
+            ) +
               "\n",
           );
         }

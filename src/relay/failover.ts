@@ -18,7 +18,7 @@ import {
   type UpstreamExchange,
   UpstreamFailure,
 } from "../upstream/call.ts";
-import type { UpstreamResponse } from "../upstream/response.ts";
+import type { UpstreamResponse, WholeAnswer } from "../upstream/response.ts";
 import { readSseBatches } from "../upstream/sse.ts";
 
 /** An upstream that answered: its exchange and what was read of it. */
@@ -27,7 +27,7 @@ export interface Served {
   attempts: number;
   exchange: UpstreamExchange;
   /** Non-stream: the whole body. */
-  body?: { text: string; json: unknown };
+  body?: WholeAnswer;
   /** Stream: the iterator of event batches and its first batch (never empty). */
   stream?: { events: AsyncIterator<SseBatch>; first: SseBatch };
 }
@@ -108,6 +108,8 @@ export async function sendWithFailover(options: {
   };
 }
 
+const DECODER = new TextDecoder();
+
 async function readAnswer(
   exchange: UpstreamExchange,
   response: UpstreamResponse,
@@ -116,9 +118,14 @@ async function readAnswer(
   upstream: EntryProtocol,
 ): Promise<Pick<Served, "body" | "stream">> {
   if (!stream) {
-    const text = await exchange.within(response.text(), timeouts.idle, "response body");
+    const bytes = await exchange.within(
+      response.bytes(),
+      timeouts.idle,
+      "response body",
+    ) as Uint8Array<ArrayBuffer>;
+    const text = DECODER.decode(bytes);
     try {
-      return { body: { text, json: JSON.parse(text) } };
+      return { body: { bytes, text, json: JSON.parse(text) } };
     } catch (cause) {
       throw new UpstreamFailure("network", "The upstream answered with a body that is not JSON.", {
         cause,

@@ -63,7 +63,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<A
     });
     if (result.ok) {
       result.served.exchange.finish();
-      return c.body(result.served.body!.text, 200, { "content-type": "application/json" });
+      return c.body(result.served.body!.bytes, 200, { "content-type": "application/json" });
     }
     if (result.attempts > 0) throw result.error;
 

@@ -213,7 +213,7 @@ async function forward(
 
   if (served.body) {
     served.exchange.finish();
-    const converted = translation.response(served.body.text, served.body.json);
+    const converted = translation.response(served.body);
     const outcome: RelayOutcome = {
       status: "ok",
       usage: converted.usage,

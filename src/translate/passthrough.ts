@@ -24,8 +24,8 @@ export function passthrough(options: TranslatorOptions): Translation {
     forwardsAsSent: (upstreamModel) => upstreamModel === request.model && !hideUsageChunk,
     upstreamBody: (upstreamModel) =>
       passthroughRequest(request.body, upstreamModel, hideUsageChunk),
-    response: (text, json) => ({
-      body: text,
+    response: ({ bytes, json }) => ({
+      body: bytes,
       usage: wire.usageFromResponse(json),
       outputText: () => wire.responseText(json),
     }),

@@ -55,7 +55,7 @@ export function translated(options: TranslatorOptions, upstream: EntryProtocol):
         defaultMaxOutputTokens: options.defaultMaxOutputTokens,
         drop: options.drop,
       }),
-    response(_text, json) {
+    response({ json }) {
       const answer = target.decodeResponse(json);
       return {
         body: JSON.stringify(client.encodeResponse(answer, answerContext())),

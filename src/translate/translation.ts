@@ -8,13 +8,14 @@ import type { EntryProtocol } from "../config/schema.ts";
 import type { GatewayError } from "../errors.ts";
 import type { SseEvent } from "../protocols/sse.ts";
 import type { EntryRequest, Usage } from "../protocols/types.ts";
+import type { WholeAnswer } from "../upstream/response.ts";
 import { passthrough } from "./passthrough.ts";
 import { translated } from "./translated.ts";
 
 /** A whole upstream answer, converted for the client. */
 export interface ConvertedResponse {
-  /** The client's body (JSON text). */
-  body: string;
+  /** The client's body: the upstream's own bytes (same protocol), or JSON text. */
+  body: Uint8Array<ArrayBuffer> | string;
   /** The upstream's usage report, if it made one. */
   usage?: Usage;
   /** What the upstream produced, for estimating usage when it reported none. */
@@ -48,7 +49,7 @@ export interface Translation {
    * came, neither serialized again nor encoded (a coding agent's prompt is 50-500 KB).
    */
   forwardsAsSent(upstreamModel: string): boolean;
-  response(text: string, json: unknown): ConvertedResponse;
+  response(answer: WholeAnswer): ConvertedResponse;
   stream(): StreamConverter;
 }
 

@@ -10,6 +10,7 @@ const answer = (): UpstreamResponse => ({
   status: 200,
   header: () => undefined,
   text: () => Promise.resolve(""),
+  bytes: () => Promise.resolve(new Uint8Array()),
   body: null,
 });
 

@@ -19,8 +19,21 @@ export interface UpstreamResponse {
   header(name: string): string | undefined;
   /** The whole body as UTF-8 text. */
   text(): Promise<string>;
+  /** The whole body's bytes. */
+  bytes(): Promise<Uint8Array>;
   /** The body, or null when the answer has none. */
   readonly body: BodyReader | null;
+}
+
+/**
+ * A whole (non-stream) answer: the upstream's bytes, which a same-protocol client gets
+ * as they came, their text, and the JSON parsed from it.
+ */
+export interface WholeAnswer {
+  /** An ArrayBuffer's bytes, as every body reader makes them (the type says so for Response). */
+  bytes: Uint8Array<ArrayBuffer>;
+  text: string;
+  json: unknown;
 }
 
 /** A fetch Response as an UpstreamResponse (the echo channel's, the doctor's). */
@@ -29,6 +42,7 @@ export function fromFetchResponse(response: Response): UpstreamResponse {
     status: response.status,
     header: (name) => response.headers.get(name) ?? undefined,
     text: () => response.text(),
+    bytes: async () => new Uint8Array(await response.arrayBuffer()),
     body: response.body && streamReader(response.body),
   };
 }

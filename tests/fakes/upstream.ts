@@ -70,7 +70,10 @@ export interface Behaviour {
   respond?: (body: Record<string, unknown>) => FakeReply;
   /** Streams: after this many events send the protocol's error event and end. */
   midStreamError?: { afterEvents: number; message?: string };
-  /** Answer with this recorded transcript verbatim: `sse` to streams, `body` otherwise. */
+  /**
+   * Answer with this recorded transcript verbatim: `sse` to streams, `body` otherwise (an
+   * object as JSON, bytes as they are).
+   */
   transcript?: { body?: unknown; sse?: string };
 }
 
@@ -229,7 +232,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     }
     if (current.transcript?.body !== undefined && object.stream !== true) {
       if (current.gate) await released(current.gate);
-      return json(current.transcript.body);
+      const { body } = current.transcript;
+      if (!(body instanceof Uint8Array)) return json(body);
+      return new Response(body as Uint8Array<ArrayBuffer>, {
+        headers: { ...ids(), "content-type": "application/json" },
+      });
     }
     if (current.gate && object.stream !== true) await released(current.gate);
     return relayed(protocol, object, current);

@@ -202,6 +202,10 @@ class Http1Response implements UpstreamResponse {
   async text(): Promise<string> {
     return DECODER.decode(await this.#whole.readAll());
   }
+
+  bytes(): Promise<Uint8Array> {
+    return this.#whole.readAll();
+  }
 }
 
 /** Whether a reused connection failed before a byte of the answer arrived. */
