@@ -343,7 +343,7 @@ Deno.test("passthrough: a stream reaches the client byte for byte, comments and 
     assert.equal(await response.text(), sse);
   }));
 
-Deno.test("passthrough: a body nothing must change goes upstream byte for byte; a mapped model's is rewritten", () =>
+Deno.test("passthrough: a body goes upstream byte for byte, a mapped model's with only the model replaced", () =>
   withScope(async (s) => {
     const fake = await s.fake({ name: "up" });
     const tap = await s.tap(fake);
@@ -356,17 +356,14 @@ Deno.test("passthrough: a body nothing must change goes upstream byte for byte; 
       extra: 'model_map = { client-model = "upstream-model" }',
     })));
     const { secret } = await gateway.createKey();
-    // Spacing, key order and escapes a re-serialization would not keep.
+    // Spacing, key order, escapes and a number past a double's precision, none of which a
+    // re-serialization would keep.
     const sent = (model: string) =>
-      `{ "max_tokens":64,"model" : "${model}",\n "messages":[{"role":"user","content":"caf\\u00e9 \\/ ok"}],"x-extra":{"b":1,"a":[]} }`;
+      `{ "max_tokens":64,"model" : "${model}",\n "messages":[{"role":"user","content":"caf\\u00e9 \\/ ok"}],"x-extra":{"b":1,"a":[],"seed":12345678901234567891} }`;
     const same = await gateway.post(PATHS.messages, secret, sent("same-model"));
     assert.equal(same.status, 200, await same.text());
     assert.equal(tap.exchanges[0]?.request, sent("same-model"));
     const mapped = await gateway.post(PATHS.messages, secret, sent("client-model"));
     assert.equal(mapped.status, 200, await mapped.text());
-    assert.notEqual(tap.exchanges[1]?.request, sent("client-model"));
-    assert.deepEqual(JSON.parse(tap.exchanges[1]!.request), {
-      ...JSON.parse(sent("client-model")),
-      model: "upstream-model",
-    });
+    assert.equal(tap.exchanges[1]?.request, sent("upstream-model"));
   }));

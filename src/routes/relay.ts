@@ -169,14 +169,13 @@ async function forward(
     upstreamOf: (attempt) => translationOf(attempt).upstream,
     send: (attempt) => {
       const translation = translationOf(attempt);
-      const asSent = translation.forwardsAsSent(attempt.upstreamModel);
       return deps.sender({
         attempt,
         operation: translation.upstream,
         entry,
-        // Going as sent, the body is the client's own (only the echo channel reads it then).
-        body: asSent ? request.body : translation.upstreamBody(attempt.upstreamModel),
-        raw: asSent ? admitted.raw : undefined,
+        // With bytes to send, only the echo channel reads the body.
+        body: translation.upstreamBody(attempt.upstreamModel),
+        raw: translation.upstreamBytes(attempt.upstreamModel, admitted.raw),
         clientHeaders: raw.headers,
         search,
         stream: request.stream,

@@ -7,6 +7,7 @@ import type { EntryProtocol } from "../config/schema.ts";
 import type { GatewayError } from "../errors.ts";
 import { protocolOf } from "../protocols/index.ts";
 import { asRecord } from "../protocols/json_read.ts";
+import { withTopLevelString } from "../protocols/json_splice.ts";
 import { reportsUsage } from "../protocols/chat/usage.ts";
 import { outputTextCollector } from "../protocols/text.ts";
 import { upstreamStreamError } from "./errors.ts";
@@ -20,8 +21,14 @@ export function passthrough(options: TranslatorOptions): Translation {
   const hideUsageChunk = asksForUsage(entry, request.body, request.stream);
   return {
     upstream: entry,
-    // Unchanged unless the model is mapped, or a chat stream must ask for its usage.
-    forwardsAsSent: (upstreamModel) => upstreamModel === request.model && !hideUsageChunk,
+    // The client's bytes unless a chat stream must ask for its usage; a mapped model is
+    // replaced in them.
+    upstreamBytes: (upstreamModel, raw) =>
+      hideUsageChunk
+        ? undefined
+        : upstreamModel === request.model
+        ? raw
+        : withTopLevelString(raw, "model", upstreamModel),
     upstreamBody: (upstreamModel) =>
       passthroughRequest(request.body, upstreamModel, hideUsageChunk),
     response: ({ bytes, json }) => ({

@@ -48,7 +48,7 @@ export function translated(options: TranslatorOptions, upstream: EntryProtocol):
 
   return {
     upstream,
-    forwardsAsSent: () => false,
+    upstreamBytes: () => undefined,
     upstreamBody: (upstreamModel) =>
       target.encodeRequest(request(), {
         model: upstreamModel,

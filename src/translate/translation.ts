@@ -45,10 +45,11 @@ export interface Translation {
   /** The upstream body for a channel that knows the model as `upstreamModel`. */
   upstreamBody(upstreamModel: string): Record<string, unknown>;
   /**
-   * Whether that body is the client's own, unchanged: then its bytes go upstream as they
-   * came, neither serialized again nor encoded (a coding agent's prompt is 50-500 KB).
+   * That body as the client's own bytes (`raw`), when it can be: unchanged, or with only
+   * its model replaced. They go upstream as they are, neither serialized again nor encoded
+   * (a coding agent's prompt is 50-500 KB); undefined when the body must be written anew.
    */
-  forwardsAsSent(upstreamModel: string): boolean;
+  upstreamBytes(upstreamModel: string, raw: Uint8Array): Uint8Array | undefined;
   response(answer: WholeAnswer): ConvertedResponse;
   stream(): StreamConverter;
 }

@@ -15,7 +15,7 @@ export interface SendOptions {
   /** The protocol the echo channel should answer in. */
   entry: EntryProtocol;
   body: Record<string, unknown>;
-  /** The client's bytes, when `body` is the client's own: sent as they are. */
+  /** Bytes to send in place of `body`: the client's own, its model perhaps replaced. */
   raw?: Uint8Array;
   clientHeaders: Headers;
   search: string;
