@@ -261,9 +261,16 @@ for (const protocol of ["messages", "responses"] as const) {
 Deno.test("passthrough: a chat stream reaches the client whole except the usage chunk it did not ask for", () =>
   withScope(async (s) => {
     const { tap, gateway, secret } = await relayOf(s, "chat");
-    const response = await gateway.post(PATHS.chat, secret, { ...CHAT_BODY, stream: true });
+    const body = JSON.stringify({ ...CHAT_BODY, stream: true });
+    const response = await gateway.post(PATHS.chat, secret, body);
     assert.equal(response.status, 200);
     const received = await readEvents(response);
+    // The client's bytes, its model mapped and the request for usage written first.
+    assert.equal(
+      tap.exchanges[0]!.request,
+      '{"stream_options":{"include_usage":true},' +
+        body.slice(1).replace('"model":"client-model"', '"model":"upstream-model"'),
+    );
     const sent = await parseEvents(await tap.exchanges[0]!.body);
     assert.equal(sent.filter(isUsageChunk).length, 1, "the upstream reported usage");
     assert.equal(sent.at(-1)?.data, "[DONE]");

@@ -42,6 +42,22 @@ export function withTopLevelString(
 }
 
 /**
+ * `bytes` (a JSON object's UTF-8 text) with `member` (`"name":value`, a name the object
+ * does not have) written first.
+ */
+export function withFirstMember(bytes: Uint8Array, member: string): Uint8Array {
+  const open = bytes.indexOf(OPEN_OBJECT);
+  let next = open + 1;
+  while (isSpace(bytes[next]!)) next++;
+  const inserted = ENCODER.encode(bytes[next] === CLOSE_OBJECT ? member : `${member},`);
+  const out = new Uint8Array(bytes.byteLength + inserted.byteLength);
+  out.set(bytes.subarray(0, open + 1));
+  out.set(inserted, open + 1);
+  out.set(bytes.subarray(open + 1), open + 1 + inserted.byteLength);
+  return out;
+}
+
+/**
  * Where the quoted string value of the one top-level member named `key` starts and ends
  * in `text`. When `"key"` is written once and nothing is written with `\u` escapes (the
  * only ones that can spell a letter), no other member can be so named: the members after

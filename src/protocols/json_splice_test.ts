@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { withTopLevelString } from "./json_splice.ts";
+import { withFirstMember, withTopLevelString } from "./json_splice.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -89,5 +89,17 @@ Deno.test("json splice: any object's top-level model is replaced and nothing els
       },
     ),
     { numRuns: 500 },
+  );
+});
+
+Deno.test("json splice: a member written first keeps the rest as it came", () => {
+  const first = (text: string) => decode(withFirstMember(encode(text), '"a":1'));
+  assert.equal(first('{"b":2}'), '{"a":1,"b":2}');
+  assert.equal(first(' {\n  "b" : [ ] }'), ' {"a":1,\n  "b" : [ ] }');
+  assert.equal(first("{ }"), '{"a":1 }');
+  const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...encode('{"b":2}')]);
+  assert.deepEqual(
+    withFirstMember(bom, '"a":1'),
+    new Uint8Array([0xef, 0xbb, 0xbf, ...encode('{"a":1,"b":2}')]),
   );
 });

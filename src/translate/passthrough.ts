@@ -7,11 +7,14 @@ import type { EntryProtocol } from "../config/schema.ts";
 import type { GatewayError } from "../errors.ts";
 import { protocolOf } from "../protocols/index.ts";
 import { asRecord } from "../protocols/json_read.ts";
-import { withTopLevelString } from "../protocols/json_splice.ts";
+import { withFirstMember, withTopLevelString } from "../protocols/json_splice.ts";
 import { reportsUsage } from "../protocols/chat/usage.ts";
 import { outputTextCollector } from "../protocols/text.ts";
 import { upstreamStreamError } from "./errors.ts";
 import type { StreamConverter, Translation, TranslatorOptions } from "./translation.ts";
+
+/** What a chat stream's body gets when its client did not ask for usage. */
+const USAGE_REQUESTED = '"stream_options":{"include_usage":true}';
 
 /** The translation of a request toward a channel of its own protocol. */
 export function passthrough(options: TranslatorOptions): Translation {
@@ -21,14 +24,18 @@ export function passthrough(options: TranslatorOptions): Translation {
   const hideUsageChunk = asksForUsage(entry, request.body, request.stream);
   return {
     upstream: entry,
-    // The client's bytes unless a chat stream must ask for its usage; a mapped model is
-    // replaced in them.
-    upstreamBytes: (upstreamModel, raw) =>
-      hideUsageChunk
-        ? undefined
-        : upstreamModel === request.model
+    // The client's bytes, a mapped model replaced in them and, for a chat stream that
+    // did not ask for usage, the request for it written first.
+    upstreamBytes(upstreamModel, raw) {
+      const bytes = upstreamModel === request.model
         ? raw
-        : withTopLevelString(raw, "model", upstreamModel),
+        : withTopLevelString(raw, "model", upstreamModel);
+      if (!bytes || !hideUsageChunk) return bytes;
+      // Other stream options of the client's are kept by writing the body anew.
+      return request.body.stream_options === undefined
+        ? withFirstMember(bytes, USAGE_REQUESTED)
+        : undefined;
+    },
     upstreamBody: (upstreamModel) =>
       passthroughRequest(request.body, upstreamModel, hideUsageChunk),
     response: ({ bytes, json }) => ({
