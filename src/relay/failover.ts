@@ -118,11 +118,7 @@ async function readAnswer(
   upstream: EntryProtocol,
 ): Promise<Pick<Served, "body" | "stream">> {
   if (!stream) {
-    const bytes = await exchange.within(
-      response.bytes(),
-      timeouts.idle,
-      "response body",
-    ) as Uint8Array<ArrayBuffer>;
+    const bytes = await exchange.within(response.bytes(), timeouts.idle, "response body");
     const text = DECODER.decode(bytes);
     try {
       return { body: { bytes, text, json: JSON.parse(text) } };

@@ -20,7 +20,7 @@ export interface UpstreamResponse {
   /** The whole body as UTF-8 text. */
   text(): Promise<string>;
   /** The whole body's bytes. */
-  bytes(): Promise<Uint8Array>;
+  bytes(): Promise<Uint8Array<ArrayBuffer>>;
   /** The body, or null when the answer has none. */
   readonly body: BodyReader | null;
 }
@@ -30,7 +30,6 @@ export interface UpstreamResponse {
  * as they came, their text, and the JSON parsed from it.
  */
 export interface WholeAnswer {
-  /** An ArrayBuffer's bytes, as every body reader makes them (the type says so for Response). */
   bytes: Uint8Array<ArrayBuffer>;
   text: string;
   json: unknown;

@@ -203,8 +203,9 @@ class Http1Response implements UpstreamResponse {
     return DECODER.decode(await this.#whole.readAll());
   }
 
-  bytes(): Promise<Uint8Array> {
-    return this.#whole.readAll();
+  bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    // Every read is a fresh ArrayBuffer's bytes, never a shared one's (the type allows both).
+    return this.#whole.readAll() as Promise<Uint8Array<ArrayBuffer>>;
   }
 }
 
