@@ -1,8 +1,9 @@
 /**
  * What an idle stream costs in memory on this runtime: N streams whose upstream sends
  * one chunk and then nothing, held open through each minimal proxy of
- * stream_floor_proxy.ts (the native pipe, a default reader, 4 KiB BYOB reads) and
- * through tollgate priced, each a fresh process; prints its idle RSS, peak RSS and
+ * stream_floor_proxy.ts (the native pipe, a default reader, 4 KiB BYOB reads, tollgate's
+ * HTTP/1.1 client, that client behind a server on `Deno.listen` instead of `Deno.serve`)
+ * and through tollgate priced, each a fresh process; prints its idle RSS, peak RSS and
  * (peak - idle) per stream. Run by hand (`ulimit -n` must allow 2 x N + 256):
  * `deno run -A bench/idle_floor.ts [--streams 2000] [--seconds 3]`.
  */
@@ -28,7 +29,7 @@ interface Subject {
 }
 
 const SUBJECTS: Subject[] = [
-  ...(["native", "pull", "byob"] as const).map((mode) => ({
+  ...(["native", "pull", "byob", "http1", "own-server"] as const).map((mode) => ({
     name: `floor ${mode}`,
     start: (fake: string) => startChild(mode, "stream_floor_proxy.ts", [`${fake}/idle`, mode]),
     model: "bench",

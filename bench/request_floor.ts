@@ -26,6 +26,7 @@ await runFloorBench({
     "http1",
     "http1-hold",
     "http1-store",
+    "own-server",
   ] satisfies RequestFloorMode[],
   fakeArgs: [],
   stream: false,

@@ -10,13 +10,15 @@
  * in place of fetch, as tollgate reaches channels since 2026-11-25; `http1-store` is
  * `http1-hold` writing through tollgate's own store instead of two bare tables (its schema:
  * the ledger's indexes, the account's and key's running totals): what tollgate's accounting
- * costs, apart from the rest of its request path.
+ * costs, apart from the rest of its request path. `own-server` is `http1` behind a server
+ * of its own on `Deno.listen` instead of `Deno.serve` (own_server_floor.ts).
  *
  * Run as a child of bench/request_floor.ts: `deno run -A bench/request_floor_proxy.ts URL MODE`.
  */
 import { DatabaseSync } from "node:sqlite";
 import { createBatchQueue, DEFERRED_MS } from "../src/db/write_queue.ts";
 import { NEVER, serveUntilStdinCloses } from "./child.ts";
+import { serveOwnUntilStdinCloses } from "./own_server_floor.ts";
 import { createHttpClient } from "../src/upstream/http1/client.ts";
 import { openDatabase } from "../src/db/database.ts";
 import type { NewHold } from "../src/db/store.ts";
@@ -30,7 +32,8 @@ export type RequestFloorMode =
   | "hold"
   | "http1"
   | "http1-hold"
-  | "http1-store";
+  | "http1-store"
+  | "own-server";
 
 /** Holds and settlements through tollgate's own store on a SQLite file at `path`. */
 async function tollgateStore(path: string) {
@@ -89,6 +92,7 @@ function groupCommit(path: string) {
 
 if (import.meta.main) {
   const [upstream, mode] = Deno.args as [string, RequestFloorMode];
+  if (mode === "own-server") await serveOwnUntilStdinCloses(upstream);
   const dir = await Deno.makeTempDir({ prefix: "request_floor_" });
   const holds = mode === "hold" || mode === "http1-hold";
   const ledger = mode === "ledger" || holds ? groupCommit(`${dir}/floor.db`) : undefined;

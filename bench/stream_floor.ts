@@ -22,7 +22,7 @@ const { values } = parseArgs({
 const CHUNKS = 64;
 await runFloorBench({
   proxy: "stream_floor_proxy.ts",
-  modes: ["native", "transform", "pull", "byob", "http1"] satisfies FloorMode[],
+  modes: ["native", "transform", "pull", "byob", "http1", "own-server"] satisfies FloorMode[],
   fakeArgs: [String(CHUNKS), String(DEFAULT_SLOW_CHUNKS), String(DEFAULT_SLOW_DELAY_MS)],
   upstreamPath: values.slow ? "/slow" : undefined,
   stream: true,

@@ -7,16 +7,18 @@
  * the same reading into 4 KiB buffers of its own (`byob`: a default reader's pending read
  * holds a 64 KiB buffer, which an idle stream keeps for its life), or tollgate's own
  * HTTP/1.1 client instead of fetch, each chunk one socket read (`http1`, as tollgate reads
- * since 2026-11-25).
+ * since 2026-11-25), or that client behind a server of its own on `Deno.listen` instead
+ * of `Deno.serve` (`own-server`, own_server_floor.ts).
  *
  * Run as a child of bench/stream_floor.ts: `deno run -A bench/stream_floor_proxy.ts URL MODE`.
  */
 import { NEVER, serveUntilStdinCloses } from "./child.ts";
 import { createHttpClient, type HttpClient } from "../src/upstream/http1/client.ts";
 import type { BodyReader } from "../src/upstream/response.ts";
+import { serveOwnUntilStdinCloses } from "./own_server_floor.ts";
 
 /** How the proxy relays the stream. */
-export type FloorMode = "native" | "transform" | "pull" | "byob" | "http1";
+export type FloorMode = "native" | "transform" | "pull" | "byob" | "http1" | "own-server";
 
 /** The client's body for the upstream's stream, relayed as `mode` says. */
 function relayed(body: ReadableStream<Uint8Array>, mode: FloorMode): ReadableStream<Uint8Array> {
@@ -77,6 +79,7 @@ function byobRelayed(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Arra
 
 if (import.meta.main) {
   const [upstream, mode] = Deno.args as [string, FloorMode];
+  if (mode === "own-server") await serveOwnUntilStdinCloses(upstream);
   const client = createHttpClient();
   await serveUntilStdinCloses(async (request) => {
     if (mode === "http1") return await viaHttp1(client, upstream, request);
