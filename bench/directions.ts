@@ -1,10 +1,11 @@
 /**
  * The direction phase: streams from a client of each protocol through tollgate to a
  * channel of each protocol (three pass-throughs, six translations), each warmed up and
- * then measured at the stream concurrency, with tollgate's CPU time per streamed chunk.
+ * then measured at the stream concurrency in slices taken across the directions in turn
+ * (`interleaved`), with tollgate's CPU time per streamed chunk.
  */
 import { runLoad } from "./load.ts";
-import { checkAnswers, measure } from "./measure.ts";
+import { checkAnswers, interleaved, measure, SLICES, sliceWarmupMs } from "./measure.ts";
 import type { ChildServer } from "./processes.ts";
 import {
   type ClientRequest,
@@ -74,15 +75,21 @@ export async function runDirections(
     progress(`warming up ${name}`);
     await runLoad(streamPhase(direction, settings.warmup / 2));
   }
-  const results: DirectionResult[] = [];
-  for (const direction of DIRECTIONS) {
+  const combined = await interleaved(
+    DIRECTIONS,
+    settings.duration,
+    async (direction, round, seconds) => {
+      progress(`streams ${directionName(direction)} (${round}/${SLICES})`);
+      await runLoad({ ...streamPhase(direction, 0), durationMs: sliceWarmupMs(settings.warmup) });
+      return await measure(tollgate.pid, streamPhase(direction, seconds));
+    },
+  );
+  return DIRECTIONS.map((direction, index) => {
     const name = directionName(direction);
-    progress(`streams ${name}`);
-    const result = await measure(tollgate.pid, streamPhase(direction, settings.duration));
+    const result = combined[index]!;
     if (result.errors > 0) {
       progress(`${name}: ${result.errors} errors, first: ${result.firstError}`);
     }
-    results.push({ ...direction, name, result });
-  }
-  return results;
+    return { ...direction, name, result };
+  });
 }

@@ -61,6 +61,35 @@ export function combineSlices(slices: PhaseResult[]): PhaseResult {
   };
 }
 
+/** Slices a phase's time is cut into, taken in turn across what the phase compares. */
+export const SLICES = 3;
+
+/**
+ * Each of `subjects` measured in SLICES slices of `seconds / SLICES`, taken in turn across
+ * them, so that drift and bursts of the (shared, noisy) machine hit all alike; each result
+ * is its slices combined (combineSlices). `slice` loads its subject for a moment
+ * unmeasured before it measures: a subject measured right after another process had the
+ * machine would otherwise pay for the switch.
+ */
+export async function interleaved<T>(
+  subjects: readonly T[],
+  seconds: number,
+  slice: (subject: T, round: number, seconds: number) => Promise<PhaseResult>,
+): Promise<PhaseResult[]> {
+  const slices: PhaseResult[][] = subjects.map(() => []);
+  for (let round = 1; round <= SLICES; round++) {
+    for (const [index, subject] of subjects.entries()) {
+      slices[index]!.push(await slice(subject, round, seconds / SLICES));
+    }
+  }
+  return slices.map(combineSlices);
+}
+
+/** Milliseconds of unmeasured load a slice starts with: half the warm-up, at most 500. */
+export function sliceWarmupMs(warmupSeconds: number): number {
+  return Math.min(500, (warmupSeconds * 1000) / 2);
+}
+
 /**
  * Sends one whole and one stream request and fails with the reason unless both answer
  * 200, the whole one with the fake's text and the stream with all `chunks` chunks and

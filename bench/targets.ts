@@ -4,7 +4,7 @@
  * concurrency 1 and C, streams at concurrency 1 and S.
  */
 import { runLoad } from "./load.ts";
-import { checkAnswers, combineSlices, measure } from "./measure.ts";
+import { checkAnswers, interleaved, measure, SLICES, sliceWarmupMs } from "./measure.ts";
 import type { ChildServer } from "./processes.ts";
 import { type ClientRequest, clientRequest } from "./protocols.ts";
 import type { PhaseResult, TargetResults } from "./report.ts";
@@ -78,16 +78,10 @@ export function measureTarget(
   });
 }
 
-/** Slices each phase's time is cut into, taken in turn across the targets. */
-const ROUNDS = 3;
-
 /**
  * The four targets' phases: each target checked and warmed up, then phase by phase, the
- * phase's time cut into ROUNDS slices taken across all targets in turn, so that drift
- * and bursts of the (shared, noisy) machine hit all alike; each figure is the median
- * slice's (combineSlices). Each slice starts with half a second of its own load,
- * unmeasured: a target measured after another process had the machine (tollgate
- * unpriced, after the bare proxy) would otherwise pay for the switch.
+ * phase's time cut into slices taken across all targets in turn (`interleaved`): each
+ * figure is the median slice's.
  */
 export async function runTargets(
   targets: Target[],
@@ -104,23 +98,22 @@ export async function runTargets(
   ] as const;
   const results: TargetResults[] = targets.map((target) => ({ target: target.name, phases: {} }));
   for (const phase of phases) {
-    const slices: PhaseResult[][] = targets.map(() => []);
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (const [index, target] of targets.entries()) {
-        progress(`${phase.key} ${target.name} (${round}/${ROUNDS})`);
+    const combined = await interleaved(
+      targets,
+      settings.duration,
+      async (target, round, seconds) => {
+        progress(`${phase.key} ${target.name} (${round}/${SLICES})`);
         await runLoad({
           ...requestOf(target, phase.stream),
           stream: phase.stream,
           concurrency: phase.concurrency,
-          durationMs: Math.min(500, (settings.warmup * 1000) / 2),
+          durationMs: sliceWarmupMs(settings.warmup),
         });
-        slices[index]!.push(
-          await measureTarget(target, phase.stream, phase.concurrency, settings.duration / ROUNDS),
-        );
-      }
-    }
+        return await measureTarget(target, phase.stream, phase.concurrency, seconds);
+      },
+    );
     for (const [index, target] of targets.entries()) {
-      const result = combineSlices(slices[index]!);
+      const result = combined[index]!;
       if (result.errors > 0) {
         progress(`${target.name}: ${result.errors} errors, first: ${result.firstError}`);
       }
