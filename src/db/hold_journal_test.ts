@@ -69,3 +69,19 @@ Deno.test("hold journal: past its size it is emptied at a commit, when every hol
   journal.close();
   assert.deepEqual(takeHoldJournal(path)!.leftover, [hold("after")]);
 });
+
+Deno.test("hold journal: a batch of any size and any text is written whole", async () => {
+  const path = `${await Deno.makeTempDir()}/t.db-holds`;
+  const { journal } = takeHoldJournal(path)!;
+  // A line past the 16 KiB the journal encodes into, then short ones after it, one not ASCII.
+  const many = Array.from({ length: 200 }, (_, i) => hold(`many${i}`));
+  journal.append(many);
+  journal.append([{ ...hold("é"), model: "modèle ✓" }]);
+  journal.append([hold("last")]);
+  journal.close();
+  assert.deepEqual(takeHoldJournal(path)!.leftover, [
+    ...many,
+    { ...hold("é"), model: "modèle ✓" },
+    hold("last"),
+  ]);
+});
