@@ -11,23 +11,14 @@
  */
 import { announce, NEVER, stdinClosed } from "./child.ts";
 import { createHttpClient, type HttpClient } from "../src/upstream/http1/client.ts";
+import { headEnd } from "../src/upstream/http1/head.ts";
 
 const ENCODER = new TextEncoder();
 const DECODER = new TextDecoder();
-const HEAD_END = ENCODER.encode("\r\n\r\n");
 const STREAM_HEAD = ENCODER.encode(
   "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n",
 );
 const LAST_CHUNK = ENCODER.encode("0\r\n\r\n");
-
-/** Where `needle` starts in `bytes`, or -1. */
-function indexOfBytes(bytes: Uint8Array, needle: Uint8Array): number {
-  outer: for (let i = 0; i + needle.length <= bytes.length; i++) {
-    for (let j = 0; j < needle.length; j++) if (bytes[i + j] !== needle[j]) continue outer;
-    return i;
-  }
-  return -1;
-}
 
 /** A client connection's unread bytes: requests follow each other on a kept-alive one. */
 class ClientConnection {
@@ -38,13 +29,13 @@ class ClientConnection {
   /** The next request's body (its head read for Content-Length); undefined once it closed. */
   async nextBody(): Promise<Uint8Array | undefined> {
     for (;;) {
-      const end = indexOfBytes(this.#buffer, HEAD_END);
+      const end = headEnd(this.#buffer);
       if (end >= 0) {
         const head = DECODER.decode(this.#buffer.subarray(0, end));
         const length = Number(/content-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
-        while (this.#buffer.length < end + 4 + length) if (!await this.#fill()) return undefined;
-        const body = this.#buffer.slice(end + 4, end + 4 + length);
-        this.#buffer = this.#buffer.slice(end + 4 + length);
+        while (this.#buffer.length < end + length) if (!await this.#fill()) return undefined;
+        const body = this.#buffer.slice(end, end + length);
+        this.#buffer = this.#buffer.slice(end + length);
         return body;
       }
       if (!await this.#fill()) return undefined;

@@ -4,6 +4,8 @@
  * only `model` changed, neither serialized again nor encoded.
  */
 
+import { unescaped } from "./json_read.ts";
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
@@ -97,7 +99,7 @@ function membersSpan(text: string, key: string, stopAt: number): [number, number
     if (stopAt >= 0 && at > stopAt) return membersSpan(text, key, -1);
     const nameEnd = stringEnd(text, at);
     if (nameEnd < 0) return undefined;
-    const named = nameOf(text, at, nameEnd) === key;
+    const named = unescaped(text.slice(at + 1, nameEnd - 1)) === key;
     at = skipSpace(text, nameEnd);
     if (text.charCodeAt(at) !== COLON) return undefined;
     at = skipSpace(text, at + 1);
@@ -114,12 +116,6 @@ function membersSpan(text: string, key: string, stopAt: number): [number, number
     if (text.charCodeAt(at) !== COMMA) return undefined;
     at = skipSpace(text, at + 1);
   }
-}
-
-/** A member's name as the parse reads it (escapes decoded). */
-function nameOf(text: string, start: number, end: number): string {
-  const token = text.slice(start, end);
-  return token.includes("\\") ? JSON.parse(token) : token.slice(1, -1);
 }
 
 /** The index after the string starting at `start` (its opening quote); -1 if it never ends. */

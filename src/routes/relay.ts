@@ -169,13 +169,16 @@ async function forward(
     upstreamOf: (attempt) => translationOf(attempt).upstream,
     send: (attempt) => {
       const translation = translationOf(attempt);
+      const bytes = translation.upstreamBytes(attempt.upstreamModel, admitted.raw);
       return deps.sender({
         attempt,
         operation: translation.upstream,
         entry,
-        // With bytes to send, only the echo channel reads the body.
-        body: translation.upstreamBody(attempt.upstreamModel),
-        raw: translation.upstreamBytes(attempt.upstreamModel, admitted.raw),
+        // The client's bytes unchanged: its body is the one to read (only the echo channel does).
+        body: bytes === admitted.raw
+          ? request.body
+          : translation.upstreamBody(attempt.upstreamModel),
+        raw: bytes,
         clientHeaders: raw.headers,
         search,
         stream: request.stream,
