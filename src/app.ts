@@ -1,20 +1,28 @@
-/** Builds tollgate's HTTP app from its dependencies; nothing here is module-level state. */
-import { Hono } from "hono";
-import type { AppEnv } from "./app_env.ts";
+/**
+ * Builds tollgate's app from its dependencies (nothing here is module-level state): the
+ * routes of design.md's HTTP surface, each request's context, and the one place errors
+ * are rendered. The server (http/) hands it requests and writes its answers.
+ */
 import { authenticate } from "./auth/authenticate.ts";
 import { cacheKeyLookup } from "./auth/key_cache.ts";
 import type { KeyLookup } from "./auth/principal.ts";
 import type { Accounting } from "./billing/accounting.ts";
 import type { EntryProtocol } from "./config/schema.ts";
 import type { ConfigSnapshot } from "./config/store.ts";
-import { asGatewayError, errorResponse, GatewayError } from "./errors.ts";
+import { asGatewayError, errorAnswer, GatewayError } from "./errors.ts";
 import { describeError, type Logger } from "./log.ts";
-import { requestContext } from "./middleware/request_context.ts";
+import {
+  newRequestId,
+  type RequestContext,
+  requestContext,
+  shapeOf,
+  stampAnswer,
+} from "./middleware/request_context.ts";
 import { countTokensRoute } from "./routes/count_tokens.ts";
 import { listModels, retrieveModel } from "./routes/models.ts";
 import { pathNotFound } from "./routes/not_found.ts";
 import { relayRoute } from "./routes/relay.ts";
-import { bodyTooLarge, declaredBodySize } from "./relay/body.ts";
+import { bodyTooLarge } from "./relay/body.ts";
 import { createRouter, type Router } from "./routing/router.ts";
 import { createObserver, type Observer } from "./observability/observer.ts";
 import { healthz, readyz } from "./routes/health.ts";
@@ -25,7 +33,9 @@ import { watchShutdown } from "./upstream/shutdown_watch.ts";
 import { AlarmClock } from "./upstream/alarm_clock.ts";
 import type { Limiter } from "./limits/limiter.ts";
 import { createMemoryLimiter } from "./limits/memory_limiter.ts";
-import type { MiddlewareHandler } from "hono";
+import type { Answer } from "./http/answer.ts";
+import type { IncomingRequest } from "./http/incoming.ts";
+import type { Principal } from "./auth/principal.ts";
 
 /** Everything the app is built from; tests pass their own. */
 export interface AppDeps {
@@ -49,34 +59,22 @@ export interface AppDeps {
   databaseReady?: () => Promise<boolean>;
 }
 
-/** 404 for an entry point the config does not expose (checked per request: config reloads). */
-function exposed(entry: EntryProtocol): MiddlewareHandler<AppEnv> {
-  return async function exposed(c, next) {
-    const enabled = c.get("snapshot").config.server.entry_points;
-    if (!enabled.includes(entry)) {
-      throw new GatewayError(
-        404,
-        "not_found",
-        `The ${entry} entry point is not enabled on this gateway; enabled: ${
-          enabled.join(", ") || "none"
-        }.`,
-      );
-    }
-    await next();
-  };
+/** tollgate's app: what the server hands each request to. */
+export interface App {
+  /** Answers a request; never throws (an error is answered in the path's shape). */
+  handle(request: IncomingRequest): Promise<Answer>;
+  /** The answer to a request the server could not read (malformed, a head too large). */
+  refuse(status: number, message: string, path?: string): Answer;
 }
 
-/** 413 before authentication for a body whose declared size is over the limit (design.md's flow). */
-function bodyLimit(): MiddlewareHandler<AppEnv> {
-  return async function bodyLimit(c, next) {
-    const limit = c.get("snapshot").config.server.max_body_bytes;
-    if (declaredBodySize(c.req.raw) > limit) throw bodyTooLarge(limit);
-    await next();
-  };
-}
+/** A route: a request's answer (or a thrown GatewayError). */
+type Route = (context: RequestContext) => Answer | Promise<Answer>;
+
+/** A route behind authentication. */
+type KeyRoute = (context: RequestContext, principal: Principal) => Answer | Promise<Answer>;
 
 /** The tollgate app: routes of design.md's HTTP surface over the given dependencies. */
-export function createApp(deps: AppDeps): Hono<AppEnv> {
+export function createApp(deps: AppDeps): App {
   const now = deps.now ?? Date.now;
   const router = deps.router ?? createRouter({ now, random: deps.random });
   const observer = deps.observer ?? createObserver();
@@ -93,33 +91,115 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     clock: new AlarmClock(),
   };
   const auth = authenticate({ lookup: cacheKeyLookup(deps.lookupKey, now), now });
+  const withKey = (route: KeyRoute): Route => async (context) =>
+    route(context, await auth(context));
+  const entryPoint = (entry: EntryProtocol, route: KeyRoute) =>
+    withBody(exposed(entry, withKey(route)));
+  const retrieve = retrieveModel(router);
 
-  const app = new Hono<AppEnv>();
-  app.use(requestContext({ config: deps.config, now, observer }));
-  app.onError((error, c) => {
+  // GET routes answer HEAD as well (without their body).
+  const getRoutes = new Map<string, Route>([
+    ["/healthz", healthz()],
+    ["/readyz", readyz({ router, databaseReady: deps.databaseReady })],
+    ["/metrics", metricsRoute(observer.metrics)],
+    ["/v1/models", withKey(listModels(router))],
+  ]);
+  const postRoutes = new Map<string, Route>([
+    ["/v1/chat/completions", entryPoint("chat", relayRoute("chat", relayDeps))],
+    ["/v1/responses", entryPoint("responses", relayRoute("responses", relayDeps))],
+    ["/v1/messages", entryPoint("messages", relayRoute("messages", relayDeps))],
+    ["/v1/messages/count_tokens", entryPoint("messages", countTokensRoute(relayDeps))],
+  ]);
+
+  function route(context: RequestContext): Answer | Promise<Answer> {
+    const { method, path } = context.request;
+    const get = method === "GET" || method === "HEAD";
+    const found = (get ? getRoutes : method === "POST" ? postRoutes : undefined)?.get(path);
+    if (found) return found(context);
+    const modelId = get ? modelIdOf(path) : undefined;
+    if (modelId !== undefined) {
+      return withKey((context, principal) => retrieve(context, principal, modelId))(context);
+    }
+    throw pathNotFound(path, method);
+  }
+
+  /** The answer of an error, logged when it is tollgate's fault. */
+  function failed(context: RequestContext, error: unknown): Answer {
     const gatewayError = asGatewayError(error);
     if (gatewayError.status === 500) {
       deps.log.error("request failed", {
-        request_id: c.get("requestId"),
+        request_id: context.requestId,
         code: gatewayError.code,
         error: describeError(gatewayError.cause ?? gatewayError),
       });
     }
-    return errorResponse(gatewayError, c.get("shape") ?? "openai", c.get("requestId") ?? "");
-  });
-  app.notFound((c) =>
-    errorResponse(pathNotFound(c.req.path, c.req.method), c.get("shape"), c.get("requestId"))
-  );
+    return errorAnswer(gatewayError, context.shape, context.requestId);
+  }
 
-  app.get("/healthz", healthz());
-  app.get("/readyz", readyz({ router, databaseReady: deps.databaseReady }));
-  app.get("/metrics", metricsRoute(observer.metrics));
-  app.get("/v1/models", auth, listModels(router));
-  app.get("/v1/models/:id", auth, retrieveModel(router));
-  app.use("/v1/*", bodyLimit());
-  app.post("/v1/chat/completions", exposed("chat"), auth, relayRoute("chat", relayDeps));
-  app.post("/v1/responses", exposed("responses"), auth, relayRoute("responses", relayDeps));
-  app.post("/v1/messages", exposed("messages"), auth, relayRoute("messages", relayDeps));
-  app.post("/v1/messages/count_tokens", exposed("messages"), auth, countTokensRoute(relayDeps));
-  return app;
+  return {
+    async handle(request) {
+      const snapshot = deps.config.current();
+      const context = requestContext(request, snapshot, now());
+      let answer: Answer;
+      try {
+        answer = await route(context);
+      } catch (error) {
+        answer = failed(context, error);
+      }
+      // Rate-limit headers go on every answer after admission, errors included.
+      stampAnswer(context, answer);
+      const { record } = context;
+      record.status = answer.status;
+      if (record.outcome === undefined && answer.status >= 400) record.outcome = "refused";
+      // A stream reports itself when it ends.
+      if (!record.streaming) observer.finished(record, snapshot.config.server);
+      return answer;
+    },
+    refuse(status, message, path) {
+      const code = status === 431 ? "request_too_large" : "invalid_request";
+      const error = new GatewayError(status, code, message, {
+        messagesType: status === 431 ? "request_too_large" : "invalid_request_error",
+      });
+      return errorAnswer(error, path === undefined ? "openai" : shapeOf(path), newRequestId(now()));
+    },
+  };
+}
+
+/** The `{id}` of GET /v1/models/{id}, percent-decoded; undefined for any other path. */
+function modelIdOf(path: string): string | undefined {
+  const prefix = "/v1/models/";
+  if (!path.startsWith(prefix) || path.length === prefix.length) return undefined;
+  const id = path.slice(prefix.length);
+  if (id.includes("/")) return undefined;
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return undefined;
+  }
+}
+
+/** 404 for an entry point the config does not expose (checked per request: config reloads). */
+function exposed(entry: EntryProtocol, route: Route): Route {
+  return function exposed(context) {
+    const enabled = context.snapshot.config.server.entry_points;
+    if (!enabled.includes(entry)) {
+      throw new GatewayError(
+        404,
+        "not_found",
+        `The ${entry} entry point is not enabled on this gateway; enabled: ${
+          enabled.join(", ") || "none"
+        }.`,
+      );
+    }
+    return route(context);
+  };
+}
+
+/** 413 before authentication for a body whose declared size is over the limit (design.md's flow). */
+function withBody(route: Route): Route {
+  return function bodyLimit(context) {
+    const limit = context.snapshot.config.server.max_body_bytes;
+    if (context.request.declaredBodySize > limit) throw bodyTooLarge(limit);
+    return route(context);
+  };
 }

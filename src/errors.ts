@@ -3,6 +3,7 @@
  * (models, chat, responses) and the messages shape (every path under /v1/messages).
  */
 import { DatabaseUnavailableError } from "./db/store.ts";
+import type { Answer } from "./http/answer.ts";
 
 /** Which body shape an error is rendered in; decided by the path, not the channel. */
 export type ErrorShape = "openai" | "messages";
@@ -83,15 +84,17 @@ export function errorBody(error: GatewayError, shape: ErrorShape, requestId: str
   };
 }
 
-/** Renders an error as an HTTP response in the given shape. */
-export function errorResponse(error: GatewayError, shape: ErrorShape, requestId: string): Response {
-  const headers = new Headers(error.headers);
-  headers.set("content-type", "application/json");
-  headers.set("x-request-id", requestId);
-  return new Response(JSON.stringify(errorBody(error, shape, requestId)), {
+/** Renders an error as an answer in the given shape. */
+export function errorAnswer(error: GatewayError, shape: ErrorShape, requestId: string): Answer {
+  const headers: Record<string, string> = {};
+  for (const name in error.headers) headers[name.toLowerCase()] = error.headers[name]!;
+  headers["content-type"] = "application/json";
+  headers["x-request-id"] = requestId;
+  return {
     status: error.status,
     headers,
-  });
+    body: JSON.stringify(errorBody(error, shape, requestId)),
+  };
 }
 
 /** Wraps anything thrown that is not a GatewayError as a 500 `gateway_error`. */

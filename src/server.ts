@@ -18,6 +18,7 @@ import { createMetrics } from "./observability/metrics.ts";
 import { createObserver } from "./observability/observer.ts";
 import { createRouter } from "./routing/router.ts";
 import { createHttpClient } from "./upstream/http1/client.ts";
+import { serveHttp } from "./http/server.ts";
 
 /** A running gateway. */
 export interface RunningServer {
@@ -148,21 +149,14 @@ export async function startServer(options: {
   });
 
   const listen = parseListen(config.server.listen);
-  const controller = new AbortController();
-  const { promise: listening, resolve: onListening } = Promise.withResolvers<Deno.NetAddr>();
-  const server = Deno.serve({
+  const server = serveHttp({
     hostname: listen.hostname,
     port: options.port ?? listen.port,
-    signal: controller.signal,
-    onListen: onListening,
-  }, (request, info) =>
-    app.fetch(request, {
-      // Read only for a key with an IP allowlist: the runtime fetches it on each read.
-      get remoteAddr() {
-        return info.remoteAddr.hostname;
-      },
-    }));
-  const address = await listening;
+    handle: app.handle,
+    refuse: app.refuse,
+    onError: (error) => log.error("serving a connection failed", { error: describeError(error) }),
+  });
+  const address = server.addr;
   const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
 
   let stopping: Promise<void> | undefined;

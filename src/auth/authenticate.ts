@@ -1,23 +1,25 @@
-/** The authentication middleware: key from headers, then every state check of the catalogue. */
-import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../app_env.ts";
+/** Authentication: the key from the headers, then every state check of the catalogue. */
 import type { Config } from "../config/schema.ts";
+import type { RequestContext } from "../middleware/request_context.ts";
 import { GatewayError } from "../errors.ts";
 import { perConfig } from "../routing/catalog.ts";
 import { anyCidrContains, type Cidr, parseCidr } from "./cidr.ts";
 import { clientIp } from "./client_ip.ts";
 import { extractApiKey } from "./extract.ts";
 import { rememberSecretHashes } from "./secret_hashes.ts";
-import type { KeyLookup, KeyRecord } from "./principal.ts";
+import type { KeyLookup, KeyRecord, Principal } from "./principal.ts";
 
 const parseCidrs = (texts: readonly string[]): Cidr[] =>
   texts.map(parseCidr).filter((cidr): cidr is Cidr => cidr !== undefined);
 
-/** Verifies the caller's key and sets `principal`; throws 401/403 GatewayErrors. */
+/** Verifies a request's key: its principal, or a thrown 401/403 GatewayError. */
+export type Authenticate = (context: RequestContext) => Promise<Principal>;
+
+/** Authentication over a key lookup (cached by the caller). */
 export function authenticate(options: {
   lookup: KeyLookup;
   now: () => number;
-}): MiddlewareHandler<AppEnv> {
+}): Authenticate {
   const hashOf = rememberSecretHashes();
   const trustedProxiesOf = perConfig((config: Config) => parseCidrs(config.server.trusted_proxies));
   // Key records are cached (key_cache.ts), so each allowlist is parsed once per lookup.
@@ -27,8 +29,9 @@ export function authenticate(options: {
     if (!cidrs) allowlists.set(texts, cidrs = parseCidrs(texts));
     return cidrs;
   };
-  return async function authenticate(c, next) {
-    const secret = extractApiKey(c.req.raw.headers);
+  return async function authenticate(context) {
+    const { request } = context;
+    const secret = extractApiKey(request.headers);
     if (!secret) {
       throw new GatewayError(
         401,
@@ -37,7 +40,7 @@ export function authenticate(options: {
       );
     }
     const key = await options.lookup(hashOf(secret));
-    const { config } = c.get("snapshot");
+    const { config } = context.snapshot;
     checkKeyState(key, options.now());
     if (!(key.group in config.groups)) {
       throw new GatewayError(
@@ -48,8 +51,8 @@ export function authenticate(options: {
     }
     if (key.allowIps) {
       const address = clientIp(
-        c.env?.remoteAddr,
-        c.req.header("x-forwarded-for") ?? null,
+        request.remoteAddr,
+        request.headers.get("x-forwarded-for") ?? null,
         trustedProxiesOf(config),
       );
       if (!address || !anyCidrContains(allowlistOf(key.allowIps), address)) {
@@ -62,11 +65,10 @@ export function authenticate(options: {
         );
       }
     }
-    c.set("principal", key);
-    const record = c.get("record");
+    const { record } = context;
     record.keyId = key.id;
     record.account = key.accountName;
-    await next();
+    return key;
   };
 }
 

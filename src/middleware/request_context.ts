@@ -1,12 +1,29 @@
-/** First middleware: request id, error shape, config snapshot and the request's record. */
-import type { Context, MiddlewareHandler } from "hono";
-import type { AppEnv } from "../app_env.ts";
+/**
+ * Each request's context: its id, error shape, config snapshot and record, made when it
+ * arrives; and what every answer carries (`x-request-id`, an admitted request's
+ * `x-ratelimit-*`), stamped when it leaves.
+ */
 import type { ConfigSnapshot } from "../config/store.ts";
 import type { ErrorShape } from "../errors.ts";
-import type { Observer } from "../observability/observer.ts";
-import { newRecord } from "../observability/record.ts";
+import type { Answer } from "../http/answer.ts";
+import type { IncomingRequest } from "../http/incoming.ts";
+import { newRecord, type RequestRecord } from "../observability/record.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** What a request carries from its arrival to its answer. */
+export interface RequestContext {
+  readonly request: IncomingRequest;
+  readonly requestId: string;
+  /** The error shape of this path: messages under /v1/messages, else OpenAI. */
+  readonly shape: ErrorShape;
+  /** The config this request started with; a reload mid-request does not change it. */
+  readonly snapshot: ConfigSnapshot;
+  /** What this request did, for the request log and the metrics. */
+  readonly record: RequestRecord;
+  /** The `x-ratelimit-*` headers of an admitted request of a limited key, for every answer. */
+  limitHeaders?: Readonly<Record<string, string>>;
+}
 
 /** The error shape for a path: the messages protocol owns everything under /messages. */
 export function shapeOf(path: string): ErrorShape {
@@ -30,67 +47,26 @@ export function newRequestId(now: number): string {
   return `req_${time}${uuid.slice(0, 8)}${uuid.slice(24)}`;
 }
 
-/**
- * Sets the per-request context, stamps `x-request-id` (and an admitted request's
- * `x-ratelimit-*`) on every response, and reports
- * the request when it is over (a stream reports itself when it ends).
- */
-export function requestContext(options: {
-  config: { current(): ConfigSnapshot };
-  now: () => number;
-  observer: Observer;
-}): MiddlewareHandler<AppEnv> {
-  return async function requestContext(c, next) {
-    const time = options.now();
-    const requestId = requestIdFrom(c.req.header("x-request-id"), time);
-    const snapshot = options.config.current();
-    const record = newRecord({
-      requestId,
-      time,
-      method: c.req.method,
-      path: c.req.path,
-    });
-    c.set("requestId", requestId);
-    c.set("shape", shapeOf(c.req.path));
-    c.set("snapshot", snapshot);
-    c.set("record", record);
-    await next();
-    // Rate-limit headers go on every answer after admission, errors included; an answer
-    // built with answerHeaders() has them already (set one by one here, each is checked).
-    if (!c.get("stamped")) {
-      const limitHeaders = c.get("limitHeaders");
-      try {
-        stamp(c.res.headers, requestId, limitHeaders);
-      } catch {
-        // Immutable headers (a response built elsewhere): rebuild it around the same body.
-        c.res = new Response(c.res.body, c.res);
-        stamp(c.res.headers, requestId, limitHeaders);
-      }
-    }
-    record.status = c.res.status;
-    if (record.outcome === undefined && c.res.status >= 400) record.outcome = "refused";
-    if (!record.streaming) options.observer.finished(record, snapshot.config.server);
+/** The context of a request that just arrived, at `now` (ms since the epoch). */
+export function requestContext(
+  request: IncomingRequest,
+  snapshot: ConfigSnapshot,
+  now: number,
+): RequestContext {
+  const requestId = requestIdFrom(request.headers.get("x-request-id"), now);
+  return {
+    request,
+    requestId,
+    shape: shapeOf(request.path),
+    snapshot,
+    record: newRecord({ requestId, time: now, method: request.method, path: request.path }),
   };
 }
 
-/** `headers` with what every answer carries: `x-request-id` and any `x-ratelimit-*`. */
-export function answerHeaders(
-  c: Context<AppEnv>,
-  headers: Record<string, string>,
-): Record<string, string> {
-  c.set("stamped", true);
-  headers["x-request-id"] = c.get("requestId");
-  const limitHeaders = c.get("limitHeaders");
-  if (limitHeaders) Object.assign(headers, limitHeaders);
-  return headers;
-}
-
-function stamp(
-  headers: Headers,
-  requestId: string,
-  limitHeaders: Readonly<Record<string, string>> | undefined,
-): void {
-  headers.set("x-request-id", requestId);
-  if (!limitHeaders) return;
-  for (const name in limitHeaders) headers.set(name, limitHeaders[name]!);
+/** Stamps what every answer carries: `x-request-id` and any `x-ratelimit-*`. */
+export function stampAnswer(context: RequestContext, answer: Answer): Answer {
+  answer.headers["x-request-id"] = context.requestId;
+  const { limitHeaders } = context;
+  if (limitHeaders) Object.assign(answer.headers, limitHeaders);
+  return answer;
 }

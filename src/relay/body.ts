@@ -1,11 +1,11 @@
 /**
- * Reads a client's JSON body under the size limit. The body is read chunk by chunk,
- * so one over the limit is refused once the limit is passed (never held whole), and a
- * body cut short (shorter than its Content-Length, or its connection closed mid-way)
- * or not UTF-8 is the client's 400, not a gateway failure.
+ * Reads a client's JSON body under the size limit. The server reads it (http/incoming.ts),
+ * refusing one over the limit once the limit is passed (never holding it whole); a body
+ * cut short (shorter than its Content-Length, or its connection closed mid-way), badly
+ * chunked, or not UTF-8 is the client's 400, not a gateway failure.
  */
-import { concatBytes } from "../bytes.ts";
 import { GatewayError } from "../errors.ts";
+import { BodyRefused, type IncomingRequest } from "../http/incoming.ts";
 
 /** A client body: the parsed JSON, its size in bytes, and the bytes as they came. */
 export interface JsonBody {
@@ -19,14 +19,13 @@ export interface JsonBody {
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** The parsed JSON body; 413 past `maxBytes`, 400 `bad_request_body` for anything not JSON. */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<JsonBody> {
-  const declared = declaredBodySize(request);
-  if (declared > maxBytes) throw bodyTooLarge(maxBytes);
-  // A declared size is all the runtime reads (it frames the body): one bulk read then.
-  // Without one (chunked), the body is read chunk by chunk and refused past the limit.
-  const bytes = declared >= 0
-    ? await readWhole(request)
-    : await readLimited(request.body, maxBytes);
+export async function readJsonBody(request: IncomingRequest, maxBytes: number): Promise<JsonBody> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await request.body(maxBytes);
+  } catch (error) {
+    throw error instanceof BodyRefused ? bodyRefused(error, maxBytes) : error;
+  }
   let text: string;
   try {
     text = UTF8.decode(bytes);
@@ -41,38 +40,14 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
 }
 
-async function readWhole(request: Request): Promise<Uint8Array> {
-  try {
-    return new Uint8Array(await request.arrayBuffer());
-  } catch (error) {
-    throw incomplete(error);
-  }
-}
-
-async function readLimited(
-  body: ReadableStream<Uint8Array> | null,
-  maxBytes: number,
-): Promise<Uint8Array> {
-  if (!body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = body.getReader();
-  for (;;) {
-    let step: ReadableStreamReadResult<Uint8Array>;
-    try {
-      step = await reader.read();
-    } catch (error) {
-      throw incomplete(error);
-    }
-    if (step.done) break;
-    size += step.value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw bodyTooLarge(maxBytes);
-    }
-    chunks.push(step.value);
-  }
-  return concatBytes(chunks);
+function bodyRefused(refused: BodyRefused, maxBytes: number): GatewayError {
+  if (refused.fault === "too_large") return bodyTooLarge(maxBytes);
+  if (refused.fault === "incomplete") return incomplete(refused);
+  return new GatewayError(
+    400,
+    "bad_request_body",
+    `Request body is not validly chunked: ${refused.message}. Send it again, or with a Content-Length.`,
+  );
 }
 
 /** The 413 for a body over the limit. */
@@ -82,11 +57,6 @@ export function bodyTooLarge(maxBytes: number): GatewayError {
     "request_too_large",
     `Request body is too large: the limit is ${maxBytes} bytes. Shorten the conversation or ask the operator to raise server.max_body_bytes.`,
   );
-}
-
-/** The size a request declares in Content-Length, or NaN. */
-export function declaredBodySize(request: Request): number {
-  return Number(request.headers.get("content-length") ?? NaN);
 }
 
 function incomplete(cause: unknown): GatewayError {

@@ -1,11 +1,12 @@
 /**
  * Relays an upstream SSE stream to the client: each batch of upstream events (one
  * network chunk) is read under the idle timeout, converted (passed through or
- * translated, counting usage) and forwarded at once. After the first byte went out an
- * upstream failure ends the stream with the entry protocol's error event; a client
- * that goes away aborts the upstream request.
+ * translated, counting usage) and written at once, the next read waiting for the write.
+ * After the first byte went out an upstream failure ends the stream with the entry
+ * protocol's error event; a client that goes away aborts the upstream request.
  */
 import { GatewayError } from "../errors.ts";
+import type { AnswerStream, ByteSink } from "../http/answer.ts";
 import { shuttingDown } from "./failover.ts";
 import { encodeSse, type SseBatch, type SseEvent } from "../protocols/sse.ts";
 import type { StreamConverter } from "../translate/translation.ts";
@@ -34,31 +35,39 @@ export interface StreamRelay {
   converter: StreamConverter;
   /** Told once, at the end, how long the stream waited on the upstream (overhead metric). */
   waited?: (ms: number) => void;
-  /** Settles the request (its ledger write completes after the stream closed). */
-  onEnd: (outcome: RelayOutcome) => void;
+  /**
+   * Settles the request; the stream's last bytes wait for it (it waits only to load the
+   * tokenizer, to estimate usage), so that a server that drained its connections has
+   * begun every settlement. The ledger write completes after the stream closed.
+   */
+  onEnd: (outcome: RelayOutcome) => Promise<void> | void;
 }
 
-/** The client's response body for a stream relay. */
-export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>(new RelaySource(relay));
+/** The client's answer body for a stream relay. */
+export function relayStream(relay: StreamRelay): AnswerStream {
+  return new RelayStream(relay);
 }
 
 /**
- * The response body's source. Its state is in fields and its steps are methods, not a
- * closure each: an idle stream holds all of it for as long as it is open.
+ * The answer's stream. Its state is in fields and its steps are methods, not a closure
+ * each: an idle stream holds all of it for as long as it is open.
  */
-class RelaySource implements UnderlyingDefaultSource<Uint8Array>, Ringing {
+class RelayStream implements AnswerStream, Ringing {
   readonly #exchange: UpstreamExchange;
   readonly #events: AsyncIterator<SseBatch>;
   readonly #converter: StreamConverter;
   readonly #waited: ((ms: number) => void) | undefined;
-  readonly #onEnd: (outcome: RelayOutcome) => void;
+  readonly #onEnd: (outcome: RelayOutcome) => Promise<void> | void;
   readonly #keepalive: Keepalive;
   /** Dropped once sent: an idle stream does not keep its first chunk. */
   #first: SseBatch | undefined;
   #alarm: Alarm | undefined;
-  #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  #sink: ByteSink | undefined;
+  /** A keep-alive being written: the next write waits for it (one write at a time). */
+  #keepaliveWrite: Promise<void> | undefined;
   #ended = false;
+  /** The settlement begun when the stream ended. */
+  #settled: Promise<void> | void = undefined;
   /** Summed here and told once: a stream reads thousands of chunks. */
   #waitedMs = 0;
   /** When the last read ended: what is sent after it counts as sent then (one clock reading a chunk). */
@@ -75,24 +84,21 @@ class RelaySource implements UnderlyingDefaultSource<Uint8Array>, Ringing {
     this.#keepalive = relay.keepalive;
   }
 
-  start(controller: ReadableStreamDefaultController<Uint8Array>): void {
-    this.#controller = controller;
-    const bytes = this.#convert(this.#first!);
-    this.#first = undefined;
-    if (bytes) controller.enqueue(bytes);
-    if (this.#endOnFailure(controller)) return;
-    const { ms, clock } = this.#keepalive;
-    if (ms <= 0) return;
-    this.#alarm = clock.alarm(this);
-    this.#alarm.set(this.#sentAt + ms);
-  }
-
-  async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+  async pipe(sink: ByteSink): Promise<void> {
+    this.#sink = sink;
     const converter = this.#converter;
     const exchange = this.#exchange;
     try {
-      // Loop until something is sent: a pull that enqueues nothing is never called again.
-      for (;;) {
+      const first = this.#convert(this.#first!);
+      this.#first = undefined;
+      if (first) await this.#write(first);
+      if (this.#endOnFailure()) return;
+      const { ms, clock } = this.#keepalive;
+      if (ms > 0 && !this.#ended) {
+        this.#alarm = clock.alarm(this);
+        this.#alarm.set(this.#sentAt + ms);
+      }
+      while (!this.#ended) {
         const waitStart = exchange.idle.start();
         let step: IteratorResult<SseBatch>;
         try {
@@ -103,22 +109,23 @@ class RelaySource implements UnderlyingDefaultSource<Uint8Array>, Ringing {
         this.#waitedMs += this.#readAt - waitStart;
         if (step.done) {
           const bytes = this.#encode(converter.end());
-          if (bytes) controller.enqueue(bytes);
+          if (bytes) await this.#write(bytes);
           this.#end(converter.failure() ? "failed" : "ok", converter.failure()?.message);
-          controller.close();
           return;
         }
         const bytes = this.#convert(step.value);
-        if (bytes) controller.enqueue(bytes);
-        if (this.#endOnFailure(controller) || bytes) return;
+        if (bytes) await this.#write(bytes);
+        if (this.#endOnFailure()) return;
       }
     } catch (error) {
-      if (this.#ended) return;
-      this.#endOnError(controller, error);
+      if (!this.#ended) await this.#endOnError(error);
+    } finally {
+      await this.#settled;
     }
   }
 
   cancel(): void {
+    if (this.#ended) return;
     this.#exchange.abort(new UpstreamFailure("client_gone", "The client disconnected."));
     void this.#events.return?.(undefined);
     this.#end("aborted", "The client disconnected mid-stream.");
@@ -128,11 +135,23 @@ class RelaySource implements UnderlyingDefaultSource<Uint8Array>, Ringing {
   ring(now: number): void {
     if (this.#ended) return;
     const { ms, bytes } = this.#keepalive;
-    if (now - this.#sentAt >= ms) {
-      this.#controller!.enqueue(bytes);
+    if (now - this.#sentAt >= ms && !this.#keepaliveWrite) {
       this.#sentAt = now;
+      const written = this.#sink!.write(bytes);
+      this.#keepaliveWrite = written;
+      written.then(this.#keepaliveWritten, this.#keepaliveWritten);
     }
     this.#alarm!.set(this.#sentAt + ms);
+  }
+
+  readonly #keepaliveWritten = (): void => {
+    this.#keepaliveWrite = undefined;
+  };
+
+  /** One write at a time: a keep-alive under way goes out first. */
+  async #write(bytes: Uint8Array): Promise<void> {
+    if (this.#keepaliveWrite) await this.#keepaliveWrite;
+    await this.#sink!.write(bytes);
   }
 
   #end(status: RelayOutcome["status"], reason?: string): void {
@@ -142,7 +161,12 @@ class RelaySource implements UnderlyingDefaultSource<Uint8Array>, Ringing {
     this.#waited?.(this.#waitedMs);
     this.#exchange.finish();
     const converter = this.#converter;
-    this.#onEnd({ status, reason, usage: converter.usage(), outputText: converter.outputText });
+    this.#settled = this.#onEnd({
+      status,
+      reason,
+      usage: converter.usage(),
+      outputText: converter.outputText,
+    });
   }
 
   #encode(events: SseEvent[]): Uint8Array | undefined {
@@ -162,17 +186,16 @@ class RelaySource implements UnderlyingDefaultSource<Uint8Array>, Ringing {
   }
 
   /** The upstream reported an error mid-stream: its events went out; stop reading. */
-  #endOnFailure(controller: ReadableStreamDefaultController<Uint8Array>): boolean {
+  #endOnFailure(): boolean {
     const failure = this.#converter.failure();
     if (!failure) return false;
     this.#exchange.abort(new UpstreamFailure("network", failure.message));
     this.#end("failed", failure.message);
-    controller.close();
     return true;
   }
 
   /** The read failed: the client gets the protocol's error event, unless it went away. */
-  #endOnError(controller: ReadableStreamDefaultController<Uint8Array>, error: unknown): void {
+  async #endOnError(error: unknown): Promise<void> {
     const { signal } = this.#exchange;
     const failure = error instanceof UpstreamFailure
       ? error
@@ -194,9 +217,9 @@ class RelaySource implements UnderlyingDefaultSource<Uint8Array>, Ringing {
         "The upstream stream broke off before it finished.",
       );
     const bytes = this.#encode(this.#converter.error(gatewayError));
-    if (bytes) controller.enqueue(bytes);
     this.#exchange.abort(new UpstreamFailure("network", gatewayError.message));
     this.#end("failed", gatewayError.message);
-    controller.close();
+    // The client may be gone too: then the stream simply ends.
+    if (bytes) await this.#write(bytes).catch(() => {});
   }
 }

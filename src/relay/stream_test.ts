@@ -46,27 +46,54 @@ function silentEvents(): AsyncIterator<SseBatch> {
 }
 
 const FIRST = "data: first\n\n";
+const KEEPALIVE = ": keep-alive\n\n";
+
+/** A client that records what a stream writes, and tells when a write has `text` in it. */
+function recordingSink() {
+  let written = "";
+  const waiting: { text: string; resolve: () => void }[] = [];
+  return {
+    get written() {
+      return written;
+    },
+    write(bytes: Uint8Array): Promise<void> {
+      written += decoder.decode(bytes);
+      for (const wait of waiting) if (written.includes(wait.text)) wait.resolve();
+      return Promise.resolve();
+    },
+    /** Resolves once the stream wrote `text`. */
+    until(text: string): Promise<void> {
+      const { promise, resolve } = Promise.withResolvers<void>();
+      waiting.push({ text, resolve });
+      if (written.includes(text)) resolve();
+      return promise;
+    },
+  };
+}
 
 Deno.test("stream: silent streams get keep-alives from one clock, which holds nothing once they end", async () => {
   const clock = new AlarmClock();
   const ended: RelayOutcome[] = [];
-  const bodies = Array.from({ length: 3 }, () =>
-    relayStream({
+  const streams = Array.from({ length: 3 }, () => {
+    const stream = relayStream({
       exchange: silentExchange(),
       events: silentEvents(),
       first: { events: [{ data: "first" }], bytes: encoder.encode(FIRST) },
-      keepalive: { ms: 10, bytes: encoder.encode(": keep-alive\n\n"), clock },
+      keepalive: { ms: 10, bytes: encoder.encode(KEEPALIVE), clock },
       converter: passthrough(),
-      onEnd: (outcome) => ended.push(outcome),
-    }));
+      onEnd: (outcome) => void ended.push(outcome),
+    });
+    const sink = recordingSink();
+    return { stream, sink, piped: stream.pipe(sink) };
+  });
+  await Promise.all(streams.map(({ sink }) => sink.until(FIRST)));
   // Every stream's next keep-alive is an alarm of the shared clock, not a timer of its own.
   assert.equal(clock.size, 3);
-  for (const body of bodies) {
-    const reader = body.getReader();
-    let text = "";
-    while (!text.includes(": keep-alive\n\n")) text += decoder.decode((await reader.read()).value);
-    assert.ok(text.startsWith(FIRST), text);
-    await reader.cancel();
+  for (const { stream, sink, piped } of streams) {
+    await sink.until(KEEPALIVE);
+    assert.ok(sink.written.startsWith(FIRST), sink.written);
+    stream.cancel();
+    await piped;
   }
   assert.equal(clock.size, 0, "an ended stream leaves no alarm (and the test no timer)");
   assert.deepEqual(ended.map((outcome) => outcome.status), ["aborted", "aborted", "aborted"]);
@@ -74,16 +101,19 @@ Deno.test("stream: silent streams get keep-alives from one clock, which holds no
 
 Deno.test("stream: no keep-alive alarm when keep-alives are off", async () => {
   const clock = new AlarmClock();
-  const body = relayStream({
+  const stream = relayStream({
     exchange: silentExchange(),
     events: silentEvents(),
     first: { events: [{ data: "first" }], bytes: encoder.encode(FIRST) },
-    keepalive: { ms: 0, bytes: encoder.encode(": keep-alive\n\n"), clock },
+    keepalive: { ms: 0, bytes: encoder.encode(KEEPALIVE), clock },
     converter: passthrough(),
     onEnd: () => {},
   });
+  const sink = recordingSink();
+  const piped = stream.pipe(sink);
+  await sink.until(FIRST);
   assert.equal(clock.size, 0);
-  const reader = body.getReader();
-  assert.equal(decoder.decode((await reader.read()).value), FIRST);
-  await reader.cancel();
+  assert.equal(sink.written, FIRST);
+  stream.cancel();
+  await piped;
 });

@@ -4,8 +4,7 @@
  * tokenizer over the body the request would send to the model's first channel. It is
  * free: no hold, no ledger row.
  */
-import type { Handler } from "hono";
-import type { AppEnv } from "../app_env.ts";
+import type { Principal } from "../auth/principal.ts";
 import { estimateUsage } from "../billing/estimate.ts";
 import { loadTokenCounter } from "../protocols/token_count.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
@@ -16,17 +15,20 @@ import { sendWithFailover } from "../relay/failover.ts";
 import { readJsonBody } from "../relay/body.ts";
 import type { RoutePlan } from "../routing/router.ts";
 import { createTranslator } from "../translate/translation.ts";
-import { searchOf } from "../upstream/request.ts";
+import { type Answer, jsonAnswer } from "../http/answer.ts";
+import type { RequestContext } from "../middleware/request_context.ts";
 import { type RelayDeps, upstreamProtocol } from "./relay.ts";
 
 /** The count_tokens handler. */
-export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<AppEnv> {
-  return async function countTokens(c) {
-    const { config } = c.get("snapshot");
-    const requestId = c.get("requestId");
-    const body = await readJsonBody(c.req.raw, config.server.max_body_bytes);
+export function countTokensRoute(
+  deps: Omit<RelayDeps, "accounting">,
+): (context: RequestContext, principal: Principal) => Promise<Answer> {
+  return async function countTokens(context, principal) {
+    const { config } = context.snapshot;
+    const { requestId, request: client } = context;
+    const body = await readJsonBody(client, config.server.max_body_bytes);
     const request = parseCountTokensRequest(body.value);
-    const plan = deps.router.plan(config, c.get("principal"), request.model, "messages");
+    const plan = deps.router.plan(config, principal, request.model, "messages");
     // The protocol of the first channel that does not speak messages, if one comes up.
     let elsewhere: EntryProtocol | undefined;
     const messagesChannels: RoutePlan = {
@@ -40,12 +42,11 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<A
       fail: plan.fail,
       succeed: plan.succeed,
     };
-    const search = searchOf(c.req.url);
     const result = await sendWithFailover({
       plan: messagesChannels,
       entry: "messages",
       stream: false,
-      signals: { client: c.req.raw.signal, shutdown: deps.shutdown },
+      signals: { client: client.signal, shutdown: deps.shutdown },
       clock: deps.clock,
       timeoutsOf: (attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts }),
       upstreamOf: () => "messages",
@@ -55,15 +56,19 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<A
           operation: "count_tokens",
           entry: "messages",
           body: { ...request.body, model: attempt.upstreamModel },
-          clientHeaders: c.req.raw.headers,
-          search,
+          clientHeaders: client.headers,
+          search: client.search,
           stream: false,
           connectMs: { ...config.timeouts, ...attempt.channel.timeouts }.connect,
         }),
     });
     if (result.ok) {
       result.served.exchange.finish();
-      return c.body(result.served.body!.bytes, 200, { "content-type": "application/json" });
+      return {
+        status: 200,
+        headers: { "content-type": "application/json" },
+        body: result.served.body!.bytes,
+      };
     }
     if (result.attempts > 0) throw result.error;
 
@@ -88,6 +93,8 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): Handler<A
     }
     const protocol = upstreamBody === request.body ? "messages" : target;
     const count = await loadTokenCounter();
-    return c.json({ input_tokens: estimateUsage(protocol, upstreamBody, "", count).input_tokens });
+    return jsonAnswer({
+      input_tokens: estimateUsage(protocol, upstreamBody, "", count).input_tokens,
+    });
   };
 }

@@ -4,9 +4,9 @@
  * and container runtimes.
  */
 import { hash } from "node:crypto";
-import type { Handler } from "hono";
-import type { AppEnv } from "../app_env.ts";
 import type { Config } from "../config/schema.ts";
+import { type Answer, jsonAnswer } from "../http/answer.ts";
+import type { RequestContext } from "../middleware/request_context.ts";
 import { perConfig } from "../routing/catalog.ts";
 import type { Router } from "../routing/router.ts";
 
@@ -14,9 +14,9 @@ import type { Router } from "../routing/router.ts";
 const DATABASE_CHECK_MS = 2_000;
 
 /** Always 200 while the process runs. */
-export function healthz(): Handler<AppEnv> {
-  return function healthz(c) {
-    return c.json({ status: "ok" });
+export function healthz(): () => Answer {
+  return function healthz() {
+    return jsonAnswer({ status: "ok" });
   };
 }
 
@@ -29,14 +29,14 @@ const configHash = perConfig((config: Config) =>
 export function readyz(options: {
   router: Router;
   databaseReady?: () => Promise<boolean>;
-}): Handler<AppEnv> {
-  return async function readyz(c) {
-    const { config, version } = c.get("snapshot");
+}): (context: RequestContext) => Promise<Answer> {
+  return async function readyz(context) {
+    const { config, version } = context.snapshot;
     const channels = options.router.channelStates(config);
     const usable = channels.filter((state) => state.up).length;
     const database = await reachable(options.databaseReady);
     const ready = database && usable > 0;
-    return c.json({
+    return jsonAnswer({
       status: ready ? "ready" : "not ready",
       config: { version, hash: configHash(config) },
       database: database ? "ok" : "unreachable",

@@ -2,16 +2,16 @@
  * GET /metrics: the Prometheus exposition. Off with `[server] metrics = false`; with a
  * `metrics_token` it needs that token as a Bearer credential (an API key does not do).
  */
-import type { Handler } from "hono";
-import type { AppEnv } from "../app_env.ts";
+import type { Answer } from "../http/answer.ts";
+import type { RequestContext } from "../middleware/request_context.ts";
 import { hashKeySecret, timingSafeEqualText } from "../auth/keys.ts";
 import { GatewayError } from "../errors.ts";
 import type { Metrics } from "../observability/metrics.ts";
 
 /** The /metrics handler. */
-export function metricsRoute(metrics: Metrics): Handler<AppEnv> {
-  return async function metricsRoute(c) {
-    const server = c.get("snapshot").config.server;
+export function metricsRoute(metrics: Metrics): (context: RequestContext) => Promise<Answer> {
+  return async function metricsRoute(context) {
+    const server = context.snapshot.config.server;
     if (!server.metrics) {
       throw new GatewayError(
         404,
@@ -20,7 +20,8 @@ export function metricsRoute(metrics: Metrics): Handler<AppEnv> {
       );
     }
     if (server.metrics_token !== "") {
-      const sent = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1]?.trim() ?? "";
+      const authorization = context.request.headers.get("authorization") ?? "";
+      const sent = /^Bearer\s+(.+)$/i.exec(authorization)?.[1]?.trim() ?? "";
       // Digests have one length, so the comparison's time says nothing about the token.
       if (!timingSafeEqualText(hashKeySecret(sent), hashKeySecret(server.metrics_token))) {
         throw new GatewayError(
@@ -31,6 +32,6 @@ export function metricsRoute(metrics: Metrics): Handler<AppEnv> {
       }
     }
     const { text, contentType } = await metrics.render();
-    return c.body(text, 200, { "content-type": contentType });
+    return { status: 200, headers: { "content-type": contentType }, body: text };
   };
 }

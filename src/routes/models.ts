@@ -1,7 +1,8 @@
 /** GET /v1/models: the models a key may use, readable by both SDK families. */
-import type { Handler } from "hono";
-import type { AppEnv } from "../app_env.ts";
+import type { Principal } from "../auth/principal.ts";
 import type { Config } from "../config/schema.ts";
+import { type Answer, jsonAnswer } from "../http/answer.ts";
+import type { RequestContext } from "../middleware/request_context.ts";
 import { GatewayError } from "../errors.ts";
 import type { Router } from "../routing/router.ts";
 
@@ -20,14 +21,15 @@ function modelRecord(config: Config, id: string, createdMs: number) {
   };
 }
 
+/** A models route: the key's principal, and the model id of /v1/models/{id}. */
+export type ModelsRoute = (context: RequestContext, principal: Principal, id?: string) => Answer;
+
 /** Lists the key's models (group models with a channel, minus the key's restriction). */
-export function listModels(router: Router): Handler<AppEnv> {
-  return function listModels(c) {
-    const { config, loadedAt } = c.get("snapshot");
-    const data = router.modelsFor(config, c.get("principal")).map((id) =>
-      modelRecord(config, id, loadedAt)
-    );
-    return c.json({
+export function listModels(router: Router): ModelsRoute {
+  return function listModels(context, principal) {
+    const { config, loadedAt } = context.snapshot;
+    const data = router.modelsFor(config, principal).map((id) => modelRecord(config, id, loadedAt));
+    return jsonAnswer({
       object: "list",
       data,
       has_more: false,
@@ -38,11 +40,10 @@ export function listModels(router: Router): Handler<AppEnv> {
 }
 
 /** GET /v1/models/{id}: one model record, 404 when the key may not use it. */
-export function retrieveModel(router: Router): Handler<AppEnv> {
-  return function retrieveModel(c) {
-    const { config, loadedAt } = c.get("snapshot");
-    const id = c.req.param("id") ?? "";
-    if (!router.modelsFor(config, c.get("principal")).includes(id)) {
+export function retrieveModel(router: Router): ModelsRoute {
+  return function retrieveModel(context, principal, id = "") {
+    const { config, loadedAt } = context.snapshot;
+    if (!router.modelsFor(config, principal).includes(id)) {
       throw new GatewayError(
         404,
         "model_not_found",
@@ -50,6 +51,6 @@ export function retrieveModel(router: Router): Handler<AppEnv> {
         { messagesType: "not_found_error" },
       );
     }
-    return c.json(modelRecord(config, id, loadedAt));
+    return jsonAnswer(modelRecord(config, id, loadedAt));
   };
 }

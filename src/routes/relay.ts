@@ -3,8 +3,6 @@
  * design.md, one step a line. Mapping lives in translate/, transport in upstream/,
  * money in billing/; this file only orchestrates.
  */
-import type { Context, Handler } from "hono";
-import type { AppEnv } from "../app_env.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { Accounting } from "../billing/accounting.ts";
 import { holdInputTokens, likelyInputTokens } from "../billing/estimate.ts";
@@ -23,11 +21,11 @@ import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
 import { createTranslator, type Translator } from "../translate/translation.ts";
 import type { AlarmClock } from "../upstream/alarm_clock.ts";
 import type { SendOptions } from "../upstream/send.ts";
-import { searchOf } from "../upstream/request.ts";
 import type { ShutdownWatch } from "../upstream/shutdown_watch.ts";
 import type { Send } from "../upstream/call.ts";
 import { readJsonBody } from "../relay/body.ts";
-import { answerHeaders } from "../middleware/request_context.ts";
+import type { RequestContext } from "../middleware/request_context.ts";
+import type { Answer } from "../http/answer.ts";
 import { GatewayError } from "../errors.ts";
 import type { EntryRequest } from "../protocols/types.ts";
 import { checkContextWindow } from "../limits/context_window.ts";
@@ -48,24 +46,26 @@ export interface RelayDeps {
   clock: AlarmClock;
 }
 
+/** The handler of one entry point: an authenticated request's answer. */
+export type RelayRoute = (context: RequestContext, principal: Principal) => Promise<Answer>;
+
 /** The handler of one entry point. */
-export function relayRoute(entry: EntryProtocol, deps: RelayDeps): Handler<AppEnv> {
+export function relayRoute(entry: EntryProtocol, deps: RelayDeps): RelayRoute {
   // The entry point's keep-alive, encoded once for all of its streams.
   const keepalive = ENCODER.encode(protocolOf(entry).keepalive);
-  return async function relay(c) {
-    const { config } = c.get("snapshot");
-    const principal = c.get("principal");
-    const record = c.get("record");
+  return async function relay(context, principal) {
+    const { config } = context.snapshot;
+    const { record } = context;
     record.entry = entry;
-    const body = await readJsonBody(c.req.raw, config.server.max_body_bytes);
+    const body = await readJsonBody(context.request, config.server.max_body_bytes);
     const request = protocolOf(entry).parseRequest(body.value);
     record.model = request.model;
     const plan = deps.router.plan(config, principal, request.model, entry);
     const admission = await admit(deps.limiter, config, principal, request, body.bytes);
-    if (admission.headers) c.set("limitHeaders", admission.headers);
+    if (admission.headers) context.limitHeaders = admission.headers;
     try {
       const admitted = { entry, request, bodyBytes: body.bytes, raw: body.raw, plan, admission };
-      return await forward(c, deps, admitted, keepalive);
+      return await forward(context, principal, deps, admitted, keepalive);
     } catch (error) {
       // Settlement gives the slot back on the paths that reach it; this covers the others,
       // before the refusal goes out, so that the client's next request finds the slot free.
@@ -121,20 +121,20 @@ interface Admitted {
  * request's context, the route plan, the failover's callbacks) for as long as it runs.
  */
 async function forward(
-  c: Context<AppEnv>,
+  context: RequestContext,
+  principal: Principal,
   deps: RelayDeps,
   admitted: Admitted,
   keepalive: Uint8Array,
-): Promise<Response> {
+): Promise<Answer> {
   const { entry, request, bodyBytes, admission } = admitted;
   const { metrics } = deps.observer;
-  const { config } = c.get("snapshot");
-  const record = c.get("record");
-  const requestId = c.get("requestId");
+  const { config } = context.snapshot;
+  const { record, requestId } = context;
   const translator = translatorFor(deps, requestId, config, admitted);
   const hold = await deps.accounting.hold({
     requestId,
-    principal: c.get("principal"),
+    principal,
     config,
     entry,
     model: request.model,
@@ -153,8 +153,7 @@ async function forward(
     body: request.body,
   });
 
-  const { raw } = c.req;
-  const search = searchOf(c.req.url);
+  const client = context.request;
   const timeoutsOf = (attempt: Attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts });
   const translationOf = (attempt: Attempt) =>
     translator.toward(upstreamProtocol(attempt.channel, entry));
@@ -163,7 +162,7 @@ async function forward(
     plan: admitted.plan,
     entry,
     stream: request.stream,
-    signals: { client: raw.signal, shutdown: deps.shutdown },
+    signals: { client: client.signal, shutdown: deps.shutdown },
     clock: deps.clock,
     timeoutsOf,
     upstreamOf: (attempt) => translationOf(attempt).upstream,
@@ -179,8 +178,8 @@ async function forward(
           ? request.body
           : translation.upstreamBody(attempt.upstreamModel),
         raw: bytes,
-        clientHeaders: raw.headers,
-        search,
+        clientHeaders: client.headers,
+        search: client.search,
         stream: request.stream,
         connectMs: timeoutsOf(attempt).connect,
       });
@@ -224,13 +223,11 @@ async function forward(
     // It waits only to load the tokenizer, when the upstream reported no usage to bill.
     await settlement.settle(outcome, served.attempts, served.attempt);
     record.firstByteMs = elapsedMs(record);
-    return new Response(converted.body, {
+    return {
       status: 200,
-      headers: answerHeaders(c, {
-        "content-type": "application/json",
-        "server-timing": serverTiming(record),
-      }),
-    });
+      headers: { "content-type": "application/json", "server-timing": serverTiming(record) },
+      body: converted.body,
+    };
   }
   record.streaming = true;
   metrics.streamOpened();
@@ -247,15 +244,16 @@ async function forward(
     ...streamEnd(deps, settlement, config.server, served),
   });
   record.firstByteMs = elapsedMs(record);
-  return new Response(stream, {
+  return {
     status: 200,
-    headers: answerHeaders(c, {
+    headers: {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
       "x-accel-buffering": "no",
       "server-timing": serverTiming(record),
-    }),
-  });
+    },
+    body: stream,
+  };
 }
 
 /** The translator of a request; its options' callbacks keep only what they use. */

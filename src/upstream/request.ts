@@ -19,15 +19,6 @@ const FORWARDED_HEADERS = {
 };
 const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 
-/**
- * The query string of a request URL (with its `?`), or "" without one: a slice rather
- * than a URL parse, as a server's request URL has no fragment and is already valid.
- */
-export function searchOf(url: string): string {
-  const start = url.indexOf("?");
-  return start < 0 || start === url.length - 1 ? "" : url.slice(start);
-}
-
 /** A ready upstream request (the body already serialized; header names lowercase). */
 export type UpstreamRequest = Http1Request;
 
@@ -38,7 +29,7 @@ export function buildUpstreamRequest(options: {
   key: string | undefined;
   /** The body to serialize, or bytes to send as they are. */
   body: Record<string, unknown> | Uint8Array;
-  clientHeaders: Headers;
+  clientHeaders: ReadonlyMap<string, string>;
   /** The client's query string (with `?`), kept for the messages protocol's `?beta=true`. */
   search: string;
   stream: boolean;

@@ -17,7 +17,7 @@ export interface SendOptions {
   body: Record<string, unknown>;
   /** Bytes to send in place of `body`: the client's own, its model perhaps replaced. */
   raw?: Uint8Array;
-  clientHeaders: Headers;
+  clientHeaders: ReadonlyMap<string, string>;
   search: string;
   stream: boolean;
   /** The attempt's `connect` timeout in milliseconds. */

@@ -35,15 +35,20 @@ const State = {
 } as const;
 type State = typeof State[keyof typeof State];
 
-/** A decoder at the start of a chunked body. */
-export function createChunkedDecoder(): ChunkedDecoder {
+/**
+ * A decoder at the start of a chunked body; `malformed` makes the error a framing fault
+ * throws (an upstream's answer by default; the server reads clients' bodies with it too).
+ */
+export function createChunkedDecoder(
+  malformed: (why: string) => Error = (why) => new MalformedResponse(why),
+): ChunkedDecoder {
   let state: State = State.Size;
   let size = 0;
   let digits = 0;
   let remaining = 0;
   // A line ends with CRLF; a bare LF is accepted too, as RFC 9112 §2.2 allows.
   const endSizeLine = () => {
-    if (digits === 0) throw new MalformedResponse("a chunk size is missing");
+    if (digits === 0) throw malformed("a chunk size is missing");
     state = size === 0 ? State.TrailerStart : State.Data;
     remaining = size;
     size = 0;
@@ -66,12 +71,12 @@ export function createChunkedDecoder(): ChunkedDecoder {
           case State.Size: {
             const digit = hexValue(byte);
             if (digit >= 0) {
-              if (++digits > MAX_SIZE_DIGITS) throw new MalformedResponse("a chunk is too large");
+              if (++digits > MAX_SIZE_DIGITS) throw malformed("a chunk is too large");
               size = size * 16 + digit;
             } else if (byte === CR) state = State.SizeLf;
             else if (byte === LF) endSizeLine();
             else if (byte === 0x3b || byte === 0x20 || byte === 0x09) state = State.Extension;
-            else throw new MalformedResponse("a chunk size is not hexadecimal");
+            else throw malformed("a chunk size is not hexadecimal");
             break;
           }
           case State.Extension:
@@ -79,16 +84,16 @@ export function createChunkedDecoder(): ChunkedDecoder {
             else if (byte === LF) endSizeLine();
             break;
           case State.SizeLf:
-            if (byte !== LF) throw new MalformedResponse("a chunk size line does not end");
+            if (byte !== LF) throw malformed("a chunk size line does not end");
             endSizeLine();
             break;
           case State.DataCr:
             if (byte === CR) state = State.DataLf;
             else if (byte === LF) state = State.Size;
-            else throw new MalformedResponse("a chunk is longer than its size");
+            else throw malformed("a chunk is longer than its size");
             break;
           case State.DataLf:
-            if (byte !== LF) throw new MalformedResponse("a chunk is longer than its size");
+            if (byte !== LF) throw malformed("a chunk is longer than its size");
             state = State.Size;
             break;
           case State.TrailerStart:
@@ -100,7 +105,7 @@ export function createChunkedDecoder(): ChunkedDecoder {
             if (byte === LF) state = State.TrailerStart;
             break;
           case State.EndLf:
-            if (byte !== LF) throw new MalformedResponse("the chunked body does not end");
+            if (byte !== LF) throw malformed("the chunked body does not end");
             return done(i);
           case State.Done:
             return i - 1;

@@ -1,0 +1,101 @@
+/**
+ * What the app answers a request with, and how an answer goes on the wire: a whole body
+ * with its length in one write, or a stream whose writes each go out as one chunk
+ * (RFC 9112 §7.1) as soon as they are made.
+ */
+
+/** A streamed body: it writes through the sink until it ends. */
+export interface AnswerStream {
+  /**
+   * Writes the body through `sink`, one write at a time (each awaited before the next);
+   * resolves once it ended. The server writes the last chunk after it.
+   */
+  pipe(sink: ByteSink): Promise<void>;
+  /** The client went away (or a write failed): stop at once and let go of everything. */
+  cancel(): void;
+}
+
+/** Where a stream writes: each write reaches the client as one chunk. */
+export interface ByteSink {
+  /** Rejects once the client is gone (the stream has been cancelled by then). */
+  write(bytes: Uint8Array): Promise<void>;
+}
+
+/** An answer: status, headers (lowercase names, ASCII values) and a whole or streamed body. */
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Uint8Array | AnswerStream;
+}
+
+/** How the body after a head is delimited. */
+export type AnswerFraming = { length: number } | "chunked" | "close";
+
+const REASONS: Record<number, string> = {
+  100: "Continue",
+  200: "OK",
+  204: "No Content",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  408: "Request Timeout",
+  413: "Content Too Large",
+  422: "Unprocessable Content",
+  429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+  505: "HTTP Version Not Supported",
+};
+
+/** The status line and header fields of an answer, up to and with its blank line. */
+export function answerHead(
+  status: number,
+  headers: Record<string, string>,
+  framing: AnswerFraming,
+  options: { date: string; close: boolean },
+): string {
+  let head = `HTTP/1.1 ${status} ${REASONS[status] ?? ""}\r\ndate: ${options.date}\r\n`;
+  for (const name in headers) head += `${name}: ${headers[name]}\r\n`;
+  if (framing === "chunked") head += "transfer-encoding: chunked\r\n";
+  else if (framing !== "close") head += `content-length: ${framing.length}\r\n`;
+  if (options.close) head += "connection: close\r\n";
+  return head + "\r\n";
+}
+
+const ENCODER = new TextEncoder();
+const CRLF = 0x0d0a;
+
+/**
+ * A whole answer's head and body as one array, for one write; the head is ASCII (header
+ * values are tollgate's own or checked fields of an upstream's), so its length is its size.
+ */
+export function wholeAnswer(head: string, body: Uint8Array): Uint8Array {
+  const bytes = new Uint8Array(head.length + body.byteLength);
+  ENCODER.encodeInto(head, bytes);
+  bytes.set(body, head.length);
+  return bytes;
+}
+
+/** `bytes` as one chunk, after `head` (an answer's, ASCII, for its first chunk). */
+export function chunk(bytes: Uint8Array, head = ""): Uint8Array {
+  const size = `${head}${bytes.byteLength.toString(16)}\r\n`;
+  const framed = new Uint8Array(size.length + bytes.byteLength + 2);
+  ENCODER.encodeInto(size, framed);
+  framed.set(bytes, size.length);
+  new DataView(framed.buffer).setUint16(size.length + bytes.byteLength, CRLF);
+  return framed;
+}
+
+/** The last chunk of a chunked body (no trailers). */
+export const LAST_CHUNK: Uint8Array = ENCODER.encode("0\r\n\r\n");
+
+/** A JSON answer. */
+export function jsonAnswer(value: unknown, status = 200): Answer {
+  return { status, headers: { "content-type": "application/json" }, body: JSON.stringify(value) };
+}

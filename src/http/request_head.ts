@@ -1,0 +1,121 @@
+/**
+ * The head of an HTTP/1.1 request as a client sends it to tollgate: its request line
+ * and header fields (RFC 9112 §3, §5), and how its body is framed (§6). Read strictly:
+ * a request that could be read two ways (both Content-Length and Transfer-Encoding,
+ * two different lengths) is refused rather than guessed at.
+ */
+
+/** A parsed request line and header fields; names are lowercase, repeated fields joined. */
+export interface RequestHead {
+  method: string;
+  /** The path, as sent (no percent-decoding), without the query. */
+  path: string;
+  /** The query with its `?`, or "". */
+  search: string;
+  /** HTTP/1.0 closes the connection after the answer unless it asks to keep it. */
+  version: "1.0" | "1.1";
+  headers: Map<string, string>;
+}
+
+/** How a request's body is delimited: none, a known length, or chunks. */
+export type BodyFraming =
+  | { kind: "length"; length: number }
+  | { kind: "chunked" };
+
+/**
+ * A request tollgate cannot read: answered with `status` and the connection closed;
+ * `path` when the head was read that far (the answer takes the path's error shape).
+ */
+export class BadRequest extends Error {
+  constructor(readonly status: number, message: string, readonly path?: string) {
+    super(message);
+    this.name = "BadRequest";
+  }
+}
+
+const LATIN1 = new TextDecoder("latin1");
+// method SP request-target SP HTTP-version; the method is a token (RFC 9110 §9.1).
+const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/(\d)\.(\d)$/;
+// A field name is a token; its value has no CR, LF or NUL (RFC 9110 §5).
+const FIELD = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([^\r\n\0]*?)[ \t]*$/;
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/** Parses the head in `bytes[start, end)` (which ends with its blank line). */
+export function parseRequestHead(bytes: Uint8Array, start: number, end: number): RequestHead {
+  // Field values are octets; latin1 keeps each one as the character of its code.
+  const lines = LATIN1.decode(bytes.subarray(start, end - 4)).split("\r\n");
+  const line = REQUEST_LINE.exec(lines[0]!);
+  if (!line) throw new BadRequest(400, `The request line "${lines[0]!.slice(0, 80)}" is not HTTP.`);
+  if (line[3] !== "1") {
+    throw new BadRequest(505, `HTTP/${line[3]}.${line[4]} is not served here: use HTTP/1.1.`);
+  }
+  const headers = new Map<string, string>();
+  for (let i = 1; i < lines.length; i++) {
+    const field = FIELD.exec(lines[i]!);
+    if (!field) {
+      throw new BadRequest(400, `The header line "${lines[i]!.slice(0, 80)}" is malformed.`);
+    }
+    const name = field[1]!.toLowerCase();
+    const earlier = headers.get(name);
+    headers.set(name, earlier === undefined ? field[2]! : `${earlier}, ${field[2]}`);
+  }
+  const { path, search } = splitTarget(line[2]!);
+  return { method: line[1]!, path, search, version: line[4] === "0" ? "1.0" : "1.1", headers };
+}
+
+/** The path and query of a request target in origin form, or absolute form (from proxies). */
+function splitTarget(target: string): { path: string; search: string } {
+  const origin = target.startsWith("/") ? target : target.replace(ABSOLUTE_FORM, "") || "/";
+  if (!origin.startsWith("/") && origin !== "*") {
+    throw new BadRequest(400, `The request target "${target.slice(0, 80)}" is not a path.`);
+  }
+  const query = origin.indexOf("?");
+  return query < 0 ? { path: origin, search: "" } : {
+    path: origin.slice(0, query),
+    search: query === origin.length - 1 ? "" : origin.slice(query),
+  };
+}
+
+/** The framing of a request's body (RFC 9112 §6.3); a request without either has none. */
+export function bodyFramingOf(head: RequestHead): BodyFraming {
+  const coding = head.headers.get("transfer-encoding");
+  const length = head.headers.get("content-length");
+  if (coding !== undefined) {
+    if (length !== undefined) {
+      throw new BadRequest(
+        400,
+        "The request has both Content-Length and Transfer-Encoding.",
+        head.path,
+      );
+    }
+    if (!/^chunked$/i.test(coding.trim())) {
+      throw new BadRequest(
+        501,
+        `Transfer-Encoding "${
+          coding.slice(0, 40)
+        }" is not supported: send chunked, or a Content-Length.`,
+        head.path,
+      );
+    }
+    return { kind: "chunked" };
+  }
+  if (length === undefined) return { kind: "length", length: 0 };
+  // Repeated identical values are allowed ("42, 42"); different ones are not.
+  const values = new Set(length.split(",").map((value) => value.trim()));
+  const [only] = values;
+  if (values.size !== 1 || !/^[0-9]{1,15}$/.test(only!)) {
+    throw new BadRequest(
+      400,
+      `The Content-Length "${length.slice(0, 40)}" is not a length.`,
+      head.path,
+    );
+  }
+  return { kind: "length", length: Number(only) };
+}
+
+/** Whether the client wants the connection kept for another request after this one. */
+export function wantsKeepAlive(head: RequestHead): boolean {
+  const connection = head.headers.get("connection")?.toLowerCase() ?? "";
+  if (/(?:^|,)\s*close\s*(?:,|$)/.test(connection)) return false;
+  return head.version === "1.1" || /(?:^|,)\s*keep-alive\s*(?:,|$)/.test(connection);
+}
