@@ -266,7 +266,10 @@ class Server implements HttpServer {
     }
     if (watch) watch.stream = body;
     const sink = new ChunkSink(connection, body, head, chunked);
-    await body.pipe(sink).catch((error) => {
+    const piped = body.pipe(sink);
+    // A stream that wrote nothing at once (it waits on something) still answers at once.
+    sink.flushHead();
+    await piped.catch((error) => {
       // A write that failed cancelled the stream already; anything else is a fault.
       if (!connection.broken) throw error;
     });
@@ -359,12 +362,14 @@ class ClientWatch {
   };
 }
 
-/** A stream's writes as chunks; the head goes out with the first. */
+/** A stream's writes as chunks; the head goes out with the first, or alone before it. */
 class ChunkSink implements ByteSink {
   readonly #connection: ClientConnection;
   readonly #stream: AnswerStream;
   readonly #chunked: boolean;
   #head: string | undefined;
+  /** The head written alone, which the first write waits for. */
+  #headWrite: Promise<void> | undefined;
 
   constructor(connection: ClientConnection, stream: AnswerStream, head: string, chunked: boolean) {
     this.#connection = connection;
@@ -373,7 +378,20 @@ class ChunkSink implements ByteSink {
     this.#chunked = chunked;
   }
 
+  /** Writes the head now unless a write took it already. */
+  flushHead(): void {
+    if (this.#head === undefined) return;
+    const head = ENCODER.encode(this.#head);
+    this.#head = undefined;
+    this.#headWrite = this.#connection.write(head).catch(this.#failed);
+  }
+
   write(bytes: Uint8Array): Promise<void> {
+    if (this.#headWrite) {
+      const headWrite = this.#headWrite;
+      this.#headWrite = undefined;
+      return headWrite.then(() => this.write(bytes));
+    }
     const head = this.#head ?? "";
     this.#head = undefined;
     const framed = this.#chunked
@@ -385,7 +403,8 @@ class ChunkSink implements ByteSink {
   }
 
   /** The last chunk (and the head, if nothing was written); never rejects. */
-  end(): Promise<void> {
+  async end(): Promise<void> {
+    if (this.#headWrite) await this.#headWrite.catch(gone);
     const head = this.#head ?? "";
     this.#head = undefined;
     const last = this.#chunked ? LAST_CHUNK : EMPTY;
