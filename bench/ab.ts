@@ -6,12 +6,15 @@
  * host's drift hits all alike. Prints
  * each one's median added p50, req/s and server CPU per request, and its ratios to the
  * bare proxy. Run by hand:
- * `deno run -A bench/ab.ts --base DIR [--rounds 5] [--seconds 3] [--concurrency 1]`.
+ * `deno run -A bench/ab.ts --base DIR [--rounds 5] [--seconds 3] [--concurrency 1]
+ * [--v8-flags LIST] [--base-v8-flags LIST]`: each side runs with its checkout's deno.json
+ * flags, or these V8 flags ("none": V8's defaults); `--base .` with V8 flags on one side
+ * compares the same code run two ways.
  */
 import { parseArgs } from "node:util";
 import { runLoad } from "./load.ts";
 import { combineSlices, measure, median } from "./measure.ts";
-import { type ChildServer, startChild } from "./processes.ts";
+import { type ChildServer, startChild, tollgateRuntimeFlags } from "./processes.ts";
 import { type ClientRequest, clientRequest } from "./protocols.ts";
 import type { PhaseResult } from "./report.ts";
 
@@ -21,6 +24,8 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "5" },
     seconds: { type: "string", default: "3" },
     concurrency: { type: "string", default: "1" },
+    "v8-flags": { type: "string" },
+    "base-v8-flags": { type: "string" },
   },
 });
 if (!values.base) {
@@ -36,11 +41,11 @@ const fake = await startChild("fake upstream", "fake_upstream.ts", []);
 const children: ChildServer[] = [fake];
 try {
   const upstream = fake.ready.url;
-  const tollgate = (name: string, root?: URL) =>
-    startChild(name, "tollgate_server.ts", [upstream], ["--unstable-no-legacy-abort"], root);
+  const tollgate = (name: string, v8Flags: string | undefined, root?: URL) =>
+    startChild(name, "tollgate_server.ts", [upstream], tollgateRuntimeFlags(v8Flags, root), root);
   const bare = await startChild("bare proxy", "bare_proxy.ts", [upstream]);
-  const mine = await tollgate("tollgate");
-  const theirs = await tollgate("tollgate base", base);
+  const mine = await tollgate("tollgate", values["v8-flags"]);
+  const theirs = await tollgate("tollgate base", values["base-v8-flags"], base);
   children.push(bare, mine, theirs);
   const priced = (child: ChildServer) =>
     clientRequest("chat", {

@@ -9,7 +9,7 @@
  */
 import { parseArgs } from "node:util";
 import { runIdleStreams } from "./idle_streams.ts";
-import { type ChildServer, startChild } from "./processes.ts";
+import { type ChildServer, startChild, tollgateRuntimeFlags } from "./processes.ts";
 import { clientRequest } from "./protocols.ts";
 
 const { values } = parseArgs({
@@ -37,9 +37,12 @@ const SUBJECTS: Subject[] = [
   {
     name: "tollgate priced",
     start: (fake: string) =>
-      startChild("tollgate", "tollgate_server.ts", [fake, "--keepalive-ms", "1000"], [
-        "--unstable-no-legacy-abort",
-      ]),
+      startChild(
+        "tollgate",
+        "tollgate_server.ts",
+        [fake, "--keepalive-ms", "1000"],
+        tollgateRuntimeFlags(),
+      ),
     key: (child) => String(child.ready.pricedKey),
     model: "bench-idle",
   },

@@ -15,6 +15,19 @@ export interface ChildServer {
 const ROOT = new URL("..", import.meta.url);
 
 /**
+ * The runtime flags tollgate runs with: those of `deno task start` in deno.json (the
+ * compiled executable embeds the same), so that the bench measures tollgate as it ships;
+ * `v8Flags` replaces its V8 flags ("none": V8's defaults).
+ */
+export function tollgateRuntimeFlags(v8Flags?: string, root: URL = ROOT): string[] {
+  const start: string = JSON.parse(Deno.readTextFileSync(new URL("deno.json", root))).tasks.start;
+  const flags = start.split(/\s+/).filter((word) => word.startsWith("--"));
+  if (v8Flags === undefined) return flags;
+  const others = flags.filter((flag) => !flag.startsWith("--v8-flags="));
+  return v8Flags === "none" ? others : [...others, `--v8-flags=${v8Flags}`];
+}
+
+/**
  * Spawns `deno run -A [flags] bench/<script> args` and waits for its ready line; `root`
  * is the checkout whose script runs (this one unless given).
  */

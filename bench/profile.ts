@@ -12,7 +12,7 @@
  */
 import { parseArgs } from "node:util";
 import { runLoad } from "./load.ts";
-import { startChild } from "./processes.ts";
+import { startChild, tollgateRuntimeFlags } from "./processes.ts";
 import { summarizeProfile } from "./profile_summary.ts";
 import { clientRequest, endMarker, type Protocol, PROTOCOLS } from "./protocols.ts";
 
@@ -39,7 +39,7 @@ for await (const entry of Deno.readDir(values.dir)) {
 
 const fake = await startChild("fake upstream", "fake_upstream.ts", []);
 const tollgate = await startChild("tollgate", "tollgate_server.ts", [fake.ready.url], [
-  "--unstable-no-legacy-abort",
+  ...tollgateRuntimeFlags(),
   "--cpu-prof",
   `--cpu-prof-dir=${values.dir}`,
 ]);

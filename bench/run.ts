@@ -21,15 +21,14 @@ import {
 import { type DirectionResult, runDirections } from "./directions.ts";
 import { IDLE_KEEPALIVE_MS, type IdleResult, runIdleStreams } from "./idle_streams.ts";
 import { memoryRatios, type MemoryResult, METERING_FLOOR, runMemory } from "./memory.ts";
-import { type ChildServer, machine, startChild } from "./processes.ts";
+import { type ChildServer, machine, startChild, tollgateRuntimeFlags } from "./processes.ts";
 import { directionRatios, printReport, type Ratio, ratios, type TargetResults } from "./report.ts";
 import { type PhaseGroup, type Settings, settingsFrom } from "./settings.ts";
 import { requestOf, runTargets, type Target } from "./targets.ts";
 
 /** The runtime flags of the tollgates the bench starts, as `deno task start` runs it. */
 function tollgateFlags(settings: Settings): string[] {
-  const v8 = settings.tollgateV8Flags ? [`--v8-flags=${settings.tollgateV8Flags}`] : [];
-  return ["--unstable-no-legacy-abort", ...v8];
+  return tollgateRuntimeFlags(settings.tollgateV8Flags);
 }
 
 type Progress = (line: string) => void;

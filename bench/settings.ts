@@ -37,8 +37,11 @@ export interface Settings {
   idleSeconds: number;
   /** Which parts run. */
   phases: PhaseGroup[];
-  /** V8 flags of every tollgate the bench starts (comma-separated, as `--v8-flags` takes). */
-  tollgateV8Flags: string;
+  /**
+   * V8 flags of every tollgate the bench starts (comma-separated, as `--v8-flags` takes)
+   * in place of deno.json's; "none" for V8's defaults; undefined: deno.json's.
+   */
+  tollgateV8Flags?: string;
   json: boolean;
 }
 
@@ -65,8 +68,9 @@ export const USAGE = `Usage: deno task bench [--duration S] [--warmup S] [--conc
                           (tollgate streams per protocol pair), observability (request log
                           and metrics on vs off), limits (never-refusing group limits vs
                           none), memory (concurrent slow streams, RSS), idle (idle streams)
-  --tollgate-v8-flags LIST  V8 flags of the tollgates started (BENCH_TOLLGATE_V8_FLAGS; e.g.
-                          --max-semi-space-size=1,--heap-growing-percent=25: bench/README.md)
+  --tollgate-v8-flags LIST  V8 flags of the tollgates started in place of those of
+                          \`deno task start\` (BENCH_TOLLGATE_V8_FLAGS; "none" for V8's defaults;
+                          e.g. --max-semi-space-size=8: bench/README.md)
   --json                  print one JSON object instead of the tables`;
 
 /** Reads the settings from `args` and the environment; throws on an invalid value. */
@@ -118,7 +122,7 @@ export function settingsFrom(args: string[]): Settings {
     idleStreams: number(values["idle-streams"], "BENCH_IDLE_STREAMS", 2000, true),
     idleSeconds: number(values["idle-seconds"], "BENCH_IDLE_SECONDS", 10),
     phases: phaseGroups(values.phases ?? Deno.env.get("BENCH_PHASES")),
-    tollgateV8Flags: values["tollgate-v8-flags"] ?? Deno.env.get("BENCH_TOLLGATE_V8_FLAGS") ?? "",
+    tollgateV8Flags: values["tollgate-v8-flags"] ?? Deno.env.get("BENCH_TOLLGATE_V8_FLAGS"),
     json: values.json || Deno.env.get("BENCH_JSON") === "1",
   };
 }
