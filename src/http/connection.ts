@@ -5,6 +5,7 @@
  * that it notices a client that went away, and those bytes (a pipelined request) stay
  * buffered for the next request.
  */
+import { writeAll } from "../upstream/http1/write_all.ts";
 import { BadRequest } from "./request_head.ts";
 
 /** Bytes read at a time: requests' heads are small, and every open connection keeps one. */
@@ -109,18 +110,18 @@ export class ClientConnection {
     }
   }
 
-  /** Writes all of `bytes`; rejects, and marks the connection broken, if the client is gone. */
-  async write(bytes: Uint8Array): Promise<void> {
-    try {
-      let written = 0;
-      while (written < bytes.byteLength) {
-        written += await this.#socket.write(bytes.subarray(written));
-      }
-    } catch (error) {
-      this.broken = true;
-      throw error;
-    }
+  /**
+   * Writes all of `bytes`; rejects, and marks the connection broken, if the client is
+   * gone. Not an async function: a stream writes once a chunk, nearly always whole.
+   */
+  write(bytes: Uint8Array): Promise<void> {
+    return writeAll(this.#socket, bytes, this.#writeFailed);
   }
+
+  readonly #writeFailed = (error: unknown): never => {
+    this.broken = true;
+    throw error;
+  };
 
   /** Ends the writing side (the client reads to the end), keeping the reading side open. */
   closeWrite(): void {

@@ -4,6 +4,7 @@
  * a request that could be read two ways (both Content-Length and Transfer-Encoding,
  * two different lengths) is refused rather than guessed at.
  */
+import { parseFields } from "../upstream/http1/fields.ts";
 
 /** A parsed request line and header fields; names are lowercase, repeated fields joined. */
 export interface RequestHead {
@@ -36,29 +37,26 @@ export class BadRequest extends Error {
 const LATIN1 = new TextDecoder("latin1");
 // method SP request-target SP HTTP-version; the method is a token (RFC 9110 §9.1).
 const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/(\d)\.(\d)$/;
-// A field name is a token; its value has no CR, LF or NUL (RFC 9110 §5).
-const FIELD = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([^\r\n\0]*?)[ \t]*$/;
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
 
 /** Parses the head in `bytes[start, end)` (which ends with its blank line). */
 export function parseRequestHead(bytes: Uint8Array, start: number, end: number): RequestHead {
   // Field values are octets; latin1 keeps each one as the character of its code.
-  const lines = LATIN1.decode(bytes.subarray(start, end - 4)).split("\r\n");
-  const line = REQUEST_LINE.exec(lines[0]!);
-  if (!line) throw new BadRequest(400, `The request line "${lines[0]!.slice(0, 80)}" is not HTTP.`);
+  const text = LATIN1.decode(bytes.subarray(start, end - 4));
+  const lineEnd = text.indexOf("\r\n");
+  const requestLine = lineEnd < 0 ? text : text.slice(0, lineEnd);
+  const line = REQUEST_LINE.exec(requestLine);
+  if (!line) {
+    throw new BadRequest(400, `The request line "${requestLine.slice(0, 80)}" is not HTTP.`);
+  }
   if (line[3] !== "1") {
     throw new BadRequest(505, `HTTP/${line[3]}.${line[4]} is not served here: use HTTP/1.1.`);
   }
-  const headers = new Map<string, string>();
-  for (let i = 1; i < lines.length; i++) {
-    const field = FIELD.exec(lines[i]!);
-    if (!field) {
-      throw new BadRequest(400, `The header line "${lines[i]!.slice(0, 80)}" is malformed.`);
-    }
-    const name = field[1]!.toLowerCase();
-    const earlier = headers.get(name);
-    headers.set(name, earlier === undefined ? field[2]! : `${earlier}, ${field[2]}`);
-  }
+  const headers = lineEnd < 0 ? new Map<string, string>() : parseFields(
+    text,
+    lineEnd + 2,
+    (field) => new BadRequest(400, `The header line "${field.slice(0, 80)}" is malformed.`),
+  );
   const { path, search } = splitTarget(line[2]!);
   return { method: line[1]!, path, search, version: line[4] === "0" ? "1.0" : "1.1", headers };
 }

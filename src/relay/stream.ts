@@ -149,9 +149,10 @@ class RelayStream implements AnswerStream, Ringing {
   };
 
   /** One write at a time: a keep-alive under way goes out first. */
-  async #write(bytes: Uint8Array): Promise<void> {
-    if (this.#keepaliveWrite) await this.#keepaliveWrite;
-    await this.#sink!.write(bytes);
+  #write(bytes: Uint8Array): Promise<void> {
+    const sink = this.#sink!;
+    const keepalive = this.#keepaliveWrite;
+    return keepalive ? keepalive.then(() => sink.write(bytes)) : sink.write(bytes);
   }
 
   #end(status: RelayOutcome["status"], reason?: string): void {

@@ -6,6 +6,7 @@
  */
 import { headEnd, MalformedResponse, MAX_HEAD_BYTES, parseResponseHead } from "./head.ts";
 import type { ResponseHead } from "./head.ts";
+import { writeAll } from "./write_all.ts";
 
 /** Bytes read at a time: SSE events are small, and an open stream keeps its buffer. */
 export const READ_BUFFER_BYTES = 4_096;
@@ -119,9 +120,8 @@ export class Connection {
   }
 
   /** Writes all of `bytes`. */
-  async write(bytes: Uint8Array): Promise<void> {
-    let written = 0;
-    while (written < bytes.byteLength) written += await this.#socket.write(bytes.subarray(written));
+  write(bytes: Uint8Array): Promise<void> {
+    return writeAll(this.#socket, bytes);
   }
 
   /**

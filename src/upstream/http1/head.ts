@@ -2,6 +2,7 @@
  * The head of an HTTP/1.1 response: its status line and header fields (RFC 9112 §4-5),
  * read strictly enough that a malformed answer is an upstream failure, never a guess.
  */
+import { parseFields } from "./fields.ts";
 
 /** Bytes a response head may take: real upstreams send a few hundred. */
 export const MAX_HEAD_BYTES = 65_536;
@@ -26,8 +27,6 @@ const CR = 13;
 const LF = 10;
 const LATIN1 = new TextDecoder("latin1");
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-5][0-9][0-9])(?: [^\r\n]*)?$/;
-// A field name is an HTTP token; its value has no CR, LF or NUL (RFC 9110 §5).
-const FIELD = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([^\r\n\0]*?)[ \t]*$/;
 
 /**
  * Where the head at the start of `bytes` ends (the index after its blank line), or -1
@@ -47,18 +46,16 @@ export function headEnd(bytes: Uint8Array, from = 0): number {
 /** Parses the head in `bytes[0, end)` (which ends with its blank line). */
 export function parseResponseHead(bytes: Uint8Array, end: number): ResponseHead {
   // Field values are octets; latin1 keeps each one as the character of its code.
-  const lines = LATIN1.decode(bytes.subarray(0, end - 4)).split("\r\n");
-  const status = STATUS_LINE.exec(lines[0]!);
-  if (!status) throw new MalformedResponse(`bad status line "${lines[0]!.slice(0, 80)}"`);
-  const headers = new Map<string, string>();
-  for (let i = 1; i < lines.length; i++) {
-    const field = FIELD.exec(lines[i]!);
-    if (!field) throw new MalformedResponse(`bad header line "${lines[i]!.slice(0, 80)}"`);
-    const name = field[1]!.toLowerCase();
-    const value = field[2]!;
-    const earlier = headers.get(name);
-    headers.set(name, earlier === undefined ? value : `${earlier}, ${value}`);
-  }
+  const text = LATIN1.decode(bytes.subarray(0, end - 4));
+  const lineEnd = text.indexOf("\r\n");
+  const statusLine = lineEnd < 0 ? text : text.slice(0, lineEnd);
+  const status = STATUS_LINE.exec(statusLine);
+  if (!status) throw new MalformedResponse(`bad status line "${statusLine.slice(0, 80)}"`);
+  const headers = lineEnd < 0 ? new Map<string, string>() : parseFields(
+    text,
+    lineEnd + 2,
+    (line) => new MalformedResponse(`bad header line "${line.slice(0, 80)}"`),
+  );
   return { status: Number(status[2]), version: status[1] === "0" ? "1.0" : "1.1", headers };
 }
 
