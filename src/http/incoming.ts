@@ -43,6 +43,7 @@ const CONTINUE = new TextEncoder().encode("HTTP/1.1 100 Continue\r\n\r\n");
 
 /** Told when a body read starts and ends: the server times it, then watches the client. */
 export interface BodyWatch {
+  /** A body read starts, or bytes of it arrived: the next must come within the timeout. */
   bodyReading(): void;
   /** `whole`: the body was read to its end; else the read failed (the connection is spent). */
   bodyRead(whole: boolean): void;
@@ -125,6 +126,7 @@ export class Incoming implements IncomingRequest {
       const count = await this.#connection.readInto(body.subarray(filled));
       if (count === 0) throw incomplete();
       filled += count;
+      if (filled < length) this.#watch.bodyReading();
     }
     return body;
   }
@@ -146,6 +148,7 @@ export class Incoming implements IncomingRequest {
       }
       connection.start = ended < 0 ? connection.end : ended;
       if (ended >= 0) return concatBytes(parts);
+      this.#watch.bodyReading();
     }
   }
 }

@@ -372,6 +372,11 @@ Deno.test("http server: an idle kept-alive connection, or a request that stalls,
     await stalled.send("GET /x HTTP/1.1\r\nHost: t\r\n");
     assert.equal(await stalled.readAll(), "", "a head that never ends is dropped");
     stalled.close();
+
+    const stalledBody = await connect(server.addr.port);
+    await stalledBody.send("POST /x HTTP/1.1\r\nContent-Length: 10\r\n\r\nhalf");
+    assert.doesNotMatch(await stalledBody.readAll(), /200 OK/, "a body that stops is never taken");
+    stalledBody.close();
   } finally {
     await server.shutdown();
   }
