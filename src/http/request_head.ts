@@ -38,6 +38,8 @@ const LATIN1 = new TextDecoder("latin1");
 // method SP request-target SP HTTP-version; the method is a token (RFC 9110 §9.1).
 const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/(\d)\.(\d)$/;
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+/** A length as Content-Length writes it: 2^49 bytes is beyond any body and exact as a number. */
+const DIGITS = /^[0-9]{1,15}$/;
 
 /** Parses the head in `bytes[start, end)` (which ends with its blank line). */
 export function parseRequestHead(bytes: Uint8Array, start: number, end: number): RequestHead {
@@ -98,10 +100,11 @@ export function bodyFramingOf(head: RequestHead): BodyFraming {
     return { kind: "chunked" };
   }
   if (length === undefined) return { kind: "length", length: 0 };
+  if (DIGITS.test(length)) return { kind: "length", length: Number(length) };
   // Repeated identical values are allowed ("42, 42"); different ones are not.
   const values = new Set(length.split(",").map((value) => value.trim()));
   const [only] = values;
-  if (values.size !== 1 || !/^[0-9]{1,15}$/.test(only!)) {
+  if (values.size !== 1 || !DIGITS.test(only!)) {
     throw new BadRequest(
       400,
       `The Content-Length "${length.slice(0, 40)}" is not a length.`,
