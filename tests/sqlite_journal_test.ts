@@ -8,6 +8,8 @@ import { benchHold, benchSettlement, fundedTarget } from "../bench/store_rows.ts
 import { type Db, openDatabase } from "../src/db/database.ts";
 import { runAccounting } from "../src/db/holds.ts";
 import { openSqliteFile } from "../src/db/sqlite_file.ts";
+import { RECORD_AFTER_MS } from "../src/db/sqlite_store.ts";
+import { waitUntil } from "./accounting_support.ts";
 
 /** A serving process's identity; its first heartbeat takes the file's hold journal. */
 const SERVER = { id: "inst_server", host: "test-host", pid: 1, heartbeatAt: 0 };
@@ -57,6 +59,45 @@ Deno.test("sqlite store: a hold journalled but not yet in the database when the 
     assert.deepEqual(await holdRows(restarted), []);
   } finally {
     await restarted.close();
+  }
+});
+
+Deno.test("sqlite store: a journalled hold is written only once it outlives RECORD_AFTER_MS; till then the journal keeps it past each commit", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tollgate_journal_" });
+  const db = await openDatabase(`file:${dir}/t.db`);
+  try {
+    const target = await fundedTarget(db);
+    await db.store.heartbeat(SERVER);
+    const running = { ...benchHold(target), instanceId: SERVER.id };
+    const quick = { ...benchHold(target), instanceId: SERVER.id };
+    assert.deepEqual(await db.store.takeHold(running), { ok: true });
+    assert.deepEqual(await db.store.takeHold(quick), { ok: true });
+    // Resolves once its batch committed: a hold settled young leaves no row behind.
+    await db.store.settleHold(benchSettlement(quick));
+    assert.deepEqual(await holdRows(db), [], "one hold settled at once, the other still young");
+    assert.equal((await db.kysely.selectFrom("ledger").selectAll().execute()).length, 1);
+
+    // The batch's commit mark kept the running hold in the journal: a crash now interrupts it.
+    const crashed = await Deno.makeTempDir({ prefix: "tollgate_crashed_" });
+    for (const suffix of ["", "-wal", "-holds"]) {
+      Deno.copyFileSync(`${dir}/t.db${suffix}`, `${crashed}/t.db${suffix}`);
+    }
+    const restarted = await openDatabase(`file:${crashed}/t.db`);
+    try {
+      await restarted.store.heartbeat({ ...SERVER, id: "inst_restarted", pid: 2 });
+      assert.deepEqual(await holdRows(restarted), [{ id: running.id }], "the journal had kept it");
+    } finally {
+      await restarted.close();
+    }
+
+    // Left running, the store writes it once it comes of age.
+    await waitUntil(
+      async () => (await holdRows(db)).length === 1,
+      `the running hold's row after ${RECORD_AFTER_MS} ms`,
+    );
+    assert.deepEqual(await holdRows(db), [{ id: running.id }]);
+  } finally {
+    await db.close();
   }
 });
 

@@ -9,7 +9,10 @@
  * exclusive lock); another server on the same file takes its holds in the database.
  *
  * Format: one line per batch of holds, a JSON array; a line `committed` says every hold
- * above it is in the database. A torn line is a batch whose holds never resolved.
+ * above it is in the database, but for those of the line right after it: holds still
+ * only in the journal when the mark was made (young ones, which the database gets only
+ * if their request outlives a moment: sqlite_store.ts). A torn line is a batch whose
+ * holds never resolved.
  */
 import { DatabaseUnavailableError, type NewHold } from "./store.ts";
 
@@ -23,8 +26,11 @@ const COMMITTED = "committed";
 export interface HoldJournal {
   /** Appends holds taken together; they survive a crash of the process once it returns. */
   append(holds: readonly NewHold[]): void;
-  /** Records that every hold appended so far is in the database. */
-  committed(): void;
+  /**
+   * Records that every hold appended so far is in the database but `open`, which the
+   * journal keeps (they are written again after the mark, in one write with it).
+   */
+  committed(open?: readonly NewHold[]): void;
   close(): void;
 }
 
@@ -71,10 +77,12 @@ export function takeHoldJournal(
     leftover: uncommitted(text),
     journal: {
       append: (holds) => write(`${JSON.stringify(holds)}\n`),
-      committed() {
-        if (size < compactAfterBytes) return write(`${COMMITTED}\n`);
+      committed(open = []) {
+        const kept = open.length > 0 ? `${JSON.stringify(open)}\n` : "";
+        if (size < compactAfterBytes) return write(`${COMMITTED}\n${kept}`);
         file.truncateSync(0);
         size = 0;
+        if (kept !== "") write(kept);
       },
       close: () => file.close(),
     },

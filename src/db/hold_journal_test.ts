@@ -70,6 +70,25 @@ Deno.test("hold journal: past its size it is emptied at a commit, when every hol
   assert.deepEqual(takeHoldJournal(path)!.leftover, [hold("after")]);
 });
 
+Deno.test("hold journal: holds a commit leaves open stay for the next owner, also across an emptying", async () => {
+  const path = `${await Deno.makeTempDir()}/t.db-holds`;
+  const { journal } = takeHoldJournal(path, { compactAfterBytes: 2_000 })!;
+  journal.append([hold("settled"), hold("young")]);
+  journal.committed([hold("young")]);
+  journal.append([hold("later")]);
+  journal.close();
+  const next = takeHoldJournal(path, { compactAfterBytes: 2_000 })!;
+  assert.deepEqual(next.leftover, [hold("young"), hold("later")]);
+
+  // Past its size the journal is emptied, and the open holds written again at its start.
+  const again = next.journal;
+  for (let i = 0; (await Deno.stat(path)).size < 2_000; i++) again.append([hold(`fill${i}`)]);
+  again.committed([hold("still running")]);
+  assert.ok((await Deno.stat(path)).size < 1_000, "emptied at the commit");
+  again.close();
+  assert.deepEqual(takeHoldJournal(path)!.leftover, [hold("still running")]);
+});
+
 Deno.test("hold journal: a batch of any size and any text is written whole", async () => {
   const path = `${await Deno.makeTempDir()}/t.db-holds`;
   const { journal } = takeHoldJournal(path)!;

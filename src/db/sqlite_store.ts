@@ -59,13 +59,23 @@ function guard<T>(operation: Promise<T>): Promise<T> {
 }
 
 /**
+ * How long a journalled hold stays out of the database: a batch writes the row of a hold
+ * this old, or one it settles (then neither the row nor its release is written). Whole
+ * answers are mostly settled sooner, so they write no hold row at all; at 32 concurrent
+ * requests two holds in five had been written and deleted again (bench/README.md). A
+ * young hold counts as held all the while (the decider counts every unwritten hold) and
+ * survives a crash in the journal, which keeps it past each commit mark.
+ */
+export const RECORD_AFTER_MS = 100;
+
+/**
  * The store of a SQLite database: holds, settlements and interruptions group-commit
  * through `transaction` (settlements in their own batch, see write_queue.ts),
  * `client` runs the rest. Given a `journal` (a file's path for it and the file's reads),
  * the first heartbeat takes the hold journal there (hold_journal.ts), unless another
  * server owns it: from then on a hold is decided without a transaction
  * (hold_decider.ts) and appended to the journal, and its row is written with the
- * settlements (DEFERRED_MS later), while its request goes upstream.
+ * settlements once it is RECORD_AFTER_MS old, while its request goes upstream.
  */
 export function createSqliteStore(
   client: SqlClient,
@@ -75,17 +85,49 @@ export function createSqliteStore(
   let journal: HoldJournal | undefined;
   /** Holds in the journal and not yet in the database, in the order taken. */
   const unrecorded: NewHold[] = [];
-  // Every batch writes the journal's unwritten holds first: a settlement finds its hold.
+  /** When each of them was taken (performance.now()), by id. */
+  const takenAt = new Map<string, number>();
+  /** Flushes waiting: their batches write every hold, young or not. */
+  let flushes = 0;
+  let recordTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A batch when the oldest unwritten hold comes of age, if no other batch writes it first. */
+  const recordLater = () => {
+    const first = unrecorded[0];
+    if (recordTimer !== undefined || !first) return;
+    const due = takenAt.get(first.id)! + RECORD_AFTER_MS - performance.now();
+    recordTimer = setTimeout(() => {
+      recordTimer = undefined;
+      apply([]).catch(() => recordLater());
+    }, Math.max(0, Math.ceil(due)));
+    // It holds no process open: a closed store's holds are in its journal.
+    Deno.unrefTimer(recordTimer);
+  };
+  // A batch writes the journal's holds it settles and those of age first: a settlement
+  // finds its hold, written or settled in the same batch.
   const apply = createBatchQueue((jobs: AccountingJob[]) => {
-    const count = unrecorded.length;
-    // An earlier batch wrote the holds this empty job was queued for.
-    if (count === 0 && jobs.length === 0) return [];
-    if (count === 0) return runAccounting(transaction, jobs);
-    const records = unrecorded.map((hold): AccountingJob => ({ kind: "record", hold }));
+    const settled = new Set<string>();
+    for (const job of jobs) if (job.kind === "settle") settled.add(job.settle.holdId);
+    const now = performance.now();
+    const recording = unrecorded.filter((hold) =>
+      flushes > 0 || settled.has(hold.id) || now - takenAt.get(hold.id)! >= RECORD_AFTER_MS
+    );
+    if (recording.length === 0) {
+      // A timer may ring a little early: the holds it was set for come of age later.
+      recordLater();
+      return jobs.length === 0 ? [] : runAccounting(transaction, jobs);
+    }
+    const records = recording.map((hold): AccountingJob => ({ kind: "record", hold }));
     return runAccounting(transaction, [...records, ...jobs], () => {
-      unrecorded.splice(0, count);
-      journal?.committed();
-    }).then((results) => results.slice(count));
+      const written = new Set(recording);
+      let kept = 0;
+      for (const hold of unrecorded) {
+        if (written.has(hold)) takenAt.delete(hold.id);
+        else unrecorded[kept++] = hold;
+      }
+      unrecorded.length = kept;
+      journal?.committed(unrecorded);
+      recordLater();
+    }).then((results) => results.slice(records.length));
   }, { deferMs: DEFERRED_MS });
   const decideHolds = journalFile && createHoldDecider(journalFile.readNow);
   /**
@@ -99,8 +141,12 @@ export function createSqliteStore(
     const taken = holds.filter((_, i) => results[i]!.ok);
     if (taken.length === 0) return results;
     journal!.append(taken);
-    unrecorded.push(...taken);
-    apply([], "deferred").catch(() => {});
+    const now = performance.now();
+    for (const hold of taken) {
+      unrecorded.push(hold);
+      takenAt.set(hold.id, now);
+    }
+    recordLater();
     return results;
   };
   const decide = createBatchQueue(decideNow);
@@ -150,7 +196,13 @@ export function createSqliteStore(
       }
     },
     async flush() {
-      if (unrecorded.length > 0) await guard(apply([], "after-deferred"));
+      if (unrecorded.length === 0) return;
+      flushes++;
+      try {
+        await guard(apply([], "after-deferred"));
+      } finally {
+        flushes--;
+      }
     },
     async heartbeat(instance) {
       await guard(registerInstance(client, instance));
@@ -176,6 +228,8 @@ export function createSqliteStore(
       await guard(client.execute("SELECT 1"));
     },
     close() {
+      clearTimeout(recordTimer);
+      recordTimer = undefined;
       journal?.close();
       journal = undefined;
     },
