@@ -5,6 +5,7 @@
  * that it notices a client that went away, and those bytes (a pipelined request) stay
  * buffered for the next request.
  */
+import { makeRoom, type ReadBuffer } from "../upstream/http1/read_buffer.ts";
 import { writeAll } from "../upstream/http1/write_all.ts";
 import { BadRequest } from "./request_head.ts";
 
@@ -15,7 +16,7 @@ export const READ_BUFFER_BYTES = 4_096;
 export const MAX_HEAD_BYTES = 65_536;
 
 /** One client connection. A class, not closures: thousands may be open at once. */
-export class ClientConnection {
+export class ClientConnection implements ReadBuffer {
   buffer: Uint8Array = new Uint8Array(READ_BUFFER_BYTES);
   start = 0;
   end = 0;
@@ -47,25 +48,12 @@ export class ClientConnection {
   fill(): Promise<boolean> {
     if (this.#reading) return this.#reading;
     if (this.ended) return Promise.resolve(false);
-    let { buffer } = this;
-    if (this.start === this.end) {
-      this.start = this.end = 0;
-    } else if (this.end === buffer.byteLength) {
-      // Unread bytes at the end of a full buffer: move them to its start, or grow it.
-      const unread = this.end - this.start;
-      if (unread * 2 > buffer.byteLength) {
-        if (buffer.byteLength >= MAX_HEAD_BYTES) {
-          return Promise.reject(
-            new BadRequest(431, `The request head is larger than ${MAX_HEAD_BYTES} bytes.`),
-          );
-        }
-        buffer = new Uint8Array(buffer.byteLength * 2);
-      }
-      buffer.set(this.buffer.subarray(this.start, this.end));
-      this.buffer = buffer;
-      this.start = 0;
-      this.end = unread;
+    if (!makeRoom(this, MAX_HEAD_BYTES)) {
+      return Promise.reject(
+        new BadRequest(431, `The request head is larger than ${MAX_HEAD_BYTES} bytes.`),
+      );
     }
+    const { buffer } = this;
     const into = this.end === 0 ? buffer : buffer.subarray(this.end);
     return this.#reading = this.#socket.read(into).then(this.#filled, this.#failed);
   }

@@ -272,6 +272,14 @@ function drivenStream() {
   };
 }
 
+/** A handler answering /stream with `stream` and any other path with `whole`. */
+function streamOr(stream: AnswerStream, whole: Answer) {
+  return (request: IncomingRequest) =>
+    Promise.resolve<Answer>(
+      request.path === "/stream" ? { status: 200, headers: {}, body: stream } : whole,
+    );
+}
+
 Deno.test("http server: a stream's writes go out as chunks at once, and a fetch client reads them", async () => {
   const driven = drivenStream();
   const server = startServer({
@@ -323,12 +331,11 @@ Deno.test("http server: a client that goes away aborts its request's signal and 
 Deno.test("http server: HTTP/1.0 gets its answer and a closed connection; HEAD gets no body", async () => {
   const driven = drivenStream();
   const server = startServer({
-    handle: (request) =>
-      Promise.resolve<Answer>(
-        request.path === "/stream"
-          ? { status: 200, headers: {}, body: driven.stream }
-          : { status: 200, headers: { "content-type": "text/plain" }, body: "hello" },
-      ),
+    handle: streamOr(driven.stream, {
+      status: 200,
+      headers: { "content-type": "text/plain" },
+      body: "hello",
+    }),
   });
   try {
     const old = await connect(server.addr.port);
@@ -385,12 +392,7 @@ Deno.test("http server: an idle kept-alive connection, or a request that stalls,
 Deno.test("http server: shutdown closes idle connections, lets a stream finish, and refuses new ones", async () => {
   const driven = drivenStream();
   const server = startServer({
-    handle: (request) =>
-      Promise.resolve<Answer>(
-        request.path === "/stream"
-          ? { status: 200, headers: {}, body: driven.stream }
-          : { status: 200, headers: {}, body: "whole" },
-      ),
+    handle: streamOr(driven.stream, { status: 200, headers: {}, body: "whole" }),
   });
   const { port } = server.addr;
   const idle = await connect(port);

@@ -6,6 +6,7 @@
  */
 import { headEnd, MalformedResponse, MAX_HEAD_BYTES, parseResponseHead } from "./head.ts";
 import type { ResponseHead } from "./head.ts";
+import { makeRoom, type ReadBuffer } from "./read_buffer.ts";
 import { writeAll } from "./write_all.ts";
 
 /** Bytes read at a time: SSE events are small, and an open stream keeps its buffer. */
@@ -99,7 +100,7 @@ async function connectTunnel(
  * An open connection and its unread bytes (`buffer[start, end)`). A class, not a bundle
  * of closures: every open stream holds its connection.
  */
-export class Connection {
+export class Connection implements ReadBuffer {
   readonly origin: Origin;
   /** When it last went idle (performance.now()). */
   idleSince = 0;
@@ -131,23 +132,10 @@ export class Connection {
    * for each chunk).
    */
   fill(): Promise<boolean> {
-    let { buffer } = this;
-    if (this.start === this.end) {
-      this.start = this.end = 0;
-    } else if (this.end === buffer.byteLength) {
-      // Unread bytes at the end of a full buffer: move them to its start, or grow it.
-      const unread = this.end - this.start;
-      if (unread * 2 > buffer.byteLength) {
-        if (buffer.byteLength >= MAX_HEAD_BYTES) {
-          return Promise.reject(new MalformedResponse("its head is too large"));
-        }
-        buffer = new Uint8Array(buffer.byteLength * 2);
-      }
-      buffer.set(this.buffer.subarray(this.start, this.end));
-      this.buffer = buffer;
-      this.start = 0;
-      this.end = unread;
+    if (!makeRoom(this, MAX_HEAD_BYTES)) {
+      return Promise.reject(new MalformedResponse("its head is too large"));
     }
+    const { buffer } = this;
     // The whole buffer when it is empty (the usual case): no view to make for the read.
     return this.#read(this.end === 0 ? buffer : buffer.subarray(this.end)).then(this.#filled);
   }
