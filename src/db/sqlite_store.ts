@@ -85,8 +85,8 @@ export function createSqliteStore(
   let journal: HoldJournal | undefined;
   /** Holds in the journal and not yet in the database, in the order taken. */
   const unrecorded: NewHold[] = [];
-  /** When each of them was taken (performance.now()), by id. */
-  const takenAt = new Map<string, number>();
+  /** When each of them was taken (performance.now()), index for index. */
+  const takenAt: number[] = [];
   /** Flushes waiting: their batches write every hold, young or not. */
   let flushes = 0;
   let recordTimer: ReturnType<typeof setTimeout> | undefined;
@@ -94,7 +94,7 @@ export function createSqliteStore(
   const recordLater = () => {
     const first = unrecorded[0];
     if (recordTimer !== undefined || !first) return;
-    const due = takenAt.get(first.id)! + RECORD_AFTER_MS - performance.now();
+    const due = takenAt[0]! + RECORD_AFTER_MS - performance.now();
     recordTimer = setTimeout(() => {
       recordTimer = undefined;
       apply([]).catch(() => recordLater());
@@ -108,8 +108,8 @@ export function createSqliteStore(
     const settled = new Set<string>();
     for (const job of jobs) if (job.kind === "settle") settled.add(job.settle.holdId);
     const now = performance.now();
-    const recording = unrecorded.filter((hold) =>
-      flushes > 0 || settled.has(hold.id) || now - takenAt.get(hold.id)! >= RECORD_AFTER_MS
+    const recording = unrecorded.filter((hold, i) =>
+      flushes > 0 || settled.has(hold.id) || now - takenAt[i]! >= RECORD_AFTER_MS
     );
     if (recording.length === 0) {
       // A timer may ring a little early: the holds it was set for come of age later.
@@ -120,11 +120,13 @@ export function createSqliteStore(
     return runAccounting(transaction, [...records, ...jobs], () => {
       const written = new Set(recording);
       let kept = 0;
-      for (const hold of unrecorded) {
-        if (written.has(hold)) takenAt.delete(hold.id);
-        else unrecorded[kept++] = hold;
+      for (let i = 0; i < unrecorded.length; i++) {
+        if (written.has(unrecorded[i]!)) continue;
+        takenAt[kept] = takenAt[i]!;
+        unrecorded[kept++] = unrecorded[i]!;
       }
       unrecorded.length = kept;
+      takenAt.length = kept;
       journal?.committed(unrecorded);
       recordLater();
     }).then((results) => results.slice(records.length));
@@ -144,7 +146,7 @@ export function createSqliteStore(
     const now = performance.now();
     for (const hold of taken) {
       unrecorded.push(hold);
-      takenAt.set(hold.id, now);
+      takenAt.push(now);
     }
     recordLater();
     return results;
