@@ -53,6 +53,9 @@ const REASONS: Record<number, string> = {
   505: "HTTP Version Not Supported",
 };
 
+/** Visible ASCII, spaces and tabs: what a field value may hold (RFC 9110 §5.5), ASCII only. */
+const FIELD_VALUE = /^[\t\x20-\x7e]*$/;
+
 /** The status line and header fields of an answer, up to and with its blank line. */
 export function answerHead(
   status: number,
@@ -61,7 +64,12 @@ export function answerHead(
   options: { date: string; close: boolean },
 ): string {
   let head = `HTTP/1.1 ${status} ${REASONS[status] ?? ""}\r\ndate: ${options.date}\r\n`;
-  for (const name in headers) head += `${name}: ${headers[name]}\r\n`;
+  for (const name in headers) {
+    const value = headers[name]!;
+    // A value carried over from an upstream's head may hold octets that are not ASCII: left
+    // out, as one that would end the line early, so that the head's length stays its size.
+    if (FIELD_VALUE.test(value)) head += `${name}: ${value}\r\n`;
+  }
   if (framing === "chunked") head += "transfer-encoding: chunked\r\n";
   else if (framing !== "close") head += `content-length: ${framing.length}\r\n`;
   if (options.close) head += "connection: close\r\n";

@@ -61,8 +61,8 @@ export interface HttpServer {
   /** Resolves once the server stopped and every connection closed. */
   readonly finished: Promise<void>;
   /**
-   * Stops accepting, closes idle connections and lets each answer under way finish
-   * (then closes its connection); resolves once all are closed.
+   * Stops accepting, closes the connections between requests and lets each request under
+   * way finish (then closes its connection); resolves once all are closed.
    */
   shutdown(): Promise<void>;
 }
@@ -85,8 +85,11 @@ class Server implements HttpServer {
   readonly #listener: Deno.Listener;
   readonly #timeouts: ServerTimeouts;
   readonly #clock = new AlarmClock();
-  /** Every open connection, with whether it waits for a request with nothing read of it. */
-  readonly #connections = new Map<ClientConnection, { idle: boolean }>();
+  /**
+   * Every open connection, with whether it is between requests (reading the next head, or
+   * waiting for it): the app has nothing of it, so shutdown may close it at once.
+   */
+  readonly #connections = new Map<ClientConnection, { between: boolean }>();
   readonly #served = new Set<Promise<void>>();
   #closing = false;
   #dateText = "";
@@ -104,7 +107,7 @@ class Server implements HttpServer {
     if (!this.#closing) {
       this.#closing = true;
       this.#listener.close();
-      for (const [connection, state] of this.#connections) if (state.idle) connection.close();
+      for (const [connection, state] of this.#connections) if (state.between) connection.close();
     }
     await this.finished;
   }
@@ -135,15 +138,14 @@ class Server implements HttpServer {
 
   /** Serves one connection's requests in turn until it closes. */
   async #serve(connection: ClientConnection): Promise<void> {
-    const state = { idle: true };
+    const state = { between: true };
     this.#connections.set(connection, state);
     const timer = connectionTimer(this.#clock, connection);
     try {
       for (;;) {
-        state.idle = !connection.buffered;
-        timer.expire(this.#timeouts[connection.buffered ? "request" : "keepAlive"]);
-        const head = await this.#readHead(connection, state, timer);
-        state.idle = false;
+        state.between = true;
+        const head = this.#closing ? undefined : await this.#readHead(connection, timer);
+        state.between = false;
         timer.stop();
         if (!head || !await this.#exchange(connection, head, timer)) break;
       }
@@ -158,12 +160,16 @@ class Server implements HttpServer {
     }
   }
 
-  /** The next request's head, or undefined once the client closed (or went quiet). */
+  /**
+   * The next request's head, or undefined once the client closed (or went quiet: an idle
+   * connection after the keep-alive timeout, a head begun after the request timeout).
+   */
   async #readHead(
     connection: ClientConnection,
-    state: { idle: boolean },
     timer: ConnectionTimer,
   ): Promise<RequestHead | undefined> {
+    let begun = connection.buffered;
+    timer.expire(this.#timeouts[begun ? "request" : "keepAlive"]);
     let scanned = 0;
     for (;;) {
       // Empty lines before a request line are skipped (RFC 9112 §2.2).
@@ -186,11 +192,10 @@ class Server implements HttpServer {
       if (unread.byteLength >= MAX_HEAD_BYTES) {
         throw new BadRequest(431, `The request head is larger than ${MAX_HEAD_BYTES} bytes.`);
       }
-      if (this.#closing && !connection.buffered) return undefined;
       if (!(await connection.fill())) return undefined;
-      if (state.idle) {
+      if (!begun) {
         // The first bytes of a request: it now has the request timeout to arrive whole.
-        state.idle = false;
+        begun = true;
         timer.expire(this.#timeouts.request);
       }
     }

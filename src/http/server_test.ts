@@ -389,23 +389,26 @@ Deno.test("http server: an idle kept-alive connection, or a request that stalls,
   }
 });
 
-Deno.test("http server: shutdown closes idle connections, lets a stream finish, and refuses new ones", async () => {
+Deno.test("http server: shutdown closes connections between requests, lets a stream finish, and refuses new ones", async () => {
   const driven = drivenStream();
   const server = startServer({
     handle: streamOr(driven.stream, { status: 200, headers: {}, body: "whole" }),
   });
   const { port } = server.addr;
   const idle = await connect(port);
+  const partial = await connect(port);
   const streaming = await connect(port);
   try {
     await idle.send("GET /whole HTTP/1.1\r\n\r\n");
     await idle.readUntil((text) => text.endsWith("whole"));
+    await partial.send("GET /whole HTTP/1.1\r\nHost: t\r\n");
     await streaming.send("GET /stream HTTP/1.1\r\n\r\n");
     driven.send("data: one\n\n");
     await streaming.readUntil((text) => text.includes("data: one"));
 
     const stopped = server.shutdown();
     assert.match(await idle.readAll(), /whole$/, "the idle connection is closed at once");
+    assert.equal(await partial.readAll(), "", "so is one whose next head has only begun");
     await assert.rejects(Deno.connect({ hostname: "127.0.0.1", port }));
     driven.send("data: two\n\n");
     driven.finish();
@@ -415,6 +418,7 @@ Deno.test("http server: shutdown closes idle connections, lets a stream finish, 
     await server.finished;
   } finally {
     idle.close();
+    partial.close();
     streaming.close();
     await server.shutdown();
   }
