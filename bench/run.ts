@@ -26,11 +26,6 @@ import { directionRatios, printReport, type Ratio, ratios, type TargetResults } 
 import { type PhaseGroup, type Settings, settingsFrom } from "./settings.ts";
 import { requestOf, runTargets, type Target } from "./targets.ts";
 
-/** The runtime flags of the tollgates the bench starts, as `deno task start` runs it. */
-function tollgateFlags(settings: Settings): string[] {
-  return tollgateRuntimeFlags(settings.tollgateV8Flags);
-}
-
 type Progress = (line: string) => void;
 
 /** Starts the children `start` returns, runs `body`, and stops them even if it throws. */
@@ -60,7 +55,12 @@ async function runMainParts(fake: ChildServer, settings: Settings, progress: Pro
   progress("starting tollgate" + (wants("targets") ? " and the bare proxy" : ""));
   const upstream = fake.ready.url;
   return await withChildren(() => [
-    startChild("tollgate", "tollgate_server.ts", [upstream], tollgateFlags(settings)),
+    startChild(
+      "tollgate",
+      "tollgate_server.ts",
+      [upstream],
+      tollgateRuntimeFlags(settings.tollgateV8Flags),
+    ),
     ...(wants("targets") ? [startChild("bare proxy", "bare_proxy.ts", [upstream])] : []),
   ], async (children) => {
     const [tollgate, ...others] = children as [ChildServer, ...ChildServer[]];
@@ -121,7 +121,12 @@ function runMemoryPart(fake: ChildServer, settings: Settings, progress: Progress
   return withChildren(() => [
     startChild("slow bare proxy", "bare_proxy.ts", [slow]),
     startChild("slow metering floor", "stream_floor_proxy.ts", [slow, "http1"]),
-    startChild("slow tollgate", "tollgate_server.ts", [fake.ready.url], tollgateFlags(settings)),
+    startChild(
+      "slow tollgate",
+      "tollgate_server.ts",
+      [fake.ready.url],
+      tollgateRuntimeFlags(settings.tollgateV8Flags),
+    ),
   ], ([proxy, floor, tollgate]) =>
     runMemory(
       [
@@ -148,7 +153,7 @@ function runIdlePart(fake: ChildServer, settings: Settings, progress: Progress) 
       fake.ready.url,
       "--keepalive-ms",
       String(IDLE_KEEPALIVE_MS),
-    ], tollgateFlags(settings)),
+    ], tollgateRuntimeFlags(settings.tollgateV8Flags)),
   ], ([tollgate]) => {
     const target: Target = {
       name: "idle tollgate",

@@ -12,6 +12,7 @@ import type { ConfigSnapshot } from "./config/store.ts";
 import { asGatewayError, errorAnswer, GatewayError } from "./errors.ts";
 import { describeError, type Logger } from "./log.ts";
 import {
+  type KeyRoute,
   newRequestId,
   type RequestContext,
   requestContext,
@@ -35,7 +36,6 @@ import type { Limiter } from "./limits/limiter.ts";
 import { createMemoryLimiter } from "./limits/memory_limiter.ts";
 import type { Answer } from "./http/answer.ts";
 import type { IncomingRequest } from "./http/incoming.ts";
-import type { Principal } from "./auth/principal.ts";
 
 /** Everything the app is built from; tests pass their own. */
 export interface AppDeps {
@@ -69,9 +69,6 @@ export interface App {
 
 /** A route: a request's answer (or a thrown GatewayError). */
 type Route = (context: RequestContext) => Answer | Promise<Answer>;
-
-/** A route behind authentication. */
-type KeyRoute = (context: RequestContext, principal: Principal) => Answer | Promise<Answer>;
 
 /** The tollgate app: routes of design.md's HTTP surface over the given dependencies. */
 export function createApp(deps: AppDeps): App {
@@ -118,7 +115,7 @@ export function createApp(deps: AppDeps): App {
     if (found) return found(context);
     const modelId = get ? modelIdOf(path) : undefined;
     if (modelId !== undefined) {
-      return withKey((context, principal) => retrieve(context, principal, modelId))(context);
+      return auth(context).then((principal) => retrieve(context, principal, modelId));
     }
     throw pathNotFound(path, method);
   }
@@ -156,10 +153,11 @@ export function createApp(deps: AppDeps): App {
       return answer;
     },
     refuse(status, message, path) {
-      const code = status === 431 ? "request_too_large" : "invalid_request";
-      const error = new GatewayError(status, code, message, {
-        messagesType: status === 431 ? "request_too_large" : "invalid_request_error",
-      });
+      const error = status === 431
+        ? new GatewayError(431, "request_too_large", message, { messagesType: "request_too_large" })
+        : new GatewayError(status, "invalid_request", message, {
+          messagesType: "invalid_request_error",
+        });
       return errorAnswer(error, path === undefined ? "openai" : shapeOf(path), newRequestId(now()));
     },
   };

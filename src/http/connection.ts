@@ -5,7 +5,8 @@
  * that it notices a client that went away, and those bytes (a pipelined request) stay
  * buffered for the next request.
  */
-import { makeRoom, type ReadBuffer } from "../upstream/http1/read_buffer.ts";
+import { closeQuietly } from "../upstream/http1/connection.ts";
+import { makeRoom, type ReadBuffer, shrinkTo } from "../upstream/http1/read_buffer.ts";
 import { writeAll } from "../upstream/http1/write_all.ts";
 import { BadRequest } from "./request_head.ts";
 
@@ -14,6 +15,11 @@ export const READ_BUFFER_BYTES = 4_096;
 
 /** Bytes a request head may take (RFC 9110 leaves it to the server; 64 KiB as hyper's). */
 export const MAX_HEAD_BYTES = 65_536;
+
+/** The refusal of a head over MAX_HEAD_BYTES. */
+export function headTooLarge(): BadRequest {
+  return new BadRequest(431, `The request head is larger than ${MAX_HEAD_BYTES} bytes.`);
+}
 
 /** One client connection. A class, not closures: thousands may be open at once. */
 export class ClientConnection implements ReadBuffer {
@@ -28,7 +34,6 @@ export class ClientConnection implements ReadBuffer {
   readonly #socket: Deno.Conn;
   /** The read in flight, if any; resolves to whether it brought bytes. */
   #reading: Promise<boolean> | undefined;
-  #closed = false;
 
   constructor(socket: Deno.Conn) {
     this.#socket = socket;
@@ -48,11 +53,7 @@ export class ClientConnection implements ReadBuffer {
   fill(): Promise<boolean> {
     if (this.#reading) return this.#reading;
     if (this.ended) return Promise.resolve(false);
-    if (!makeRoom(this, MAX_HEAD_BYTES)) {
-      return Promise.reject(
-        new BadRequest(431, `The request head is larger than ${MAX_HEAD_BYTES} bytes.`),
-      );
-    }
+    if (!makeRoom(this, MAX_HEAD_BYTES)) return Promise.reject(headTooLarge());
     const { buffer } = this;
     const into = this.end === 0 ? buffer : buffer.subarray(this.end);
     return this.#reading = this.#socket.read(into).then(this.#filled, this.#failed);
@@ -121,26 +122,13 @@ export class ClientConnection implements ReadBuffer {
   }
 
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
     this.broken = true;
     this.ended = true;
-    try {
-      this.#socket.close();
-    } catch {
-      // Closed already.
-    }
+    closeQuietly(this.#socket);
   }
 
-  /** Back to the usual buffer once a large head was read, keeping what followed it. */
+  /** Back to the usual buffer once a large head was read (not while a read fills it). */
   shrink(): void {
-    const unread = this.end - this.start;
-    if (this.#reading || this.buffer.byteLength === READ_BUFFER_BYTES) return;
-    if (unread > READ_BUFFER_BYTES) return;
-    const buffer = new Uint8Array(READ_BUFFER_BYTES);
-    buffer.set(this.buffer.subarray(this.start, this.end));
-    this.buffer = buffer;
-    this.start = 0;
-    this.end = unread;
+    if (!this.#reading) shrinkTo(this, READ_BUFFER_BYTES);
   }
 }

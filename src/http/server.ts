@@ -16,7 +16,7 @@ import {
   LAST_CHUNK,
   wholeAnswer,
 } from "./answer.ts";
-import { ClientConnection, MAX_HEAD_BYTES } from "./connection.ts";
+import { ClientConnection, headTooLarge, MAX_HEAD_BYTES } from "./connection.ts";
 import { Incoming, type IncomingRequest } from "./incoming.ts";
 import {
   BadRequest,
@@ -151,7 +151,7 @@ class Server implements HttpServer {
       }
     } catch (error) {
       if (error instanceof BadRequest) {
-        await this.#refuse(connection, error).catch(() => {});
+        await this.#refuse(connection, error, timer).catch(() => {});
       } else this.#options.onError?.(error);
     } finally {
       timer.stop();
@@ -189,9 +189,7 @@ class Server implements HttpServer {
         return head;
       }
       scanned = Math.max(0, unread.byteLength - 3);
-      if (unread.byteLength >= MAX_HEAD_BYTES) {
-        throw new BadRequest(431, `The request head is larger than ${MAX_HEAD_BYTES} bytes.`);
-      }
+      if (unread.byteLength >= MAX_HEAD_BYTES) throw headTooLarge();
       if (!(await connection.fill())) return undefined;
       if (!begun) {
         // The first bytes of a request: it now has the request timeout to arrive whole.
@@ -295,7 +293,11 @@ class Server implements HttpServer {
     timer.stop();
   }
 
-  async #refuse(connection: ClientConnection, error: BadRequest): Promise<void> {
+  async #refuse(
+    connection: ClientConnection,
+    error: BadRequest,
+    timer: ConnectionTimer,
+  ): Promise<void> {
     if (connection.broken) return;
     const answer = this.#options.refuse(error.status, error.message, error.path);
     await this.#write(connection, answer, undefined, {
@@ -303,7 +305,7 @@ class Server implements HttpServer {
       withBody: true,
       http10: false,
     });
-    await this.#linger(connection, connectionTimer(this.#clock, connection));
+    await this.#linger(connection, timer);
   }
 
   /** The `date` header's value, made once a second. */
@@ -413,8 +415,8 @@ class ChunkSink implements ByteSink {
     const head = this.#head ?? "";
     this.#head = undefined;
     const last = this.#chunked ? LAST_CHUNK : EMPTY;
-    if (head === "" && last === EMPTY) return Promise.resolve();
-    return this.#connection.write(head === "" ? last : wholeAnswer(head, last)).catch(gone);
+    if (head === "" && last === EMPTY) return;
+    await this.#connection.write(head === "" ? last : wholeAnswer(head, last)).catch(gone);
   }
 
   readonly #failed = (error: unknown): never => {

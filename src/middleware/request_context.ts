@@ -3,6 +3,7 @@
  * arrives; and what every answer carries (`x-request-id`, an admitted request's
  * `x-ratelimit-*`), stamped when it leaves.
  */
+import type { Principal } from "../auth/principal.ts";
 import type { ConfigSnapshot } from "../config/store.ts";
 import type { ErrorShape } from "../errors.ts";
 import type { Answer } from "../http/answer.ts";
@@ -24,6 +25,9 @@ export interface RequestContext {
   /** The `x-ratelimit-*` headers of an admitted request of a limited key, for every answer. */
   limitHeaders?: Readonly<Record<string, string>>;
 }
+
+/** A route behind authentication: the answer to a request of the key's `principal`. */
+export type KeyRoute = (context: RequestContext, principal: Principal) => Answer | Promise<Answer>;
 
 /** The error shape for a path: the messages protocol owns everything under /messages. */
 export function shapeOf(path: string): ErrorShape {
@@ -64,9 +68,8 @@ export function requestContext(
 }
 
 /** Stamps what every answer carries: `x-request-id` and any `x-ratelimit-*`. */
-export function stampAnswer(context: RequestContext, answer: Answer): Answer {
+export function stampAnswer(context: RequestContext, answer: Answer): void {
   answer.headers["x-request-id"] = context.requestId;
   const { limitHeaders } = context;
   if (limitHeaders) Object.assign(answer.headers, limitHeaders);
-  return answer;
 }

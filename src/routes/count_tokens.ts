@@ -4,7 +4,6 @@
  * tokenizer over the body the request would send to the model's first channel. It is
  * free: no hold, no ledger row.
  */
-import type { Principal } from "../auth/principal.ts";
 import { estimateUsage } from "../billing/estimate.ts";
 import { loadTokenCounter } from "../protocols/token_count.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
@@ -15,14 +14,12 @@ import { sendWithFailover } from "../relay/failover.ts";
 import { readJsonBody } from "../relay/body.ts";
 import type { RoutePlan } from "../routing/router.ts";
 import { createTranslator } from "../translate/translation.ts";
-import { type Answer, jsonAnswer } from "../http/answer.ts";
-import type { RequestContext } from "../middleware/request_context.ts";
+import { jsonAnswer } from "../http/answer.ts";
+import type { KeyRoute } from "../middleware/request_context.ts";
 import { type RelayDeps, upstreamProtocol } from "./relay.ts";
 
 /** The count_tokens handler. */
-export function countTokensRoute(
-  deps: Omit<RelayDeps, "accounting">,
-): (context: RequestContext, principal: Principal) => Promise<Answer> {
+export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute {
   return async function countTokens(context, principal) {
     const { config } = context.snapshot;
     const { requestId, request: client } = context;

@@ -24,7 +24,7 @@ import type { SendOptions } from "../upstream/send.ts";
 import type { ShutdownWatch } from "../upstream/shutdown_watch.ts";
 import type { Send } from "../upstream/call.ts";
 import { readJsonBody } from "../relay/body.ts";
-import type { RequestContext } from "../middleware/request_context.ts";
+import type { KeyRoute, RequestContext } from "../middleware/request_context.ts";
 import type { Answer } from "../http/answer.ts";
 import { GatewayError } from "../errors.ts";
 import type { EntryRequest } from "../protocols/types.ts";
@@ -46,11 +46,8 @@ export interface RelayDeps {
   clock: AlarmClock;
 }
 
-/** The handler of one entry point: an authenticated request's answer. */
-export type RelayRoute = (context: RequestContext, principal: Principal) => Promise<Answer>;
-
 /** The handler of one entry point. */
-export function relayRoute(entry: EntryProtocol, deps: RelayDeps): RelayRoute {
+export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
   // The entry point's keep-alive, encoded once for all of its streams.
   const keepalive = ENCODER.encode(protocolOf(entry).keepalive);
   return async function relay(context, principal) {

@@ -6,7 +6,7 @@
  */
 import { headEnd, MalformedResponse, MAX_HEAD_BYTES, parseResponseHead } from "./head.ts";
 import type { ResponseHead } from "./head.ts";
-import { makeRoom, type ReadBuffer } from "./read_buffer.ts";
+import { makeRoom, type ReadBuffer, shrinkTo } from "./read_buffer.ts";
 import { writeAll } from "./write_all.ts";
 
 /** Bytes read at a time: SSE events are small, and an open stream keeps its buffer. */
@@ -70,7 +70,7 @@ export async function openConnection(
 }
 
 /** Closes a socket that may be closed already (or handed over to TLS). */
-function closeQuietly(socket: Deno.Conn): void {
+export function closeQuietly(socket: Deno.Conn): void {
   try {
     socket.close();
   } catch {
@@ -168,7 +168,7 @@ export class Connection implements ReadBuffer {
       this.start += length;
       // 1xx answers are interim: the real one follows on the same connection.
       if (head.status >= 200) {
-        this.#shrink();
+        shrinkTo(this, READ_BUFFER_BYTES);
         return head;
       }
     }
@@ -207,16 +207,5 @@ export class Connection implements ReadBuffer {
 
   #unread(): Uint8Array {
     return this.buffer.subarray(this.start, this.end);
-  }
-
-  /** Back to the usual buffer once a large head was read, keeping what followed it. */
-  #shrink(): void {
-    const unread = this.end - this.start;
-    if (this.buffer.byteLength === READ_BUFFER_BYTES || unread > READ_BUFFER_BYTES) return;
-    const buffer = new Uint8Array(READ_BUFFER_BYTES);
-    buffer.set(this.buffer.subarray(this.start, this.end));
-    this.buffer = buffer;
-    this.start = 0;
-    this.end = unread;
   }
 }

@@ -31,3 +31,17 @@ export function makeRoom(read: ReadBuffer, maxBytes: number): boolean {
   read.end = unread;
   return true;
 }
+
+/**
+ * Back to a buffer of `size` once a large head was read, keeping what followed it; not
+ * when that is more than `size`, or the buffer is that size already.
+ */
+export function shrinkTo(read: ReadBuffer, size: number): void {
+  const unread = read.end - read.start;
+  if (read.buffer.byteLength === size || unread > size) return;
+  const buffer = new Uint8Array(size);
+  buffer.set(read.buffer.subarray(read.start, read.end));
+  read.buffer = buffer;
+  read.start = 0;
+  read.end = unread;
+}
