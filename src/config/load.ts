@@ -1,6 +1,7 @@
 /** Loads the config file: TOML, `${VAR}` expansion from the environment, then the schema. */
 import { parse, TomlError } from "smol-toml";
-import { type Config, ConfigSchema } from "./schema.ts";
+import { type Config, validateConfig } from "./schema.ts";
+import { formatPath, type PathSegment } from "./validate.ts";
 
 /** Looks up an environment variable; `Deno.env.get` unless a test passes its own. */
 export type EnvLookup = (name: string) => string | undefined;
@@ -23,11 +24,8 @@ export class ConfigError extends Error {
   }
 }
 
-type PathSegment = string | number;
-
 const VARIABLE = /\$\{([^}]*)\}/g;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const BARE_KEY = /^[A-Za-z0-9_-]+$/;
 
 /** Reads, expands and validates the config file at `path`; throws ConfigError listing every problem. */
 export async function loadConfig(path: string, env: EnvLookup = defaultEnv): Promise<Config> {
@@ -71,14 +69,14 @@ export function parseConfigText(
     problems.push(`${formatPath(path)}: ${message}`);
   });
 
-  const result = ConfigSchema.safeParse(expanded);
-  if (result.success && problems.length === 0) return result.data;
-  if (!result.success) {
-    for (const issue of result.error.issues) {
-      const path = formatPath(issue.path.filter(isPathSegment));
+  const result = validateConfig(expanded);
+  if ("config" in result && problems.length === 0) return result.config;
+  if ("problems" in result) {
+    for (const problem of result.problems) {
+      const path = formatPath(problem.path);
       // A value left as "${VAR}" is already reported; its schema error would only repeat it.
       if (unexpanded.some((prefix) => isWithin(path, prefix))) continue;
-      problems.push(`${path}: ${issue.message}`);
+      problems.push(`${path}: ${problem.message}`);
     }
   }
   throw new ConfigError(source, problems);
@@ -147,27 +145,9 @@ function expandVariables(
   return value;
 }
 
-/** Writes a path the way TOML would: dotted bare keys, quoted odd keys, `[i]` for array items. */
-function formatPath(path: readonly PathSegment[]): string {
-  if (path.length === 0) return "(top level)";
-  let out = "";
-  for (const segment of path) {
-    if (typeof segment === "number") out += `[${segment}]`;
-    else {
-      const key = BARE_KEY.test(segment) ? segment : JSON.stringify(segment);
-      out += out === "" ? key : `.${key}`;
-    }
-  }
-  return out;
-}
-
 /** Whether a formatted path is `prefix` itself or lies under it. */
 function isWithin(path: string, prefix: string): boolean {
   return path === prefix || (path.startsWith(prefix) && /^[.[]/.test(path.slice(prefix.length)));
-}
-
-function isPathSegment(segment: PropertyKey): segment is PathSegment {
-  return typeof segment !== "symbol";
 }
 
 function defaultEnv(name: string): string | undefined {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Principal } from "../auth/principal.ts";
-import { type Config, ConfigSchema } from "../config/schema.ts";
+import { type Config, parseConfig } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { Admission, LimitRequest } from "./limiter.ts";
 import { UNLIMITED } from "./limiter.ts";
@@ -27,7 +27,7 @@ function principal(id: string, accountId = 1, group = "default"): Principal {
 }
 
 function config(groups: Record<string, unknown>, models: Record<string, unknown> = {}): Config {
-  return ConfigSchema.parse({ groups, models });
+  return parseConfig({ groups, models });
 }
 
 /** A limiter on a clock the test moves. */

@@ -3,9 +3,9 @@
  * client's object as it came so unknown fields reach the upstream untouched. Each
  * protocol's `parseRequest` is built from these helpers.
  */
-import type { z } from "zod";
 import type { EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
+import { type FieldPath, firstFault, type RequestFields } from "./schema_fields.ts";
 import type { EntryRequest } from "./types.ts";
 
 /** The parsed request, with `maxOutputTokens` only when the client set one. */
@@ -35,27 +35,24 @@ export function requireObject(body: unknown): Record<string, unknown> {
   );
 }
 
-/** Validates `body` with `schema`; a 400 naming the first field at fault. */
-export function validate<T extends z.ZodType>(
-  schema: T,
+/** `body` as a `T` when `fields` accept it; else a 400 naming the first field at fault. */
+export function validate<T extends Record<string, unknown>>(
+  fields: RequestFields,
   body: Record<string, unknown>,
-): z.output<T> {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  // The first issue is enough: the client fixes one field at a time, as with the real APIs.
-  const issue = result.error.issues[0];
-  const path = issue?.path ?? [];
-  const param = formatPath(path);
-  const value = valueAt(body, path);
-  const expected = issue?.message ?? "valid";
+): T {
+  const fault = firstFault(body, fields);
+  if (fault === undefined) return body as T;
+  // The first fault is enough: the client fixes one field at a time, as with the real APIs.
+  const param = formatPath(fault.path);
+  const value = valueAt(body, fault.path);
   const message = value === undefined
-    ? `Invalid request: \`${param}\` is required and must be ${expected}.`
-    : `Invalid request: \`${param}\` must be ${expected}, got ${describeValue(value)}.`;
+    ? `Invalid request: \`${param}\` is required and must be ${fault.expected}.`
+    : `Invalid request: \`${param}\` must be ${fault.expected}, got ${describeValue(value)}.`;
   throw new GatewayError(400, "invalid_request", message, { param });
 }
 
-/** Renders a zod issue path the way API errors name fields: `messages[0].role`. */
-function formatPath(path: readonly PropertyKey[]): string {
+/** Renders a path the way API errors name fields: `messages[0].role`. */
+function formatPath(path: FieldPath): string {
   let text = "";
   for (const key of path) {
     if (typeof key === "number") text += `[${key}]`;
@@ -64,11 +61,11 @@ function formatPath(path: readonly PropertyKey[]): string {
   return text || "body";
 }
 
-function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
+function valueAt(body: unknown, path: FieldPath): unknown {
   let value = body;
   for (const key of path) {
     if (typeof value !== "object" || value === null) return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
+    value = (value as Record<string | number, unknown>)[key];
   }
   return value;
 }

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import type { Principal } from "../auth/principal.ts";
-import { ConfigSchema } from "../config/schema.ts";
+import { parseConfig } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import { type Attempt, createRouter, MAX_ATTEMPTS } from "./router.ts";
 
-const config = ConfigSchema.parse({
+const config = parseConfig({
   groups: { default: { models: ["*"] }, small: { models: ["mini"] } },
   channels: [
     {
@@ -78,7 +78,7 @@ Deno.test("router: a rejected key leaves rotation; a failed channel moves on to 
 });
 
 Deno.test("router: equal priority shares by weight", () => {
-  const weighted = ConfigSchema.parse({
+  const weighted = parseConfig({
     groups: { default: {} },
     channels: [
       { name: "heavy", protocol: "chat", base_url: "http://a", models: ["m"], weight: 3 },
@@ -118,7 +118,7 @@ Deno.test("router: restrictions and missing channels are 403 and 503", () => {
 });
 
 Deno.test("router: every channel serves every entry point, its own protocol first at equal priority", () => {
-  const mixed = ConfigSchema.parse({
+  const mixed = parseConfig({
     groups: { default: {} },
     channels: [
       { name: "claude", protocol: "messages", base_url: "http://a", models: ["m"], weight: 100 },

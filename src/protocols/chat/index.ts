@@ -4,7 +4,7 @@ import { KEEPALIVE_COMMENT } from "../sse.ts";
 import { entryRequest, requireObject, validate } from "../request.ts";
 import { buildChatCompletion, buildChatEvents } from "./build.ts";
 import { streamError, streamErrorEvents } from "./errors.ts";
-import { ChatRequestSchema, isChatRequest } from "./schema.ts";
+import { CHAT_REQUEST_FIELDS, type ChatRequest } from "./schema.ts";
 import { eventText, promptText, responseText } from "./text.ts";
 import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
 import { asRecord } from "../json_read.ts";
@@ -16,7 +16,7 @@ export const chat: Protocol = {
   idPrefix: "chatcmpl-",
   parseRequest(body) {
     const object = requireObject(body);
-    const parsed = isChatRequest(object) ? object : validate(ChatRequestSchema, object);
+    const parsed = validate<ChatRequest>(CHAT_REQUEST_FIELDS, object);
     const max = parsed.max_completion_tokens ?? parsed.max_tokens;
     return entryRequest("chat", parsed.model, parsed.stream, max, object);
   },

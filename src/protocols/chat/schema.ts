@@ -2,35 +2,31 @@
  * The chat-completions request as far as tollgate needs it (OpenAI
  * `ChatCompletionCreateParams`); every other field passes through untouched.
  */
-import { z } from "zod";
 import {
-  isMessageList,
-  isModel,
-  isOptionalBoolean,
-  isOptionalNonNegativeInt,
-  isOptionalObject,
   messageList,
-  modelField,
+  model,
   optionalBoolean,
   optionalNonNegativeInt,
   optionalObject,
+  type RequestFields,
 } from "../schema_fields.ts";
 
-/** Validates a `POST /v1/chat/completions` body loosely. */
-export const ChatRequestSchema = z.looseObject({
-  model: modelField(),
-  messages: messageList(),
-  stream: optionalBoolean(),
-  stream_options: optionalObject(),
-  max_tokens: optionalNonNegativeInt(),
-  max_completion_tokens: optionalNonNegativeInt(),
-});
-/** A validated chat-completions request body. */
-export type ChatRequest = z.infer<typeof ChatRequestSchema>;
+/** The fields of a `POST /v1/chat/completions` body that tollgate checks. */
+export const CHAT_REQUEST_FIELDS: RequestFields = [
+  ["model", model],
+  ["messages", messageList],
+  ["stream", optionalBoolean],
+  ["stream_options", optionalObject],
+  ["max_tokens", optionalNonNegativeInt],
+  ["max_completion_tokens", optionalNonNegativeInt],
+];
 
-/** Whether `ChatRequestSchema` accepts `body`, checked directly. */
-export function isChatRequest(body: Record<string, unknown>): body is ChatRequest {
-  return isModel(body.model) && isMessageList(body.messages) && isOptionalBoolean(body.stream) &&
-    isOptionalObject(body.stream_options) && isOptionalNonNegativeInt(body.max_tokens) &&
-    isOptionalNonNegativeInt(body.max_completion_tokens);
+/** A chat-completions request body that CHAT_REQUEST_FIELDS accept. */
+export interface ChatRequest extends Record<string, unknown> {
+  model: string;
+  messages: { role: string; [field: string]: unknown }[];
+  stream?: boolean | null;
+  stream_options?: Record<string, unknown> | null;
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
 }

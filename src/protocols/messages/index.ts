@@ -4,7 +4,12 @@ import { encodeSse } from "../sse.ts";
 import { entryRequest, requireObject, validate } from "../request.ts";
 import { buildMessage, buildMessageEvents } from "./build.ts";
 import { streamError, streamErrorEvents } from "./errors.ts";
-import { CountTokensBodySchema, isMessagesRequest, MessagesRequestSchema } from "./schema.ts";
+import {
+  COUNT_TOKENS_FIELDS,
+  type CountTokensBody,
+  MESSAGES_REQUEST_FIELDS,
+  type MessagesRequest,
+} from "./schema.ts";
 import { eventText, promptText, responseText } from "./text.ts";
 import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
 
@@ -15,7 +20,7 @@ export const messages: Protocol = {
   idPrefix: "msg_",
   parseRequest(body) {
     const object = requireObject(body);
-    const parsed = isMessagesRequest(object) ? object : validate(MessagesRequestSchema, object);
+    const parsed = validate<MessagesRequest>(MESSAGES_REQUEST_FIELDS, object);
     return entryRequest("messages", parsed.model, parsed.stream, parsed.max_tokens, object);
   },
   promptText,
@@ -39,5 +44,5 @@ export interface CountTokensRequest {
 /** Validates a count_tokens body; throws like `parseRequest`. */
 export function parseCountTokensRequest(body: unknown): CountTokensRequest {
   const object = requireObject(body);
-  return { model: validate(CountTokensBodySchema, object).model, body: object };
+  return { model: validate<CountTokensBody>(COUNT_TOKENS_FIELDS, object).model, body: object };
 }

@@ -2,45 +2,46 @@
  * The messages request as far as tollgate needs it (Anthropic `MessageCreateParams`);
  * every other field passes through untouched.
  */
-import { z } from "zod";
 import {
-  isMessageList,
-  isModel,
-  isOptionalBoolean,
-  isPositiveInt,
-  isStringOrArray,
   messageList,
-  modelField,
+  model,
+  nullish,
   optionalBoolean,
   positiveInt,
+  type RequestFields,
+  stringOrArray,
 } from "../schema_fields.ts";
 
-const system = z.union([z.string(), z.array(z.unknown())], {
-  error: "a string or an array of text blocks",
-}).nullish();
+const system = nullish(stringOrArray("a string or an array of text blocks"));
 
-/** Validates a `POST /v1/messages` body loosely. */
-export const MessagesRequestSchema = z.looseObject({
-  model: modelField(),
-  messages: messageList(),
-  max_tokens: positiveInt(),
-  stream: optionalBoolean(),
-  system,
-});
-/** A validated messages request body. */
-export type MessagesRequest = z.infer<typeof MessagesRequestSchema>;
+/** The fields of a `POST /v1/messages` body that tollgate checks. */
+export const MESSAGES_REQUEST_FIELDS: RequestFields = [
+  ["model", model],
+  ["messages", messageList],
+  ["max_tokens", positiveInt],
+  ["stream", optionalBoolean],
+  ["system", system],
+];
 
-/** Whether `MessagesRequestSchema` accepts `body`, checked directly. */
-export function isMessagesRequest(body: Record<string, unknown>): body is MessagesRequest {
-  return isModel(body.model) && isMessageList(body.messages) && isPositiveInt(body.max_tokens) &&
-    isOptionalBoolean(body.stream) && (body.system == null || isStringOrArray(body.system));
+/** A messages request body that MESSAGES_REQUEST_FIELDS accept. */
+export interface MessagesRequest extends Record<string, unknown> {
+  model: string;
+  messages: { role: string; [field: string]: unknown }[];
+  max_tokens: number;
+  stream?: boolean | null;
+  system?: string | unknown[] | null;
 }
 
-/** Validates a `POST /v1/messages/count_tokens` body loosely. */
-export const CountTokensBodySchema = z.looseObject({
-  model: modelField(),
-  messages: messageList(),
-  system,
-});
-/** A validated count_tokens request body. */
-export type CountTokensBody = z.infer<typeof CountTokensBodySchema>;
+/** The fields of a `POST /v1/messages/count_tokens` body that tollgate checks. */
+export const COUNT_TOKENS_FIELDS: RequestFields = [
+  ["model", model],
+  ["messages", messageList],
+  ["system", system],
+];
+
+/** A count_tokens request body that COUNT_TOKENS_FIELDS accept. */
+export interface CountTokensBody extends Record<string, unknown> {
+  model: string;
+  messages: { role: string; [field: string]: unknown }[];
+  system?: string | unknown[] | null;
+}

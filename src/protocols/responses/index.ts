@@ -4,7 +4,7 @@ import { KEEPALIVE_COMMENT } from "../sse.ts";
 import { entryRequest, requireObject, validate } from "../request.ts";
 import { buildResponse, buildResponseEvents } from "./build.ts";
 import { streamError, streamErrorEvents } from "./errors.ts";
-import { isResponsesRequest, ResponsesRequestSchema } from "./schema.ts";
+import { RESPONSES_REQUEST_FIELDS, type ResponsesRequest } from "./schema.ts";
 import { eventText, promptText, responseText } from "./text.ts";
 import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
 
@@ -15,7 +15,7 @@ export const responses: Protocol = {
   idPrefix: "resp_",
   parseRequest(body) {
     const object = requireObject(body);
-    const parsed = isResponsesRequest(object) ? object : validate(ResponsesRequestSchema, object);
+    const parsed = validate<ResponsesRequest>(RESPONSES_REQUEST_FIELDS, object);
     return entryRequest("responses", parsed.model, parsed.stream, parsed.max_output_tokens, object);
   },
   promptText,
