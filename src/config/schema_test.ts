@@ -13,6 +13,19 @@ function problemsOf(value: unknown): string[] {
 
 const ECHO = { name: "e", protocol: "echo", models: ["echo"] };
 const DEFAULT_GROUP = { groups: { default: {} } };
+/** An echo channel named `name` as read with every default. */
+const echoRead = (name: string) => ({
+  name,
+  protocol: "echo" as const,
+  keys: [],
+  models: ["echo"],
+  groups: ["default"],
+  priority: 0,
+  weight: 1,
+  model_map: {},
+  headers: {},
+  timeouts: {},
+});
 
 /** A config with one channel that differs from a valid echo channel by `fields`. */
 function withChannel(fields: Record<string, unknown>): Record<string, unknown> {
@@ -76,18 +89,7 @@ const FULL: Config = {
       headers: { "X-Team": "blue", "HTTP-Referer": "https://x.test/" },
       timeouts: { first_byte: 30_000 },
     },
-    {
-      name: "echo",
-      protocol: "echo",
-      keys: [],
-      models: ["echo"],
-      groups: ["default"],
-      priority: 0,
-      weight: 1,
-      model_map: {},
-      headers: {},
-      timeouts: {},
-    },
+    echoRead("echo"),
   ],
 };
 
@@ -130,18 +132,7 @@ Deno.test("validateConfig: defaults of tables, groups and channels are filled in
   });
   assert.deepEqual(config.models, { m: {} });
   assert.deepEqual(config.groups, { default: { models: ["*"], price_multiplier: 1 } });
-  assert.deepEqual(config.channels, [{
-    name: "e",
-    protocol: "echo",
-    keys: [],
-    models: ["echo"],
-    groups: ["default"],
-    priority: 0,
-    weight: 1,
-    model_map: {},
-    headers: {},
-    timeouts: {},
-  }]);
+  assert.deepEqual(config.channels, [echoRead("e")]);
 });
 
 Deno.test("validateConfig: every config gets fresh defaults, so changing one changes no other", () => {
