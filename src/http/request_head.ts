@@ -4,7 +4,7 @@
  * a request that could be read two ways (both Content-Length and Transfer-Encoding,
  * two different lengths) is refused rather than guessed at.
  */
-import { parseFields } from "../upstream/http1/fields.ts";
+import { contentLength, keepsConnection, splitHead } from "../upstream/http1/fields.ts";
 
 /** A parsed request line and header fields; names are lowercase, repeated fields joined. */
 export interface RequestHead {
@@ -34,19 +34,18 @@ export class BadRequest extends Error {
   }
 }
 
-const LATIN1 = new TextDecoder("latin1");
 // method SP request-target SP HTTP-version; the method is a token (RFC 9110 §9.1).
 const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/(\d)\.(\d)$/;
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
-/** A length as Content-Length writes it: 2^49 bytes is beyond any body and exact as a number. */
-const DIGITS = /^[0-9]{1,15}$/;
 
 /** Parses the head in `bytes[start, end)` (which ends with its blank line). */
 export function parseRequestHead(bytes: Uint8Array, start: number, end: number): RequestHead {
-  // Field values are octets; latin1 keeps each one as the character of its code.
-  const text = LATIN1.decode(bytes.subarray(start, end - 4));
-  const lineEnd = text.indexOf("\r\n");
-  const requestLine = lineEnd < 0 ? text : text.slice(0, lineEnd);
+  const { line: requestLine, headers } = splitHead(
+    bytes,
+    start,
+    end,
+    (field) => new BadRequest(400, `The header line "${field.slice(0, 80)}" is malformed.`),
+  );
   const line = REQUEST_LINE.exec(requestLine);
   if (!line) {
     throw new BadRequest(400, `The request line "${requestLine.slice(0, 80)}" is not HTTP.`);
@@ -54,11 +53,6 @@ export function parseRequestHead(bytes: Uint8Array, start: number, end: number):
   if (line[3] !== "1") {
     throw new BadRequest(505, `HTTP/${line[3]}.${line[4]} is not served here: use HTTP/1.1.`);
   }
-  const headers = lineEnd < 0 ? new Map<string, string>() : parseFields(
-    text,
-    lineEnd + 2,
-    (field) => new BadRequest(400, `The header line "${field.slice(0, 80)}" is malformed.`),
-  );
   const { path, search } = splitTarget(line[2]!);
   return { method: line[1]!, path, search, version: line[4] === "0" ? "1.0" : "1.1", headers };
 }
@@ -100,23 +94,18 @@ export function bodyFramingOf(head: RequestHead): BodyFraming {
     return { kind: "chunked" };
   }
   if (length === undefined) return { kind: "length", length: 0 };
-  if (DIGITS.test(length)) return { kind: "length", length: Number(length) };
-  // Repeated identical values are allowed ("42, 42"); different ones are not.
-  const values = new Set(length.split(",").map((value) => value.trim()));
-  const [only] = values;
-  if (values.size !== 1 || !DIGITS.test(only!)) {
+  const bytes = contentLength(length);
+  if (bytes === undefined) {
     throw new BadRequest(
       400,
       `The Content-Length "${length.slice(0, 40)}" is not a length.`,
       head.path,
     );
   }
-  return { kind: "length", length: Number(only) };
+  return { kind: "length", length: bytes };
 }
 
 /** Whether the client wants the connection kept for another request after this one. */
 export function wantsKeepAlive(head: RequestHead): boolean {
-  const connection = head.headers.get("connection")?.toLowerCase() ?? "";
-  if (/(?:^|,)\s*close\s*(?:,|$)/.test(connection)) return false;
-  return head.version === "1.1" || /(?:^|,)\s*keep-alive\s*(?:,|$)/.test(connection);
+  return keepsConnection(head.headers, head.version);
 }

@@ -122,6 +122,22 @@ export class BpeRanks {
   }
 }
 
+/** A counter over `ranks` that encodes each piece `split` (a global regex) cuts a text into. */
+export function bpeCounter(ranks: BpeRanks, split: RegExp): (text: string) => number {
+  const encoder = new TextEncoder();
+  let scratch = new Uint8Array(256);
+  return (text) => {
+    let count = 0;
+    for (const [piece] of text.matchAll(split)) {
+      // UTF-8 takes at most 3 bytes for each UTF-16 unit (a lone surrogate becomes U+FFFD).
+      if (piece.length * 3 > scratch.length) scratch = new Uint8Array(piece.length * 3);
+      const { written } = encoder.encodeInto(piece, scratch);
+      count += ranks.countParts(scratch, written);
+    }
+    return count;
+  };
+}
+
 /** FNV-1a over `bytes[from, to)`. */
 function hash(bytes: Uint8Array, from: number, to: number): number {
   let h = 0x811c9dc5;

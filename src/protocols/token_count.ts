@@ -4,7 +4,6 @@
  * through gpt-tokenizer's own encoder, whose tables and module kept ~60 MiB of a process.
  * The runtime keeps the loaded module, so later loads cost one resolved import.
  */
-import type { BpeRanks } from "./bpe.ts";
 
 /** Counts the tokens of a text. */
 export type CountTokens = (text: string) => number;
@@ -12,8 +11,7 @@ export type CountTokens = (text: string) => number;
 /** The counter, treating special-token markers ("<|endoftext|>") as plain text. */
 export async function loadTokenCounter(): Promise<CountTokens> {
   try {
-    const { O200K_RANKS, O200K_SPLIT } = await import("./o200k.ts");
-    return tokenCounter(O200K_RANKS, O200K_SPLIT);
+    return (await import("./o200k.ts")).countO200k;
   } catch {
     // The rank file unreadable (an executable built without it): gpt-tokenizer's own
     // encoder counts the same, in more memory. A settlement must never lack its count.
@@ -21,20 +19,4 @@ export async function loadTokenCounter(): Promise<CountTokens> {
     const options = { disallowedSpecial: new Set<string>() };
     return (text) => countTokens(text, options);
   }
-}
-
-/** A counter over `ranks` that encodes each piece `split` (a global regex) cuts `text` into. */
-export function tokenCounter(ranks: BpeRanks, split: RegExp): CountTokens {
-  const encoder = new TextEncoder();
-  let scratch = new Uint8Array(256);
-  return (text) => {
-    let count = 0;
-    for (const [piece] of text.matchAll(split)) {
-      // UTF-8 takes at most 3 bytes for each UTF-16 unit (a lone surrogate becomes U+FFFD).
-      if (piece.length * 3 > scratch.length) scratch = new Uint8Array(piece.length * 3);
-      const { written } = encoder.encodeInto(piece, scratch);
-      count += ranks.countParts(scratch, written);
-    }
-    return count;
-  };
 }

@@ -1,9 +1,10 @@
 /**
- * The header fields of an HTTP/1.1 head (RFC 9110 §5, RFC 9112 §5), as both the client
- * reads an upstream's answer and the server a client's request: names lowercase, values
- * without the blanks around them, repeated fields joined with ", ". Scanned by hand
- * rather than with a regular expression a line: every request parses two heads, and
- * each match made an array and two strings more.
+ * An HTTP/1.1 head's first line and header fields (RFC 9110 §5, RFC 9112 §5), and what
+ * both sides read from them (a Content-Length, whether the connection stays open), as
+ * the client reads an upstream's answer and the server a client's request: names
+ * lowercase, values without the blanks around them, repeated fields joined with ", ".
+ * Scanned by hand rather than with a regular expression a line: every request parses
+ * two heads, and each match made an array and two strings more.
  */
 
 /** Which ASCII codes may appear in a field name (an HTTP token, RFC 9110 §5.6.2). */
@@ -15,6 +16,44 @@ for (
 }
 const SPACE = 32;
 const TAB = 9;
+const LATIN1 = new TextDecoder("latin1");
+/** A length as Content-Length writes it: 2^49 bytes is beyond any body and exact as a number. */
+const DIGITS = /^[0-9]{1,15}$/;
+
+/**
+ * The first line and the fields of the head in `bytes[start, end)` (which ends with its
+ * blank line); `malformed` makes the error for a bad field line.
+ */
+export function splitHead(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  malformed: (line: string) => Error,
+): { line: string; headers: Map<string, string> } {
+  // Field values are octets; latin1 keeps each one as the character of its code.
+  const text = LATIN1.decode(bytes.subarray(start, end - 4));
+  const lineEnd = text.indexOf("\r\n");
+  if (lineEnd < 0) return { line: text, headers: new Map() };
+  return { line: text.slice(0, lineEnd), headers: parseFields(text, lineEnd + 2, malformed) };
+}
+
+/**
+ * The length a Content-Length field says; repeated identical values ("42, 42") are one
+ * (RFC 9112 §6.3), and anything else is undefined.
+ */
+export function contentLength(value: string): number | undefined {
+  if (DIGITS.test(value)) return Number(value);
+  const values = new Set(value.split(",").map((part) => part.trim()));
+  const [only] = values;
+  return values.size === 1 && DIGITS.test(only!) ? Number(only) : undefined;
+}
+
+/** Whether a message's connection stays open after it: its Connection field, else its version. */
+export function keepsConnection(headers: Map<string, string>, version: "1.0" | "1.1"): boolean {
+  const connection = headers.get("connection")?.toLowerCase() ?? "";
+  if (/(?:^|,)\s*close\s*(?:,|$)/.test(connection)) return false;
+  return version === "1.1" || /(?:^|,)\s*keep-alive\s*(?:,|$)/.test(connection);
+}
 
 /**
  * The fields of `text` (a head's lines after its first, without the blank line, as

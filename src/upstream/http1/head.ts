@@ -2,7 +2,7 @@
  * The head of an HTTP/1.1 response: its status line and header fields (RFC 9112 §4-5),
  * read strictly enough that a malformed answer is an upstream failure, never a guess.
  */
-import { parseFields } from "./fields.ts";
+import { contentLength, keepsConnection, splitHead } from "./fields.ts";
 
 /** Bytes a response head may take: real upstreams send a few hundred. */
 export const MAX_HEAD_BYTES = 65_536;
@@ -25,7 +25,6 @@ export class MalformedResponse extends Error {
 
 const CR = 13;
 const LF = 10;
-const LATIN1 = new TextDecoder("latin1");
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-5][0-9][0-9])(?: [^\r\n]*)?$/;
 
 /**
@@ -45,17 +44,14 @@ export function headEnd(bytes: Uint8Array, from = 0): number {
 
 /** Parses the head in `bytes[0, end)` (which ends with its blank line). */
 export function parseResponseHead(bytes: Uint8Array, end: number): ResponseHead {
-  // Field values are octets; latin1 keeps each one as the character of its code.
-  const text = LATIN1.decode(bytes.subarray(0, end - 4));
-  const lineEnd = text.indexOf("\r\n");
-  const statusLine = lineEnd < 0 ? text : text.slice(0, lineEnd);
-  const status = STATUS_LINE.exec(statusLine);
-  if (!status) throw new MalformedResponse(`bad status line "${statusLine.slice(0, 80)}"`);
-  const headers = lineEnd < 0 ? new Map<string, string>() : parseFields(
-    text,
-    lineEnd + 2,
-    (line) => new MalformedResponse(`bad header line "${line.slice(0, 80)}"`),
+  const { line, headers } = splitHead(
+    bytes,
+    0,
+    end,
+    (field) => new MalformedResponse(`bad header line "${field.slice(0, 80)}"`),
   );
+  const status = STATUS_LINE.exec(line);
+  if (!status) throw new MalformedResponse(`bad status line "${line.slice(0, 80)}"`);
   return { status: Number(status[2]), version: status[1] === "0" ? "1.0" : "1.1", headers };
 }
 
@@ -76,19 +72,14 @@ export function framingOf(head: ResponseHead): Framing {
   }
   const length = head.headers.get("content-length");
   if (length === undefined) return { kind: "close" };
-  // Repeated identical values are allowed ("42, 42"); different ones are not.
-  const values = new Set(length.split(",").map((value) => value.trim()));
-  const [only] = values;
-  if (values.size !== 1 || !/^[0-9]{1,15}$/.test(only!)) {
+  const bytes = contentLength(length);
+  if (bytes === undefined) {
     throw new MalformedResponse(`bad Content-Length "${length.slice(0, 40)}"`);
   }
-  return { kind: "length", length: Number(only) };
+  return { kind: "length", length: bytes };
 }
 
 /** Whether the connection can carry another request after this response. */
 export function keepsAlive(head: ResponseHead, framing: Framing): boolean {
-  if (framing.kind === "close") return false;
-  const connection = head.headers.get("connection")?.toLowerCase() ?? "";
-  if (/(?:^|,)\s*close\s*(?:,|$)/.test(connection)) return false;
-  return head.version === "1.1" || /(?:^|,)\s*keep-alive\s*(?:,|$)/.test(connection);
+  return framing.kind !== "close" && keepsConnection(head.headers, head.version);
 }
