@@ -191,6 +191,11 @@ Deno.test("sqlite store: a journalled hold sees the balance as another process o
     assert.deepEqual(await takeOne(), { ok: true });
     await db.store.flush();
     assert.equal((await accountOf(cli, target.accountId)).held_micros, 3_000);
+
+    // Written now, the three holds count once, from the database, no longer as unwritten.
+    await setBalance(cli, 4_500);
+    assert.deepEqual(await takeOne(), { ok: true });
+    assert.deepEqual(await takeOne(), HALF_LEFT);
   } finally {
     await cli.close();
     await db.close();

@@ -4,7 +4,7 @@
  * the client. One process owns a file, so its own clock is the store's clock.
  */
 import type { ReadNow, RunTransaction, SqlClient } from "./sql_client.ts";
-import { createHoldDecider } from "./hold_decider.ts";
+import { createHoldDecider, UnwrittenHolds } from "./hold_decider.ts";
 import {
   type AccountingJob,
   findReleasableHolds,
@@ -87,6 +87,8 @@ export function createSqliteStore(
   const unrecorded: NewHold[] = [];
   /** When each of them was taken (performance.now()), index for index. */
   const takenAt: number[] = [];
+  /** What they hold, summed. */
+  const unwritten = new UnwrittenHolds();
   /** Flushes waiting: their batches write every hold, young or not. */
   let flushes = 0;
   let recordTimer: ReturnType<typeof setTimeout> | undefined;
@@ -121,7 +123,10 @@ export function createSqliteStore(
       const written = new Set(recording);
       let kept = 0;
       for (let i = 0; i < unrecorded.length; i++) {
-        if (written.has(unrecorded[i]!)) continue;
+        if (written.has(unrecorded[i]!)) {
+          unwritten.remove(unrecorded[i]!);
+          continue;
+        }
         takenAt[kept] = takenAt[i]!;
         unrecorded[kept++] = unrecorded[i]!;
       }
@@ -139,7 +144,7 @@ export function createSqliteStore(
    * held meanwhile.
    */
   const decideNow = (holds: NewHold[]): HoldResult[] => {
-    const results = decideHolds!(holds, unrecorded);
+    const results = decideHolds!(holds, unwritten);
     const taken = holds.filter((_, i) => results[i]!.ok);
     if (taken.length === 0) return results;
     journal!.append(taken);
@@ -147,6 +152,7 @@ export function createSqliteStore(
     for (const hold of taken) {
       unrecorded.push(hold);
       takenAt.push(now);
+      unwritten.add(hold);
     }
     recordLater();
     return results;
