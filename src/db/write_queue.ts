@@ -13,7 +13,7 @@ import { setImmediate } from "node:timers";
  * writes only the hold and the running totals: a settlement's ledger row and its four
  * indexes would triple the pages its commit writes, on the path of the request waiting
  * for it. At 32 concurrent requests a batch of 50 ms settles ~200 requests where one of
- * 10 ms settled ~40, and a request cost 12-17% less CPU (bench/README.md). The price is
+ * 10 ms settled ~40, and a request costs ~5% less CPU (bench/README.md). The price is
  * the crash window: a process killed in these milliseconds leaves the holds, which
  * recovery turns into `interrupted` rows, as for requests still running.
  */
