@@ -1,11 +1,14 @@
 /**
  * Resilience over real HTTP: bad framing is the client's 400, silent upstreams get
  * keep-alives, a client that walks away closes the upstream socket, upstream
- * Retry-After is respected, and the connect timeout is enforced.
+ * Retry-After is respected, the connect timeout is enforced, and a settlement the
+ * database refuses is logged without holding anything up.
  */
 import assert from "node:assert/strict";
+import { sql } from "kysely";
 import type { LogFields, Logger } from "../src/log.ts";
-import { waitUntil } from "./accounting_support.ts";
+import { chatBody as pricedBody, PRICED_MODEL, waitUntil } from "./accounting_support.ts";
+import { startFakeUpstream } from "./fakes/upstream.ts";
 import { channel, configWith, startGateway, type TestGateway } from "./harness.ts";
 import {
   assertMessagesError,
@@ -318,5 +321,33 @@ Deno.test("resilience: the connect timeout fails a host that accepts no connecti
   } finally {
     for (const connection of filling) connection.close();
     listener.close();
+  }
+});
+
+Deno.test("resilience: a settlement the database refuses is logged with its request id; the answer and the drain go on", async () => {
+  const log = recordingLogger();
+  const fake = await startFakeUpstream({ name: "up" });
+  const gateway = await startGateway(
+    configWith(
+      channel({ name: "up", protocol: "chat", baseUrl: fake.url, models: ["priced"] }),
+      PRICED_MODEL,
+    ),
+    { log },
+  );
+  try {
+    const { secret } = await gateway.createKey({ balanceUsd: "1" });
+    // The hold goes through (holds table, journal); the ledger row then has nowhere to go.
+    await sql`ALTER TABLE ledger RENAME TO ledger_gone`.execute(gateway.db.kysely);
+    const response = await gateway.post(PATHS.chat, secret, pricedBody("hi"));
+    assert.equal(response.status, 200, await response.text());
+    const requestId = response.headers.get("x-request-id");
+    // The settlement's promise never rejects: the drain ends, with the failure logged.
+    await gateway.server.settled();
+    const failed = log.errors.filter((fields) => fields.message === "settlement failed");
+    assert.deepEqual(failed.map((fields) => fields.request_id), [requestId]);
+    assert.match(String(failed[0]!.error), /ledger/);
+  } finally {
+    await gateway.close();
+    await fake.close();
   }
 });

@@ -89,7 +89,10 @@ export function createLedgerAccounting(options: {
         settle(settlement: Settlement): Settling {
           const { usage } = settlement;
           const cost = costMicros(usage, price);
-          const written = store.settleHold({
+          const { requestId } = admission;
+          // One reaction for both outcomes: a settlement waits ~50 ms for its batch (write_queue.ts),
+          // and each promise it keeps that long outlives a scavenge or two.
+          const written: Promise<void> = store.settleHold({
             ...settlementOf(hold),
             createdAt: now(),
             channel: settlement.channel ?? null,
@@ -104,13 +107,11 @@ export function createLedgerAccounting(options: {
             estimated: settlement.estimated,
             costMicros: cost,
             durationMs: now() - startedAt,
-          }).catch((error) => {
+          }).then(() => void pending.delete(written), (error) => {
+            pending.delete(written);
             // The hold stays: the sweep turns it into an interrupted row, so nothing vanishes.
-            log.error("settlement failed", {
-              request_id: admission.requestId,
-              error: describeError(error),
-            });
-          }).finally(() => pending.delete(written));
+            log.error("settlement failed", { request_id: requestId, error: describeError(error) });
+          });
           pending.add(written);
           return { costMicros: cost, written };
         },
