@@ -106,15 +106,19 @@ let ticksPerSecond: number | undefined;
 /** CPU time (user + system, all threads) a process has used, in ms; undefined without /proc. */
 export async function cpuMillis(pid: number): Promise<number | undefined> {
   try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15)
-    ticksPerSecond ??= await clockTicks();
-    return (ticks * 1000) / ticksPerSecond;
+    return await statMillis(await Deno.readTextFile(`/proc/${pid}/stat`));
   } catch {
     return undefined;
   }
+}
+
+/** The CPU time, in ms, that a `/proc/<pid>/stat` (or `/proc/<pid>/task/<tid>/stat`) line counts. */
+export async function statMillis(stat: string): Promise<number> {
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15)
+  ticksPerSecond ??= await clockTicks();
+  return (ticks * 1000) / ticksPerSecond;
 }
 
 async function clockTicks(): Promise<number> {

@@ -11,7 +11,7 @@
 import { parseArgs } from "node:util";
 import { runLoad } from "./load.ts";
 import { median } from "./measure.ts";
-import { type ChildServer, startChild, tollgateRuntimeFlags } from "./processes.ts";
+import { type ChildServer, startChild, statMillis, tollgateRuntimeFlags } from "./processes.ts";
 import { type ClientRequest, clientRequest } from "./protocols.ts";
 
 const { values } = parseArgs({
@@ -26,17 +26,15 @@ const windows = Number(values.windows);
 const concurrency = Number(values.concurrency);
 const durationMs = Number(values.seconds) * 1000;
 
-/** Clock ticks each thread of `pid` has run, by thread name (threads of one name summed). */
-function threadTicks(pid: number): Map<string, number> {
-  const ticks = new Map<string, number>();
+/** CPU time in ms each thread of `pid` has run, by thread name (threads of one name summed). */
+async function threadMillis(pid: number): Promise<Map<string, number>> {
+  const millis = new Map<string, number>();
   for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
     const stat = Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/stat`);
     const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-    // utime and stime: fields 14 and 15, counted after the parenthesised name.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    ticks.set(name, (ticks.get(name) ?? 0) + Number(fields[11]) + Number(fields[12]));
+    millis.set(name, (millis.get(name) ?? 0) + await statMillis(stat));
   }
-  return ticks;
+  return millis;
 }
 
 /** The machine's CPU time so far: busy and total ticks over all cores. */
@@ -56,16 +54,14 @@ interface Window {
 
 async function window(server: ChildServer, request: ClientRequest): Promise<Window> {
   await runLoad({ ...request, stream: false, concurrency, durationMs: 500 });
-  const threadsBefore = threadTicks(server.pid);
+  const threadsBefore = await threadMillis(server.pid);
   const machineBefore = machineTicks();
   const result = await runLoad({ ...request, stream: false, concurrency, durationMs });
-  const threadsAfter = threadTicks(server.pid);
+  const threadsAfter = await threadMillis(server.pid);
   const machineAfter = machineTicks();
-  // /proc counts in clock ticks of 10 ms (USER_HZ 100 on Linux).
   const microsByThread = new Map<string, number>();
-  for (const [name, ticks] of threadsAfter) {
-    const micros = ((ticks - (threadsBefore.get(name) ?? 0)) * 10_000) / result.requests;
-    microsByThread.set(name, micros);
+  for (const [name, millis] of threadsAfter) {
+    microsByThread.set(name, ((millis - (threadsBefore.get(name) ?? 0)) * 1000) / result.requests);
   }
   return {
     requestsPerSecond: result.requestsPerSecond,

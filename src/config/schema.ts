@@ -22,7 +22,7 @@ import {
   withDefault,
 } from "./validate.ts";
 
-export type { PathSegment, Problem } from "./validate.ts";
+export type { Problem } from "./validate.ts";
 
 /** The three wire protocols tollgate serves as entry points. */
 export const ENTRY_PROTOCOLS = ["chat", "responses", "messages"] as const;

@@ -133,12 +133,6 @@ export function orDefaults<T>(field: Field<T>): Field<T> {
 export const text: Field<string> = (value, path, problems) =>
   typeof value === "string" ? value : mismatch(problems, path, "must be a string", value);
 
-/** A string of at least one character. */
-export const nonEmptyText: Field<string> = (value, path, problems) => {
-  if (typeof value !== "string") return mismatch(problems, path, "must be a string", value);
-  return value === "" ? fail(problems, path, "must not be empty") : value;
-};
-
 /** A string that matches `pattern`; `message` says what it must look like. */
 export function matching(pattern: RegExp, message: string): Field<string> {
   return (value, path, problems) => {
@@ -146,6 +140,9 @@ export function matching(pattern: RegExp, message: string): Field<string> {
     return pattern.test(value) ? value : fail(problems, path, message);
   };
 }
+
+/** A string of at least one character. */
+export const nonEmptyText: Field<string> = matching(/^[\s\S]/, "must not be empty");
 
 /** `true` or `false`. */
 export const flag: Field<boolean> = (value, path, problems) =>

@@ -232,7 +232,7 @@ export function take(
 }
 
 /** Counts a taken hold in its account's and key's totals. */
-export function countHeld(
+function countHeld(
   { accountId, keyId, amountMicros, tokens }: NewHold,
   accounts: Map<number, AccountTotals>,
   keys: Map<string, KeyTotals>,

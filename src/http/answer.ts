@@ -3,6 +3,7 @@
  * with its length in one write, or a stream whose writes each go out as one chunk
  * (RFC 9112 §7.1) as soon as they are made.
  */
+import { FIELD_VALUE } from "../upstream/http1/fields.ts";
 
 /** A streamed body: it writes through the sink until it ends. */
 export interface AnswerStream {
@@ -52,9 +53,6 @@ const REASONS: Record<number, string> = {
   504: "Gateway Timeout",
   505: "HTTP Version Not Supported",
 };
-
-/** Visible ASCII, spaces and tabs: what a field value may hold (RFC 9110 §5.5), ASCII only. */
-const FIELD_VALUE = /^[\t\x20-\x7e]*$/;
 
 /** The status line and header fields of an answer, up to and with its blank line. */
 export function answerHead(

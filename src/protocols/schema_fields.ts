@@ -68,6 +68,12 @@ export function stringOrArray(expected: string): FieldRule {
   return rule(expected, (value) => typeof value === "string" || Array.isArray(value));
 }
 
+/** A message of a conversation that `messageList` accepts: a string `role`, the rest as sent. */
+export interface RequestMessage {
+  role: string;
+  [field: string]: unknown;
+}
+
 const MESSAGE_LIST = "a non-empty array of messages";
 const NOT_A_LIST: Fault = { path: [], expected: MESSAGE_LIST };
 

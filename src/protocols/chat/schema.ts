@@ -9,6 +9,7 @@ import {
   optionalNonNegativeInt,
   optionalObject,
   type RequestFields,
+  type RequestMessage,
 } from "../schema_fields.ts";
 
 /** The fields of a `POST /v1/chat/completions` body that tollgate checks. */
@@ -24,7 +25,7 @@ export const CHAT_REQUEST_FIELDS: RequestFields = [
 /** A chat-completions request body that CHAT_REQUEST_FIELDS accept. */
 export interface ChatRequest extends Record<string, unknown> {
   model: string;
-  messages: { role: string; [field: string]: unknown }[];
+  messages: RequestMessage[];
   stream?: boolean | null;
   stream_options?: Record<string, unknown> | null;
   max_tokens?: number | null;

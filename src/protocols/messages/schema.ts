@@ -9,6 +9,7 @@ import {
   optionalBoolean,
   positiveInt,
   type RequestFields,
+  type RequestMessage,
   stringOrArray,
 } from "../schema_fields.ts";
 
@@ -26,7 +27,7 @@ export const MESSAGES_REQUEST_FIELDS: RequestFields = [
 /** A messages request body that MESSAGES_REQUEST_FIELDS accept. */
 export interface MessagesRequest extends Record<string, unknown> {
   model: string;
-  messages: { role: string; [field: string]: unknown }[];
+  messages: RequestMessage[];
   max_tokens: number;
   stream?: boolean | null;
   system?: string | unknown[] | null;
@@ -42,6 +43,6 @@ export const COUNT_TOKENS_FIELDS: RequestFields = [
 /** A count_tokens request body that COUNT_TOKENS_FIELDS accept. */
 export interface CountTokensBody extends Record<string, unknown> {
   model: string;
-  messages: { role: string; [field: string]: unknown }[];
+  messages: RequestMessage[];
   system?: string | unknown[] | null;
 }

@@ -16,6 +16,14 @@ for (
 }
 const SPACE = 32;
 const TAB = 9;
+
+/** A field name: an HTTP token (RFC 9110 §5.6.2). */
+export const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * A field value tollgate writes: visible ASCII, spaces and tabs (RFC 9110 §5.5), nothing
+ * that ends a line, and one byte a character, so that a head's length is its size.
+ */
+export const FIELD_VALUE = /^[\t\x20-\x7e]*$/;
 const LATIN1 = new TextDecoder("latin1");
 /** A length as Content-Length writes it: 2^49 bytes is beyond any body and exact as a number. */
 const DIGITS = /^[0-9]{1,15}$/;

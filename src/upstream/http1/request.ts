@@ -1,4 +1,5 @@
 /** The bytes of an HTTP/1.1 POST: its head and its UTF-8 body, written at once. */
+import { FIELD_NAME, FIELD_VALUE } from "./fields.ts";
 
 /** A ready upstream request. */
 export interface Http1Request {
@@ -12,9 +13,6 @@ export interface Http1Request {
 
 const ENCODER = new TextEncoder();
 const USER_AGENT = "tollgate";
-// A field value is visible ASCII, spaces and tabs (RFC 9110 §5.5): nothing that ends a line.
-const FIELD_VALUE = /^[\t\x20-\x7e]*$/;
-const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
  * The request's bytes, to `target` (a path, or an absolute URL to a proxy) with `extra`
