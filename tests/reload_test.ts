@@ -131,3 +131,30 @@ Deno.test("reload: an emptied config file is rejected and the previous config st
     assert.deepEqual(await modelIds(gateway, secret), ["m"]);
     assert.equal(await askText(gateway, secret, CHAT, chatBody("m")), fakeSays("a"));
   }));
+
+Deno.test("reload: a channel rewritten under its name sends its new key and headers from the next request", () =>
+  withScope(async (s) => {
+    const fake = await s.fake({ name: "a" });
+    const rewritten = (key: string, team: string) =>
+      configWith(channel({
+        name: "a",
+        protocol: "chat",
+        baseUrl: fake.url,
+        models: ["m"],
+        keys: [key],
+        extra: `headers = { "X-Team" = "${team}" }`,
+      }));
+    const gateway = await s.gateway(rewritten("sk-old", "blue"));
+    const { secret } = await gateway.createKey();
+    for (const [key, team] of [["sk-old", "blue"], ["sk-new", "green"], ["sk-old", "red"]]) {
+      await replaceConfig(gateway, rewritten(key!, team!));
+      await gateway.server.reload();
+      // Twice each: the second request of a config reuses what the first one's made.
+      for (let i = 0; i < 2; i++) {
+        assert.equal(await askText(gateway, secret, CHAT, chatBody("m")), fakeSays("a"));
+        const sent = fake.requests.at(-1)?.headers;
+        assert.equal(sent?.authorization, `Bearer ${key}`);
+        assert.equal(sent?.["x-team"], team);
+      }
+    }
+  }));

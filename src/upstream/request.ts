@@ -1,6 +1,7 @@
 /** Builds the HTTP request for one upstream attempt: URL, headers and body. */
-import type { ChannelConfig, EntryProtocol } from "../config/schema.ts";
+import type { ChannelConfig } from "../config/schema.ts";
 import type { Http1Request } from "./http1/request.ts";
+import type { EntryProtocol } from "../config/schema.ts";
 
 /** The upstream operations tollgate performs; count_tokens is a messages-only side door. */
 export type UpstreamOperation = EntryProtocol | "count_tokens";
@@ -22,40 +23,76 @@ const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 /** A ready upstream request (the body already serialized; header names lowercase). */
 export type UpstreamRequest = Http1Request;
 
-/** The URL, headers and body of an attempt on `channel` with `key`. */
-export function buildUpstreamRequest(options: {
-  channel: ChannelConfig;
-  operation: UpstreamOperation;
-  key: string | undefined;
+/**
+ * What every request of one channel, key, operation and streaming shares: its URL but
+ * for the query, and its headers but for the client's forwarded ones.
+ */
+export interface RequestTemplate {
+  readonly channel: ChannelConfig;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** The template of requests on `channel` with `key` (its headers frozen: see Http1Request). */
+export function requestTemplate(
+  channel: ChannelConfig,
+  operation: UpstreamOperation,
+  key: string | undefined,
+  stream: boolean,
+): RequestTemplate {
+  const base = (channel.base_url ?? "").replace(/\/+$/, "");
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: stream ? "text/event-stream" : "application/json",
+  };
+  if (channel.protocol === "messages") {
+    if (key) headers["x-api-key"] = key;
+  } else if (key) {
+    headers.authorization = `Bearer ${key}`;
+  }
+  // The channel's own headers win over everything, the client's forwarded ones included.
+  for (const [name, value] of Object.entries(channel.headers)) headers[name.toLowerCase()] = value;
+  return { channel, url: `${base}${PATHS[operation]}`, headers: Object.freeze(headers) };
+}
+
+/**
+ * Templates made once a channel (of one config: a reload makes new channels) and kept
+ * for the channel's life: each request then sets only what is its own.
+ */
+export function requestTemplates(): typeof requestTemplate {
+  const made = new WeakMap<ChannelConfig, Map<string, RequestTemplate>>();
+  return (channel, operation, key, stream) => {
+    let byKind = made.get(channel);
+    if (!byKind) made.set(channel, byKind = new Map());
+    const kind = `${operation} ${stream} ${key ?? ""}`;
+    let template = byKind.get(kind);
+    if (!template) byKind.set(kind, template = requestTemplate(channel, operation, key, stream));
+    return template;
+  };
+}
+
+/** The request of one attempt from its template: the body, the client's query and headers. */
+export function upstreamRequest(template: RequestTemplate, options: {
   /** The body to serialize, or bytes to send as they are. */
   body: Record<string, unknown> | Uint8Array;
   clientHeaders: ReadonlyMap<string, string>;
   /** The client's query string (with `?`), kept for the messages protocol's `?beta=true`. */
   search: string;
-  stream: boolean;
 }): UpstreamRequest {
-  const { channel, operation, key, clientHeaders } = options;
-  const base = (channel.base_url ?? "").replace(/\/+$/, "");
-  const search = channel.protocol === "messages" ? options.search : "";
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    accept: options.stream ? "text/event-stream" : "application/json",
-  };
-  const family = channel.protocol === "messages" ? "anthropic" : "openai";
-  for (const name of FORWARDED_HEADERS[family]) {
-    const value = clientHeaders.get(name);
-    if (value) headers[name] = value;
+  const { channel, headers } = template;
+  const anthropic = channel.protocol === "messages";
+  let own: Record<string, string> | undefined;
+  for (const name of FORWARDED_HEADERS[anthropic ? "anthropic" : "openai"]) {
+    const value = options.clientHeaders.get(name);
+    if (value && headers[name] === undefined) (own ??= {})[name] = value;
   }
-  if (channel.protocol === "messages") {
-    headers["anthropic-version"] ??= DEFAULT_ANTHROPIC_VERSION;
-    if (key) headers["x-api-key"] = key;
-  } else if (key) {
-    headers.authorization = `Bearer ${key}`;
+  if (anthropic && headers["anthropic-version"] === undefined && !own?.["anthropic-version"]) {
+    (own ??= {})["anthropic-version"] = DEFAULT_ANTHROPIC_VERSION;
   }
-  for (const [name, value] of Object.entries(channel.headers)) headers[name.toLowerCase()] = value;
   return {
-    url: `${base}${PATHS[operation]}${search}`,
+    url: anthropic && options.search ? template.url + options.search : template.url,
     headers,
+    own,
     body: options.body instanceof Uint8Array ? options.body : JSON.stringify(options.body),
   };
 }

@@ -5,7 +5,7 @@ import type { Send } from "./call.ts";
 import { echoResponse } from "./echo.ts";
 import type { HttpClient } from "./http1/client.ts";
 import { loadTokenCounter } from "../protocols/token_count.ts";
-import { buildUpstreamRequest, type UpstreamOperation } from "./request.ts";
+import { requestTemplates, type UpstreamOperation, upstreamRequest } from "./request.ts";
 import { fromFetchResponse } from "./response.ts";
 
 /** What a send needs beside the attempt. */
@@ -29,6 +29,7 @@ export function createSender(
   client: HttpClient,
   now: () => number,
 ): (options: SendOptions) => Send {
+  const templateOf = requestTemplates();
   return function sender(options) {
     const { attempt } = options;
     if (attempt.channel.protocol === "echo") {
@@ -39,14 +40,11 @@ export function createSender(
           count: await loadTokenCounter(),
         }));
     }
-    const request = buildUpstreamRequest({
-      channel: attempt.channel,
-      operation: options.operation,
-      key: attempt.key,
+    const template = templateOf(attempt.channel, options.operation, attempt.key, options.stream);
+    const request = upstreamRequest(template, {
       body: options.raw ?? options.body,
       clientHeaders: options.clientHeaders,
       search: options.search,
-      stream: options.stream,
     });
     return (signal) => client.post(request, { signal, connectMs: options.connectMs });
   };

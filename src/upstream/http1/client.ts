@@ -12,7 +12,7 @@ import { type BodyEnd, type Http1Body, readBody } from "./body.ts";
 import { decodedBody } from "./content_coding.ts";
 import { type Connection, ConnectionClosed, openConnection, type Origin } from "./connection.ts";
 import { type Framing, framingOf, keepsAlive, type ResponseHead } from "./head.ts";
-import { encodeRequest, type Http1Request } from "./request.ts";
+import { encodeRequest, headerLines, type Http1Request } from "./request.ts";
 import { createPool, type Pool } from "./pool.ts";
 import {
   bareHostname,
@@ -76,6 +76,14 @@ export function createHttpClient(
     return target;
   };
 
+  // The encoded lines of each headers object posted: requests alike share theirs (request.ts).
+  const encodedLines = new WeakMap<Readonly<Record<string, string>>, string>();
+  const linesOf = (headers: Readonly<Record<string, string>>): string => {
+    let lines = encodedLines.get(headers);
+    if (lines === undefined) encodedLines.set(headers, lines = headerLines(headers));
+    return lines;
+  };
+
   const connect = async (origin: Origin, { signal, connectMs }: PostOptions) => {
     const giveUp = new AbortController();
     const timer = setTimeout(() => giveUp.abort(), connectMs);
@@ -104,7 +112,13 @@ export function createHttpClient(
       const { signal } = postOptions;
       signal.throwIfAborted();
       const target = cachedTarget(request.url);
-      const bytes = encodeRequest(target.requestTarget, target.host, request, target.extra);
+      const bytes = encodeRequest(
+        target.requestTarget,
+        target.host,
+        linesOf(request.headers),
+        request,
+        target.extra,
+      );
       const pooled = pool.acquire(target.origin.key);
       if (pooled) {
         try {
