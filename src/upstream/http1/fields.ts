@@ -16,6 +16,11 @@ for (
 }
 const SPACE = 32;
 const TAB = 9;
+const COLON = 58;
+const UPPER_A = 65;
+const UPPER_Z = 90;
+/** A NUL, or a CR or LF that is not part of a CRLF. */
+const BARE_BREAK = /\0|\r(?!\n)|(?<!\r)\n/;
 
 /** A field name: an HTTP token (RFC 9110 §5.6.2). */
 export const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -73,26 +78,34 @@ export function parseFields(
   malformed: (line: string) => Error,
 ): Map<string, string> {
   const headers = new Map<string, string>();
+  // A value has no CR, LF or NUL: a bare one would let a field end where a reader
+  // downstream sees none (RFC 9110 §5.5). One search of the whole head finds any.
+  const bare = text.slice(from).search(BARE_BREAK);
+  if (bare >= 0) {
+    const lineStart = text.lastIndexOf("\r\n", from + bare - 1);
+    const lineEnd = text.indexOf("\r\n", from + bare + 1);
+    throw malformed(
+      text.slice(lineStart < from ? from : lineStart + 2, lineEnd < 0 ? text.length : lineEnd),
+    );
+  }
   for (let at = from; at < text.length;) {
     let end = text.indexOf("\r\n", at);
     if (end < 0) end = text.length;
-    const colon = text.indexOf(":", at);
-    if (colon <= at || colon > end) throw malformed(text.slice(at, end));
-    for (let i = at; i < colon; i++) {
-      const code = text.charCodeAt(i);
+    // The name, up to the colon: token characters, lowercased only when it has capitals.
+    let colon = at;
+    let capitals = false;
+    for (; colon < end; colon++) {
+      const code = text.charCodeAt(colon);
+      if (code === COLON) break;
       if (code > 127 || TOKEN[code] === 0) throw malformed(text.slice(at, end));
+      if (code <= UPPER_Z && code >= UPPER_A) capitals = true;
     }
+    if (colon === at || colon === end) throw malformed(text.slice(at, end));
     let start = colon + 1;
     while (start < end && isBlank(text.charCodeAt(start))) start++;
     let stop = end;
     while (stop > start && isBlank(text.charCodeAt(stop - 1))) stop--;
-    // A value has no CR, LF or NUL: a bare one would let a field end where a reader
-    // downstream sees none (RFC 9110 §5.5).
-    for (let i = start; i < stop; i++) {
-      const code = text.charCodeAt(i);
-      if (code === 0 || code === 10 || code === 13) throw malformed(text.slice(at, end));
-    }
-    const name = text.slice(at, colon).toLowerCase();
+    const name = capitals ? text.slice(at, colon).toLowerCase() : text.slice(at, colon);
     const value = text.slice(start, stop);
     const earlier = headers.get(name);
     headers.set(name, earlier === undefined ? value : `${earlier}, ${value}`);

@@ -34,3 +34,16 @@ Deno.test("fields: a name that is not a token, a missing colon, or CR, LF or NUL
     assert.throws(() => fields(text), /^Error: bad: /, JSON.stringify(text));
   }
 });
+
+Deno.test("fields: a refusal names the line that broke the rules", () => {
+  for (
+    const [text, line] of [
+      ["ok: 1\r\na: b\rc\r\nz: 2", "a: b\rc"],
+      ["ok: 1\r\na: b\0c", "a: b\0c"],
+      ["a: b\nc: d\r\nok: 1", "a: b\nc: d"],
+      ["ok: 1\r\nbad name: 2\r\nok: 3", "bad name: 2"],
+    ]
+  ) {
+    assert.throws(() => fields(text!), { message: `bad: ${line}` }, JSON.stringify(text));
+  }
+});
