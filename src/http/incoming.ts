@@ -8,6 +8,7 @@ import { concatBytes } from "../bytes.ts";
 import { createChunkedDecoder } from "../upstream/http1/chunked.ts";
 import type { ClientConnection } from "./connection.ts";
 import type { BodyFraming, RequestHead } from "./request_head.ts";
+import { Stop, type StopSignal } from "../upstream/stop_signal.ts";
 
 /** A client's request, as the app sees it. */
 export interface IncomingRequest {
@@ -23,7 +24,7 @@ export interface IncomingRequest {
   /** The body's declared size (Content-Length), or -1 for a chunked body. */
   readonly declaredBodySize: number;
   /** Aborted once the client went away before its answer was written. */
-  readonly signal: AbortSignal;
+  readonly signal: StopSignal;
   /** The whole body: BodyRefused past `maxBytes`, or when the client stops short. */
   body(maxBytes: number): Promise<Uint8Array>;
 }
@@ -62,7 +63,7 @@ export class Incoming implements IncomingRequest {
   readonly #framing: BodyFraming;
   readonly #watch: BodyWatch;
   #expectsContinue: boolean;
-  #controller: AbortController | undefined;
+  #stop: Stop | undefined;
 
   constructor(
     connection: ClientConnection,
@@ -88,13 +89,13 @@ export class Incoming implements IncomingRequest {
   }
 
   /** Made on first use: a request whose signal nobody reads needs none. */
-  get signal(): AbortSignal {
-    return (this.#controller ??= new AbortController()).signal;
+  get signal(): StopSignal {
+    return this.#stop ??= new Stop();
   }
 
   /** The client went away: whoever watches the signal stops. */
   gone(): void {
-    (this.#controller ??= new AbortController()).abort();
+    (this.#stop ??= new Stop()).abort();
   }
 
   async body(maxBytes: number): Promise<Uint8Array> {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { Answer, AnswerStream, ByteSink } from "./answer.ts";
 import { BodyRefused, type IncomingRequest } from "./incoming.ts";
 import { type HttpServerOptions, serveHttp } from "./server.ts";
+import type { StopSignal } from "../upstream/stop_signal.ts";
 
 const encoder = new TextEncoder();
 const latin1 = new TextDecoder("latin1");
@@ -307,7 +308,7 @@ Deno.test("http server: a stream's writes go out as chunks at once, and a fetch 
 
 Deno.test("http server: a client that goes away aborts its request's signal and cancels its stream", async () => {
   const driven = drivenStream();
-  const signals: AbortSignal[] = [];
+  const signals: StopSignal[] = [];
   const server = startServer({
     handle: (request: IncomingRequest) => {
       signals.push(request.signal);

@@ -9,6 +9,7 @@ import type { AlarmClock } from "./alarm_clock.ts";
 import { Deadlines, type RepeatedWait } from "./deadlines.ts";
 import type { UpstreamResponse } from "./response.ts";
 import type { ShutdownWatch } from "./shutdown_watch.ts";
+import { Stop, type StopSignal } from "./stop_signal.ts";
 
 /** How an upstream attempt failed. */
 export type UpstreamFailureKind = "network" | "timeout" | "status" | "client_gone" | "shutdown";
@@ -45,18 +46,18 @@ export class UpstreamFailure extends Error {
 
 /** What ends an exchange from outside: the client leaving, and the gateway's shutdown deadline. */
 export interface StopSignals {
-  client: AbortSignal;
+  client: StopSignal;
   /** Over when the shutdown grace period is. */
   shutdown?: ShutdownWatch;
 }
 
 /** Sends the request with the given signal: a POST to the channel, or the built-in echo. */
-export type Send = (signal: AbortSignal) => Promise<UpstreamResponse>;
+export type Send = (signal: StopSignal) => Promise<UpstreamResponse>;
 
 /** An upstream exchange under way: its deadlines and what ends it. */
 export interface UpstreamExchange {
   /** Aborted when the exchange fails (timeout, client gone, abort); readers should watch it. */
-  signal: AbortSignal;
+  signal: StopSignal;
   /** Awaits `promise` but fails with a timeout after `ms` of waiting (one wait at a time). */
   within<T>(promise: Promise<T>, ms: number, what: string): Promise<T>;
   /**
@@ -126,9 +127,9 @@ const describeWait = (ms: number, what: string) => `The upstream sent no ${what}
  */
 class Exchange implements UpstreamExchange {
   readonly idle: RepeatedWait;
-  readonly #controller = new AbortController();
+  readonly #stop = new Stop();
   readonly #deadlines: Deadlines;
-  readonly #client: AbortSignal;
+  readonly #client: StopSignal;
   readonly #unwatchShutdown: (() => void) | undefined;
   /** Rejects the wait under way, if any: an abort ends it at once, whatever it waits on. */
   #rejectWait: ((reason: unknown) => void) | undefined;
@@ -150,8 +151,8 @@ class Exchange implements UpstreamExchange {
     if (shutdown?.over) this.abort(shutdownFailure());
   }
 
-  get signal(): AbortSignal {
-    return this.#controller.signal;
+  get signal(): StopSignal {
+    return this.#stop;
   }
 
   /** The client's request signal aborted: the client went away. */
@@ -160,8 +161,8 @@ class Exchange implements UpstreamExchange {
   }
 
   within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-    const { signal } = this.#controller;
-    if (signal.aborted) return Promise.reject(signal.reason);
+    const stop = this.#stop;
+    if (stop.aborted) return Promise.reject(stop.reason);
     const wait = this.#deadlines.wait(ms, what, describeWait);
     return new Promise<T>((resolve, reject) => {
       const settled = () => {
@@ -181,8 +182,8 @@ class Exchange implements UpstreamExchange {
   }
 
   abort(failure: UpstreamFailure): void {
-    if (this.#controller.signal.aborted) return;
-    this.#controller.abort(failure);
+    if (this.#stop.aborted) return;
+    this.#stop.abort(failure);
     this.#rejectWait?.(failure);
   }
 
@@ -193,7 +194,7 @@ class Exchange implements UpstreamExchange {
   }
 }
 
-function asFailure(error: unknown, signal: AbortSignal): UpstreamFailure {
+function asFailure(error: unknown, signal: StopSignal): UpstreamFailure {
   if (error instanceof UpstreamFailure) return error;
   if (signal.aborted && signal.reason instanceof UpstreamFailure) return signal.reason;
   return new UpstreamFailure("network", "The upstream could not be reached.", { cause: error });

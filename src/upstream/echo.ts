@@ -9,11 +9,12 @@ import { countPromptTokens } from "../protocols/prompt_text.ts";
 import type { CountTokens } from "../protocols/token_count.ts";
 import type { TextReply } from "../protocols/types.ts";
 import { encodeSseBytes, type SseEvent } from "../protocols/sse.ts";
+import type { StopSignal } from "./stop_signal.ts";
 
 /** What the echo channel needs from its caller. */
 export interface EchoOptions {
   /** Aborting errors a streaming body with the signal's reason, as `fetch` would. */
-  signal?: AbortSignal;
+  signal?: StopSignal;
   /** Clock in milliseconds, for the `created` timestamps. */
   now: () => number;
   /** The token counter, for honest usage. */
@@ -105,7 +106,7 @@ function fitTokens(words: string[], limit: number, count: CountTokens): string[]
 }
 
 /** A byte stream of SSE events, one per pull, that stops when cancelled or aborted. */
-function eventStream(events: SseEvent[], signal?: AbortSignal): ReadableStream<Uint8Array> {
+function eventStream(events: SseEvent[], signal?: StopSignal): ReadableStream<Uint8Array> {
   let next = 0;
   let onAbort = () => {};
   const detach = () => signal?.removeEventListener("abort", onAbort);

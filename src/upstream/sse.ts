@@ -6,6 +6,7 @@
 import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 import type { SseBatch, SseEvent } from "../protocols/sse.ts";
 import { type BodyReader, streamReader } from "./response.ts";
+import type { StopSignal } from "./stop_signal.ts";
 
 /**
  * The events of an SSE body chunk by chunk (never an empty batch), `data` untouched,
@@ -17,7 +18,7 @@ import { type BodyReader, streamReader } from "./response.ts";
  */
 export function readSseBatches(
   body: BodyReader,
-  signal?: AbortSignal,
+  signal?: StopSignal,
 ): AsyncIterableIterator<SseBatch> {
   return new SseBatches(body, signal);
 }
@@ -27,7 +28,7 @@ const FINISHED: IteratorReturnResult<undefined> = { done: true, value: undefined
 /** One body's parsing state, in fields: a relay holds it for every open stream. */
 class SseBatches implements AsyncIterableIterator<SseBatch> {
   readonly #body: BodyReader;
-  readonly #signal: AbortSignal | undefined;
+  readonly #signal: StopSignal | undefined;
   readonly #decoder = new TextDecoder();
   readonly #parser: EventSourceParser;
   #batch: SseEvent[] = [];
@@ -35,7 +36,7 @@ class SseBatches implements AsyncIterableIterator<SseBatch> {
   /** Whether the bytes read so far ended inside an event (its rest comes in a later chunk). */
   #partial = false;
 
-  constructor(body: BodyReader, signal: AbortSignal | undefined) {
+  constructor(body: BodyReader, signal: StopSignal | undefined) {
     this.#body = body;
     this.#signal = signal;
     this.#parser = createParser({ onEvent: (event) => this.#onEvent(event) });
@@ -122,7 +123,7 @@ const STREAMING = { stream: true };
 /** Yields the events of an SSE body (a web stream, or a BodyReader) one at a time. */
 export async function* readSse(
   body: ReadableStream<Uint8Array> | BodyReader,
-  signal?: AbortSignal,
+  signal?: StopSignal,
 ): AsyncGenerator<SseEvent> {
   const reader = body instanceof ReadableStream ? streamReader(body) : body;
   for await (const batch of readSseBatches(reader, signal)) yield* batch.events;

@@ -9,6 +9,7 @@ import type { BodyReader } from "../response.ts";
 import { type ChunkedDecoder, createChunkedDecoder } from "./chunked.ts";
 import { type Connection, ConnectionClosed } from "./connection.ts";
 import type { Framing } from "./head.ts";
+import type { StopSignal } from "../stop_signal.ts";
 
 /** A body reader that can also read the whole body at once. */
 export interface Http1Body extends BodyReader {
@@ -31,7 +32,7 @@ const MORE = Symbol("more");
 export function readBody(
   connection: Connection,
   framing: Framing,
-  signal: AbortSignal,
+  signal: StopSignal,
   owner: BodyEnd,
 ): Http1Body {
   return new Body(connection, framing, signal, owner);
@@ -41,7 +42,7 @@ export function readBody(
 class Body implements Http1Body {
   readonly #connection: Connection;
   readonly #framing: Framing;
-  readonly #signal: AbortSignal;
+  readonly #signal: StopSignal;
   readonly #owner: BodyEnd;
   readonly #chunked: ChunkedDecoder | undefined;
   /** Where a read's payload is among the chunked framing, reused from read to read. */
@@ -50,7 +51,7 @@ class Body implements Http1Body {
   #left: number;
   #finished = false;
 
-  constructor(connection: Connection, framing: Framing, signal: AbortSignal, owner: BodyEnd) {
+  constructor(connection: Connection, framing: Framing, signal: StopSignal, owner: BodyEnd) {
     this.#connection = connection;
     this.#framing = framing;
     this.#signal = signal;

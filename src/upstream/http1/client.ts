@@ -7,6 +7,7 @@
  * when a server compresses them all the same (content_coding.ts).
  */
 import { UpstreamFailure } from "../call.ts";
+import type { StopSignal } from "../stop_signal.ts";
 import type { UpstreamResponse } from "../response.ts";
 import { type BodyEnd, type Http1Body, readBody } from "./body.ts";
 import { decodedBody } from "./content_coding.ts";
@@ -25,7 +26,7 @@ import {
 /** What a POST needs beside the request. */
 export interface PostOptions {
   /** Aborting it closes the connection, failing whatever waits on it with its reason. */
-  signal: AbortSignal;
+  signal: StopSignal;
   /** How long a new connection may take to open (ms). */
   connectMs: number;
 }
@@ -85,17 +86,21 @@ export function createHttpClient(
   };
 
   const connect = async (origin: Origin, { signal, connectMs }: PostOptions) => {
+    // The runtime's connect takes its own AbortSignal: the request's stop or the timeout aborts it.
     const giveUp = new AbortController();
-    const timer = setTimeout(() => giveUp.abort(), connectMs);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      giveUp.abort();
+    }, connectMs);
+    const stopped = () => giveUp.abort(signal.reason);
+    signal.addEventListener("abort", stopped);
     try {
-      return await openConnection(
-        origin,
-        AbortSignal.any([signal, giveUp.signal]),
-        options.caCerts,
-      );
+      signal.throwIfAborted();
+      return await openConnection(origin, giveUp.signal, options.caCerts);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      if (giveUp.signal.aborted) {
+      if (timedOut) {
         throw new UpstreamFailure(
           "timeout",
           `The upstream accepted no connection within ${connectMs} ms.`,
@@ -104,6 +109,7 @@ export function createHttpClient(
       throw error;
     } finally {
       clearTimeout(timer);
+      signal.removeEventListener("abort", stopped);
     }
   };
 
@@ -149,7 +155,7 @@ class Http1Exchange implements BodyEnd {
 
   constructor(
     readonly connection: Connection,
-    readonly signal: AbortSignal,
+    readonly signal: StopSignal,
     readonly pool: Pool,
   ) {}
 
