@@ -1,7 +1,6 @@
 /** Builds the HTTP request for one upstream attempt: URL, headers and body. */
-import type { ChannelConfig } from "../config/schema.ts";
+import type { ChannelConfig, EntryProtocol } from "../config/schema.ts";
 import type { Http1Request } from "./http1/request.ts";
-import type { EntryProtocol } from "../config/schema.ts";
 
 /** The upstream operations tollgate performs; count_tokens is a messages-only side door. */
 export type UpstreamOperation = EntryProtocol | "count_tokens";
@@ -25,12 +24,18 @@ export type UpstreamRequest = Http1Request;
 
 /**
  * What every request of one channel, key, operation and streaming shares: its URL but
- * for the query, and its headers but for the client's forwarded ones.
+ * for the query, its headers but for the client's forwarded ones, and which of those
+ * the client may set.
  */
 export interface RequestTemplate {
-  readonly channel: ChannelConfig;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** The client headers forwarded: the family's, but for those the channel sets itself. */
+  readonly forwarded: readonly string[];
+  /** The anthropic-version sent when the client sets none, if the channel sets none either. */
+  readonly defaultVersion: string | undefined;
+  /** Whether the client's query goes along (the messages protocol's `?beta=true`). */
+  readonly keepsQuery: boolean;
 }
 
 /** The template of requests on `channel` with `key` (its headers frozen: see Http1Request). */
@@ -41,18 +46,29 @@ export function requestTemplate(
   stream: boolean,
 ): RequestTemplate {
   const base = (channel.base_url ?? "").replace(/\/+$/, "");
+  const anthropic = channel.protocol === "messages";
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: stream ? "text/event-stream" : "application/json",
   };
-  if (channel.protocol === "messages") {
+  if (anthropic) {
     if (key) headers["x-api-key"] = key;
   } else if (key) {
     headers.authorization = `Bearer ${key}`;
   }
   // The channel's own headers win over everything, the client's forwarded ones included.
   for (const [name, value] of Object.entries(channel.headers)) headers[name.toLowerCase()] = value;
-  return { channel, url: `${base}${PATHS[operation]}`, headers: Object.freeze(headers) };
+  return {
+    url: `${base}${PATHS[operation]}`,
+    headers: Object.freeze(headers),
+    forwarded: FORWARDED_HEADERS[anthropic ? "anthropic" : "openai"].filter((name) =>
+      headers[name] === undefined
+    ),
+    defaultVersion: anthropic && headers["anthropic-version"] === undefined
+      ? DEFAULT_ANTHROPIC_VERSION
+      : undefined,
+    keepsQuery: anthropic,
+  };
 }
 
 /**
@@ -79,19 +95,18 @@ export function upstreamRequest(template: RequestTemplate, options: {
   /** The client's query string (with `?`), kept for the messages protocol's `?beta=true`. */
   search: string;
 }): UpstreamRequest {
-  const { channel, headers } = template;
-  const anthropic = channel.protocol === "messages";
   let own: Record<string, string> | undefined;
-  for (const name of FORWARDED_HEADERS[anthropic ? "anthropic" : "openai"]) {
+  for (const name of template.forwarded) {
     const value = options.clientHeaders.get(name);
-    if (value && headers[name] === undefined) (own ??= {})[name] = value;
+    if (value) (own ??= {})[name] = value;
   }
-  if (anthropic && headers["anthropic-version"] === undefined && !own?.["anthropic-version"]) {
-    (own ??= {})["anthropic-version"] = DEFAULT_ANTHROPIC_VERSION;
+  const { defaultVersion } = template;
+  if (defaultVersion && !own?.["anthropic-version"]) {
+    (own ??= {})["anthropic-version"] = defaultVersion;
   }
   return {
-    url: anthropic && options.search ? template.url + options.search : template.url,
-    headers,
+    url: template.keepsQuery && options.search ? template.url + options.search : template.url,
+    headers: template.headers,
     own,
     body: options.body instanceof Uint8Array ? options.body : JSON.stringify(options.body),
   };

@@ -88,11 +88,7 @@ export function createHttpClient(
   const connect = async (origin: Origin, { signal, connectMs }: PostOptions) => {
     // The runtime's connect takes its own AbortSignal: the request's stop or the timeout aborts it.
     const giveUp = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      giveUp.abort();
-    }, connectMs);
+    const timer = setTimeout(() => giveUp.abort(), connectMs);
     const stopped = () => giveUp.abort(signal.reason);
     signal.addEventListener("abort", stopped);
     try {
@@ -100,7 +96,8 @@ export function createHttpClient(
       return await openConnection(origin, giveUp.signal, options.caCerts);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      if (timedOut) {
+      // Aborted, and not by the request's stop: by the timeout.
+      if (giveUp.signal.aborted) {
         throw new UpstreamFailure(
           "timeout",
           `The upstream accepted no connection within ${connectMs} ms.`,
