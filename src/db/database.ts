@@ -66,8 +66,8 @@ export async function openServingDatabase(url: string, authToken?: string): Prom
     ? openSqliteFile(path)
     : (await import("./libsql_server.ts")).openLibsqlServer(url, authToken);
   // A file's serving process journals its holds beside it (hold_journal.ts).
-  const journal = path && path !== ":memory:" && sqlite.readNow
-    ? { path: `${path}-holds`, readNow: sqlite.readNow }
+  const journal = path && path !== ":memory:" && sqlite.readNow && sqlite.changes
+    ? { path: `${path}-holds`, readNow: sqlite.readNow, changes: sqlite.changes }
     : undefined;
   const store = createSqliteStore(sqlite.client, sqlite.transaction, { journal });
   let kysely: Promise<Kysely<Database>> | undefined;

@@ -1,21 +1,27 @@
 /**
  * Holds decided without a transaction, by the serving process that owns a file's hold
  * journal: each against its account's and key's totals as last read, kept while the
- * database is unchanged since (its data version counts the other connections' commits,
- * `total_changes()` this connection's own writes), with the holds taken and not yet
- * written counted as held. A decision then costs one small read where a write
+ * database is unchanged since, with the holds taken and not yet written counted as held.
+ * A decision then costs no read at all while nothing changed, where a write
  * transaction's locks and reads cost several times as much (bench/README.md).
+ *
+ * What changed is told by two counts (sql_client.ts): this connection's own writes,
+ * counted as they run, so each one counts at the next decision; and the data version,
+ * which counts the other connections' commits (the CLI's, another server's) but is a
+ * read of its own, made at most every OTHERS_SEEN_WITHIN_MS. So another process's change
+ * counts within that time, and at once for a refusal: a hold the totals refuse is
+ * decided again on a fresh data version, so a top-up counts at the next request.
  */
 import { accountTotals, keyTotals, take, totalsReads, totalsRows } from "./holds.ts";
-import type { ReadNow } from "./sql_client.ts";
+import type { ChangeCounts, ReadNow } from "./sql_client.ts";
 import type { HoldResult, NewHold } from "./store.ts";
 
 /**
- * What tells whether the database changed since the totals were read. Two statements:
- * the pragma itself costs 2.7 µs where its table-valued form costs 4.1-4.9, and
- * `total_changes()` takes no lock (0.6 µs).
+ * How long a commit of another connection may go unseen by a decision that takes a hold.
+ * At 32 concurrent requests a turn's holds are decided ~400 times a second; the data
+ * version's read (two system calls for its lock) cost ~2% of a request there.
  */
-const STAMP = ["PRAGMA data_version", "SELECT total_changes() AS changes"];
+export const OTHERS_SEEN_WITHIN_MS = 20;
 
 type Row = Record<string, unknown>;
 
@@ -55,26 +61,42 @@ export class UnwrittenHolds {
  */
 export type HoldDecider = (holds: readonly NewHold[], unwritten: UnwrittenHolds) => HoldResult[];
 
-/** A decider reading through `read`, a file's connection. */
-export function createHoldDecider(read: ReadNow): HoldDecider {
-  let stamp = "";
+/** A decider reading through a file's connection; `now` is performance.now unless a test keeps time. */
+export function createHoldDecider(
+  { read, changes, now = () => performance.now() }: {
+    read: ReadNow;
+    changes: ChangeCounts;
+    now?: () => number;
+  },
+): HoldDecider {
+  let own = -1;
+  let others = -1;
+  let othersReadAt = -Infinity;
   /** The rows of the accounts and keys read since the database last changed. */
   const accounts = new Map<number, Row>();
   const keys = new Map<string, Row>();
-  return (holds, unwritten) => {
-    const [version, changes] = read(STAMP);
-    const now = `${version!.rows[0]!.data_version}:${changes!.rows[0]!.changes}`;
-    if (now !== stamp) {
-      accounts.clear();
-      keys.clear();
-      stamp = now;
+  /** Forgets the rows if the database changed since they were read; whether it did. */
+  const forgetIfChanged = (at: number, readOthers: boolean): boolean => {
+    const ownNow = changes.own();
+    let othersNow = others;
+    if (readOthers) {
+      othersNow = changes.others();
+      othersReadAt = at;
     }
+    if (ownNow === own && othersNow === others) return false;
+    own = ownNow;
+    others = othersNow;
+    accounts.clear();
+    keys.clear();
+    return true;
+  };
+  const decide = (holds: readonly NewHold[], unwritten: UnwrittenHolds) => {
     const missing = {
       accounts: new Set(holds.map((h) => h.accountId).filter((id) => !accounts.has(id))),
       keys: new Set(holds.map((h) => h.keyId).filter((id) => !keys.has(id))),
     };
     if (missing.accounts.size + missing.keys.size > 0) {
-      // A row read after the stamp is as new as it or newer: the next stamp tells.
+      // A row read now is as new as the counts or newer: the next change of them tells.
       const results = read(totalsReads(missing.accounts, missing.keys));
       const rows = totalsRows(results, missing.accounts.size, missing.keys.size);
       for (const row of rows.accounts) if (row) accounts.set(Number(row.id), row);
@@ -87,5 +109,14 @@ export function createHoldDecider(read: ReadNow): HoldDecider {
     for (const [id, account] of totals.accounts) account.held += unwritten.micros.get(id) ?? 0;
     for (const [id, key] of totals.keys) key.held += unwritten.tokens.get(id) ?? 0;
     return holds.map((hold) => take(hold, totals.accounts, totals.keys));
+  };
+  return (holds, unwritten) => {
+    const at = now();
+    const fresh = at - othersReadAt >= OTHERS_SEEN_WITHIN_MS;
+    forgetIfChanged(at, fresh);
+    const results = decide(holds, unwritten);
+    // A refusal on rows that may miss another process's top-up is made again on fresh ones.
+    if (fresh || results.every((result) => result.ok)) return results;
+    return forgetIfChanged(at, true) ? decide(holds, unwritten) : results;
   };
 }

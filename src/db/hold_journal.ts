@@ -8,11 +8,13 @@
  * writes it into the database and interrupts it. One process owns the journal (an
  * exclusive lock); another server on the same file takes its holds in the database.
  *
- * Format: one line per batch of holds, a JSON array; a line `committed` says every hold
- * above it is in the database, but for those of the line right after it: holds still
- * only in the journal when the mark was made (young ones, which the database gets only
- * if their request outlives a moment: sqlite_store.ts). A torn line is a batch whose
- * holds never resolved.
+ * Format: one line per batch of holds, a JSON array: an instance's id, then the figures of
+ * each of its holds as an array in FIGURES' order (a line of the journal's first version
+ * holds objects instead; both are read). A line `committed` says every hold above it is
+ * in the database, but for those of the line right after it: holds still only in the
+ * journal when the mark was made (young ones, which the database gets only if their
+ * request outlives a moment: sqlite_store.ts). A torn line is a batch whose holds never
+ * resolved.
  */
 import { DatabaseUnavailableError, type NewHold } from "./store.ts";
 
@@ -21,6 +23,25 @@ const SCRATCH_BYTES = 16 * 1024;
 /** Past this size the journal is emptied at its next commit (all is in the database then). */
 const COMPACT_AFTER_BYTES = 1 << 20;
 const COMMITTED = "committed";
+/**
+ * A hold's figures in a line, after its instance's id: half the bytes of an object with
+ * its names, and half the time to write (an append is on a request's path).
+ */
+const FIGURES = [
+  "id",
+  "accountId",
+  "keyId",
+  "amountMicros",
+  "tokens",
+  "createdAt",
+  "expiresAt",
+  "requestId",
+  "model",
+  "entryPoint",
+  "stream",
+  "inputTokens",
+  "inputCostMicros",
+] as const satisfies readonly Exclude<keyof NewHold, "instanceId">[];
 
 /** The journal as its owner writes it. */
 export interface HoldJournal {
@@ -76,9 +97,9 @@ export function takeHoldJournal(
   return {
     leftover: uncommitted(text),
     journal: {
-      append: (holds) => write(`${JSON.stringify(holds)}\n`),
+      append: (holds) => write(`${line(holds)}\n`),
       committed(open = []) {
-        const kept = open.length > 0 ? `${JSON.stringify(open)}\n` : "";
+        const kept = open.length > 0 ? `${line(open)}\n` : "";
         if (size < compactAfterBytes) return write(`${COMMITTED}\n${kept}`);
         file.truncateSync(0);
         size = 0;
@@ -89,13 +110,40 @@ export function takeHoldJournal(
   };
 }
 
+/** A line of `holds`: an instance's id before the first of its holds, then each one's figures. */
+function line(holds: readonly NewHold[]): string {
+  const values: unknown[] = [];
+  let instance = "";
+  for (const hold of holds) {
+    if (hold.instanceId !== instance) values.push(instance = hold.instanceId);
+    values.push(FIGURES.map((name) => hold[name]));
+  }
+  return JSON.stringify(values);
+}
+
+/** The holds of a line: each after its instance's id, or (the first version) objects. */
+function holdsOf(line: string): NewHold[] {
+  const holds: NewHold[] = [];
+  let instanceId = "";
+  for (const value of JSON.parse(line) as (string | unknown[] | NewHold)[]) {
+    if (typeof value === "string") instanceId = value;
+    else if (!Array.isArray(value)) holds.push(value);
+    else {
+      const hold: Record<string, unknown> = { instanceId };
+      FIGURES.forEach((name, i) => hold[name] = value[i]);
+      holds.push(hold as unknown as NewHold);
+    }
+  }
+  return holds;
+}
+
 /** The holds after the last `committed` line; a torn line (it does not parse) holds none. */
 function uncommitted(text: string): NewHold[] {
   const lines = text.split("\n");
   const holds: NewHold[] = [];
   for (const line of lines.slice(lines.lastIndexOf(COMMITTED) + 1)) {
     try {
-      if (line !== "") holds.push(...JSON.parse(line) as NewHold[]);
+      if (line !== "") holds.push(...holdsOf(line));
     } catch {
       // The append a crash cut short: its holds never resolved.
     }

@@ -104,3 +104,17 @@ Deno.test("hold journal: a batch of any size and any text is written whole", asy
     hold("last"),
   ]);
 });
+
+Deno.test("hold journal: a line keeps each hold's instance, and a journal of the first version (objects) is read as well", async () => {
+  const path = `${await Deno.makeTempDir()}/t.db-holds`;
+  // As the first version wrote its lines, before an upgrade after a crash.
+  await Deno.writeTextFile(path, `${JSON.stringify([hold("a")])}\n`);
+  const owner = takeHoldJournal(path)!;
+  assert.deepEqual(owner.leftover, [hold("a")]);
+  const elsewhere = { ...hold("c"), instanceId: "inst_other", stream: true };
+  owner.journal.append([hold("b"), elsewhere, hold("d")]);
+  owner.journal.close();
+  const next = takeHoldJournal(path)!;
+  assert.deepEqual(next.leftover, [hold("a"), hold("b"), elsewhere, hold("d")]);
+  next.journal.close();
+});

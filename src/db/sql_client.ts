@@ -40,11 +40,23 @@ export type RunTransaction = <T>(
  */
 export type ReadNow = (statements: SqlStatement[]) => SqlResult[];
 
+/**
+ * How a file's database changed, for a cache of its rows: `own` counts the statements its
+ * connection ran that may have written (counted as they run: no read), `others` reads its
+ * data version, which counts the commits of every other connection to the file.
+ */
+export interface ChangeCounts {
+  own(): number;
+  others(): number;
+}
+
 /** An open SQLite database: its client, kysely's dialect for it, its write transactions. */
 export interface SqliteConnection {
   client: SqlClient;
   /** A file's synchronous reads (not a libSQL server's, which answers over the network). */
   readNow?: ReadNow;
+  /** A file's counts of changes (not a libSQL server's). */
+  changes?: ChangeCounts;
   /** Kysely's dialect for it, built when the query builder is first needed. */
   dialect(): Promise<Dialect>;
   /** The transactions of the group-committed write path. */

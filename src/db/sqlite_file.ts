@@ -9,6 +9,7 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { Dialect, SqliteStatement } from "kysely";
 import type {
+  ChangeCounts,
   RunTransaction,
   SqlClient,
   SqliteConnection,
@@ -24,7 +25,11 @@ interface Prepared {
   statement: StatementSync;
   /** Whether it returns rows (a query, or a write with RETURNING). */
   reader: boolean;
+  /** Whether it may write: anything but a SELECT is taken to. */
+  writes: boolean;
 }
+
+const SELECT = /^\s*select\b/i;
 
 /** Opens (creating if needed) the SQLite file at `path`, in WAL mode. */
 export function openSqliteFile(path: string): SqliteConnection {
@@ -39,16 +44,24 @@ export function openSqliteFile(path: string): SqliteConnection {
   // (1,000 pages) checkpointed every hundred or so requests. ~40 MB of WAL between them.
   db.exec("PRAGMA wal_autocheckpoint = 10000");
 
+  /** Statements run that may have written: this connection's changes, counted without a read. */
+  let ownWrites = 0;
   const cache = new Map<string, Prepared>();
   const prepared = (sql: string): Prepared => {
     let entry = cache.get(sql);
     if (!entry) {
       if (cache.size >= PREPARED_LIMIT) cache.clear();
       const statement = db.prepare(sql);
-      entry = { statement, reader: statement.columns().length > 0 };
+      entry = { statement, reader: statement.columns().length > 0, writes: !SELECT.test(sql) };
       cache.set(sql, entry);
     }
+    if (entry.writes) ownWrites++;
     return entry;
+  };
+  const dataVersion = db.prepare("PRAGMA data_version");
+  const changes: ChangeCounts = {
+    own: () => ownWrites,
+    others: () => Number(dataVersion.get()!.data_version),
   };
   const runOne = (sql: string, args: readonly SqlValue[]): SqlResult => {
     const { statement, reader } = prepared(sql);
@@ -94,6 +107,7 @@ export function openSqliteFile(path: string): SqliteConnection {
   return {
     client,
     readNow: (statements) => statements.map(run),
+    changes,
     // kysely loads only for the query builder (see database.ts).
     dialect: async (): Promise<Dialect> =>
       new (await import("kysely")).SqliteDialect({

@@ -3,7 +3,7 @@
  * group-committed batches (holds.ts, write_queue.ts); instances and key lookups through
  * the client. One process owns a file, so its own clock is the store's clock.
  */
-import type { ReadNow, RunTransaction, SqlClient } from "./sql_client.ts";
+import type { ChangeCounts, ReadNow, RunTransaction, SqlClient } from "./sql_client.ts";
 import { createHoldDecider, UnwrittenHolds } from "./hold_decider.ts";
 import {
   type AccountingJob,
@@ -73,8 +73,8 @@ export const RECORD_AFTER_MS = 100;
 /**
  * The store of a SQLite database: holds, settlements and interruptions group-commit
  * through `transaction` (settlements in their own batch, see write_queue.ts),
- * `client` runs the rest. Given a `journal` (a file's path for it and the file's reads),
- * the first heartbeat takes the hold journal there (hold_journal.ts), unless another
+ * `client` runs the rest. Given a `journal` (a file's path for it, the file's reads and its
+ * counts of changes), the first heartbeat takes the hold journal there (hold_journal.ts), unless another
  * server owns it: from then on a hold is decided without a transaction
  * (hold_decider.ts) and appended to the journal, and its row is written with the
  * settlements once it is RECORD_AFTER_MS old, while its request goes upstream.
@@ -82,7 +82,9 @@ export const RECORD_AFTER_MS = 100;
 export function createSqliteStore(
   client: SqlClient,
   transaction: RunTransaction,
-  { journal: journalFile }: { journal?: { path: string; readNow: ReadNow } } = {},
+  { journal: journalFile }: {
+    journal?: { path: string; readNow: ReadNow; changes: ChangeCounts };
+  } = {},
 ): Store & { close(): void } {
   let journal: HoldJournal | undefined;
   /** Holds in the journal and not yet in the database, in the order taken. */
@@ -138,7 +140,8 @@ export function createSqliteStore(
       recordLater();
     }).then((results) => results.slice(records.length));
   }, { deferMs: DEFERRED_MS });
-  const decideHolds = journalFile && createHoldDecider(journalFile.readNow);
+  const decideHolds = journalFile &&
+    createHoldDecider({ read: journalFile.readNow, changes: journalFile.changes });
   /**
    * Holds are taken once in the journal. Their rows are written with the settlements,
    * after the requests went upstream: a request settled by then writes neither its hold's
