@@ -9,7 +9,7 @@
  * exclusive lock); another server on the same file takes its holds in the database.
  *
  * Format: one line per batch of holds, a JSON array: an instance's id, then the figures of
- * each of its holds as an array in FIGURES' order (a line of the journal's first version
+ * each of its holds as an array (Figures; a line of the journal's first version
  * holds objects instead; both are read). A line `committed` says every hold above it is
  * in the database, but for those of the line right after it: holds still only in the
  * journal when the mark was made (young ones, which the database gets only if their
@@ -24,24 +24,24 @@ const SCRATCH_BYTES = 16 * 1024;
 const COMPACT_AFTER_BYTES = 1 << 20;
 const COMMITTED = "committed";
 /**
- * A hold's figures in a line, after its instance's id: half the bytes of an object with
- * its names, and half the time to write (an append is on a request's path).
+ * A hold's figures in a line, after its instance's id (figuresOf, holdOf): half the bytes
+ * of an object with its names, and half the time to write (an append is on a request's path).
  */
-const FIGURES = [
-  "id",
-  "accountId",
-  "keyId",
-  "amountMicros",
-  "tokens",
-  "createdAt",
-  "expiresAt",
-  "requestId",
-  "model",
-  "entryPoint",
-  "stream",
-  "inputTokens",
-  "inputCostMicros",
-] as const satisfies readonly Exclude<keyof NewHold, "instanceId">[];
+type Figures = [
+  id: string,
+  accountId: number,
+  keyId: string,
+  amountMicros: number,
+  tokens: number,
+  createdAt: number,
+  expiresAt: number,
+  requestId: string,
+  model: string,
+  entryPoint: string,
+  stream: boolean,
+  inputTokens: number,
+  inputCostMicros: number,
+];
 
 /** The journal as its owner writes it. */
 export interface HoldJournal {
@@ -116,7 +116,7 @@ function line(holds: readonly NewHold[]): string {
   let instance = "";
   for (const hold of holds) {
     if (hold.instanceId !== instance) values.push(instance = hold.instanceId);
-    values.push(FIGURES.map((name) => hold[name]));
+    values.push(figuresOf(hold));
   }
   return JSON.stringify(values);
 }
@@ -125,16 +125,65 @@ function line(holds: readonly NewHold[]): string {
 function holdsOf(line: string): NewHold[] {
   const holds: NewHold[] = [];
   let instanceId = "";
-  for (const value of JSON.parse(line) as (string | unknown[] | NewHold)[]) {
+  for (const value of JSON.parse(line) as (string | Figures | NewHold)[]) {
     if (typeof value === "string") instanceId = value;
-    else if (!Array.isArray(value)) holds.push(value);
-    else {
-      const hold: Record<string, unknown> = { instanceId };
-      FIGURES.forEach((name, i) => hold[name] = value[i]);
-      holds.push(hold as unknown as NewHold);
-    }
+    else holds.push(Array.isArray(value) ? holdOf(instanceId, value) : value);
   }
   return holds;
+}
+
+/** A hold's figures in their order (property by property: a line of 8 costs 2.7 µs, 4.3 by names). */
+function figuresOf(hold: NewHold): Figures {
+  return [
+    hold.id,
+    hold.accountId,
+    hold.keyId,
+    hold.amountMicros,
+    hold.tokens,
+    hold.createdAt,
+    hold.expiresAt,
+    hold.requestId,
+    hold.model,
+    hold.entryPoint,
+    hold.stream,
+    hold.inputTokens,
+    hold.inputCostMicros,
+  ];
+}
+
+/** The hold of `instanceId` whose figures figuresOf wrote. */
+function holdOf(instanceId: string, figures: Figures): NewHold {
+  const [
+    id,
+    accountId,
+    keyId,
+    amountMicros,
+    tokens,
+    createdAt,
+    expiresAt,
+    requestId,
+    model,
+    entryPoint,
+    stream,
+    inputTokens,
+    inputCostMicros,
+  ] = figures;
+  return {
+    id,
+    instanceId,
+    accountId,
+    keyId,
+    amountMicros,
+    tokens,
+    createdAt,
+    expiresAt,
+    requestId,
+    model,
+    entryPoint,
+    stream,
+    inputTokens,
+    inputCostMicros,
+  };
 }
 
 /** The holds after the last `committed` line; a torn line (it does not parse) holds none. */
