@@ -26,6 +26,8 @@ const COMMITTED = "committed";
 /**
  * A hold's figures in a line, after its instance's id (figuresOf, holdOf): half the bytes
  * of an object with its names, and half the time to write (an append is on a request's path).
+ * The journal's own order, not the holds table's (holds.ts): a journal left by a crash is
+ * read by the next version, whatever its schema.
  */
 type Figures = [
   id: string,
