@@ -18,8 +18,9 @@ import type { HoldResult, NewHold } from "./store.ts";
 
 /**
  * How long a commit of another connection may go unseen by a decision that takes a hold.
- * At 32 concurrent requests a turn's holds are decided ~400 times a second; the data
- * version's read (two system calls for its lock) cost ~2% of a request there.
+ * At 32 concurrent requests a turn's holds are decided ~400 times a second; reading the
+ * data version and the connection's changes at each cost ~2% of a request there
+ * (bench/README.md).
  */
 export const OTHERS_SEEN_WITHIN_MS = 20;
 
