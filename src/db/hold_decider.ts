@@ -62,7 +62,7 @@ export class UnwrittenHolds {
  */
 export type HoldDecider = (holds: readonly NewHold[], unwritten: UnwrittenHolds) => HoldResult[];
 
-/** A decider reading through a file's connection; `now` is performance.now unless a test keeps time. */
+/** A decider reading through a file's connection; `now` is performance.now but in tests. */
 export function createHoldDecider(
   { read, changes, now = () => performance.now() }: {
     read: ReadNow;

@@ -9,7 +9,7 @@
  * exclusive lock); another server on the same file takes its holds in the database.
  *
  * Format: one line per batch of holds, a JSON array: an instance's id, then the figures of
- * each of its holds as an array (Figures; a line of the journal's first version
+ * each of its holds as an array (FIGURES; a line of the journal's first version
  * holds objects instead; both are read). A line `committed` says every hold above it is
  * in the database, but for those of the line right after it: holds still only in the
  * journal when the mark was made (young ones, which the database gets only if their
@@ -24,26 +24,33 @@ const SCRATCH_BYTES = 16 * 1024;
 const COMPACT_AFTER_BYTES = 1 << 20;
 const COMMITTED = "committed";
 /**
- * A hold's figures in a line, after its instance's id (figuresOf, holdOf): half the bytes
- * of an object with its names, and half the time to write (an append is on a request's path).
+ * A hold's figures in a line, in this order, after its instance's id: half the bytes of an
+ * object with its names, and half the time to write (an append is on a request's path).
  * The journal's own order, not the holds table's (holds.ts): a journal left by a crash is
  * read by the next version, whatever its schema.
  */
-type Figures = [
-  id: string,
-  accountId: number,
-  keyId: string,
-  amountMicros: number,
-  tokens: number,
-  createdAt: number,
-  expiresAt: number,
-  requestId: string,
-  model: string,
-  entryPoint: string,
-  stream: boolean,
-  inputTokens: number,
-  inputCostMicros: number,
-];
+const FIGURES = [
+  "id",
+  "accountId",
+  "keyId",
+  "amountMicros",
+  "tokens",
+  "createdAt",
+  "expiresAt",
+  "requestId",
+  "model",
+  "entryPoint",
+  "stream",
+  "inputTokens",
+  "inputCostMicros",
+] as const satisfies readonly (keyof NewHold)[];
+
+/** The values of a hold's `Names`, each in its place. */
+type ValuesOf<Names extends readonly (keyof NewHold)[]> = {
+  -readonly [I in keyof Names]: NewHold[Names[I] & keyof NewHold];
+};
+/** A hold's figures as a line holds them. */
+type Figures = ValuesOf<typeof FIGURES>;
 
 /** The journal as its owner writes it. */
 export interface HoldJournal {
@@ -134,7 +141,10 @@ function holdsOf(line: string): NewHold[] {
   return holds;
 }
 
-/** A hold's figures in their order (property by property: a line of 8 costs 2.7 µs, 4.3 by names). */
+/**
+ * A hold's figures in FIGURES' order, read property by property: a line of 8 holds costs
+ * 2.7 µs this way, 4.3 through the names.
+ */
 function figuresOf(hold: NewHold): Figures {
   return [
     hold.id,
@@ -153,39 +163,11 @@ function figuresOf(hold: NewHold): Figures {
   ];
 }
 
-/** The hold of `instanceId` whose figures figuresOf wrote. */
+/** The hold of `instanceId` whose figures figuresOf wrote (read once, at a journal's taking). */
 function holdOf(instanceId: string, figures: Figures): NewHold {
-  const [
-    id,
-    accountId,
-    keyId,
-    amountMicros,
-    tokens,
-    createdAt,
-    expiresAt,
-    requestId,
-    model,
-    entryPoint,
-    stream,
-    inputTokens,
-    inputCostMicros,
-  ] = figures;
-  return {
-    id,
-    instanceId,
-    accountId,
-    keyId,
-    amountMicros,
-    tokens,
-    createdAt,
-    expiresAt,
-    requestId,
-    model,
-    entryPoint,
-    stream,
-    inputTokens,
-    inputCostMicros,
-  };
+  const hold: Record<string, unknown> = { instanceId };
+  FIGURES.forEach((name, i) => hold[name] = figures[i]);
+  return hold as unknown as NewHold;
 }
 
 /** The holds after the last `committed` line; a torn line (it does not parse) holds none. */

@@ -74,8 +74,8 @@ export const RECORD_AFTER_MS = 100;
  * The store of a SQLite database: holds, settlements and interruptions group-commit
  * through `transaction` (settlements in their own batch, see write_queue.ts),
  * `client` runs the rest. Given a `journal` (a file's path for it, the file's reads and its
- * counts of changes), the first heartbeat takes the hold journal there (hold_journal.ts), unless another
- * server owns it: from then on a hold is decided without a transaction
+ * counts of changes), the first heartbeat takes the hold journal there (hold_journal.ts),
+ * unless another server owns it: from then on a hold is decided without a transaction
  * (hold_decider.ts) and appended to the journal, and its row is written with the
  * settlements once it is RECORD_AFTER_MS old, while its request goes upstream.
  */
