@@ -9,6 +9,7 @@
  */
 import { parseArgs } from "node:util";
 import { type Db, openDatabase } from "../src/db/database.ts";
+import type { SettlementFailure } from "../src/db/store.ts";
 import { benchHold, benchSettlement, fundedTarget, type HoldTarget } from "./store_rows.ts";
 import { startPostgres } from "../tests/postgres.ts";
 
@@ -33,7 +34,7 @@ async function pairsPerSecond(
   // As in the server, a settlement is not awaited before the next request's hold (on SQLite
   // it commits with the other settlements a few ms later); all are committed before the
   // clock stops.
-  const settlements: Promise<void>[] = [];
+  const settlements = new Set<Promise<readonly SettlementFailure[]>>();
   const worker = async (index: number) => {
     const db = handles[index % handles.length]!;
     while (next < pairs) {
@@ -41,12 +42,13 @@ async function pairsPerSecond(
       const hold = benchHold(target);
       const result = await db.store.takeHold(hold);
       if (!result.ok) throw new Error(`hold refused: ${JSON.stringify(result)}`);
-      settlements.push(db.store.settleHold(benchSettlement(hold)));
+      settlements.add(db.store.settleHold(benchSettlement(hold)));
     }
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, (_, i) => worker(i)));
-  await Promise.all(settlements);
+  const failures = (await Promise.all(settlements)).flat();
+  if (failures.length > 0) throw new Error(`settlement failed: ${String(failures[0]!.error)}`);
   return pairs / ((performance.now() - started) / 1000);
 }
 

@@ -150,7 +150,7 @@ const CASES: { name: string; run(open: OpenFixture): Promise<void> }[] = [
           f.a.store.takeHold(newHold(f, 100, 5_000)),
           f.a.store.takeHold(newHold(f, 200)),
         ]);
-        assert.equal(settled, undefined);
+        assert.deepEqual(settled, []);
         assert.deepEqual(results.map((result) => result.ok || result.reason), [
           "balance",
           true,
@@ -186,6 +186,36 @@ const CASES: { name: string; run(open: OpenFixture): Promise<void> }[] = [
         const key = await keyOf(f);
         assert.deepEqual([key.held_tokens, key.used_tokens], [0, 37 * 12]);
         assert.equal(await countHolds(f.a), 0);
+      } finally {
+        await f.close();
+      }
+    },
+  },
+  {
+    name: "a settlement that cannot be written is named, and the others of its batch are written",
+    async run(open) {
+      const f = await open({ balanceMicros: 100_000 });
+      try {
+        const holds = [newHold(f, 1_000), newHold(f, 1_000), newHold(f, 1_000)];
+        for (const hold of holds) assert.deepEqual(await f.a.store.takeHold(hold), { ok: true });
+        // Its key does not exist: its ledger row cannot be written.
+        const broken = { ...settleOf(holds[1]!, 7), keyId: "key_gone" };
+        const outcomes = await Promise.all([
+          f.a.store.settleHold(settleOf(holds[0]!, 5)),
+          f.a.store.settleHold(broken),
+          f.a.store.settleHold(settleOf(holds[2]!, 9)),
+        ]);
+        // A store may give the settlements of a batch one promise, which names its failures.
+        const failures = [...new Set(outcomes)].flat();
+        assert.deepEqual(failures.map((failure) => failure.settle), [broken]);
+        const rows = await f.a.kysely.selectFrom("ledger").select(["request_id", "cost_micros"])
+          .orderBy("id").execute();
+        assert.deepEqual(rows.map((row) => [row.request_id, row.cost_micros]), [
+          [holds[0]!.requestId, 5],
+          [holds[2]!.requestId, 9],
+        ]);
+        // The broken one's hold stays for recovery, whose row it becomes.
+        assert.equal(await countHolds(f.a), 1);
       } finally {
         await f.close();
       }

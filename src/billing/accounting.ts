@@ -31,12 +31,13 @@ export interface Settlement {
   estimated: boolean;
 }
 
-/** A settlement under way: its cost is known at once, its ledger write completes later. */
+/**
+ * A settlement under way: its cost is known at once, its ledger write completes later
+ * (Accounting.drain waits for it; a failure is logged).
+ */
 export interface Settling {
   /** The cost charged, in micro-USD (the ledger may clamp it to what the balance covers). */
   costMicros: number;
-  /** Resolves once the ledger row is committed; never rejects (a failure is logged). */
-  written: Promise<void>;
 }
 
 /** A pre-authorization: the worst-case cost held until the request settles. */

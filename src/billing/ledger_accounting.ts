@@ -4,7 +4,7 @@
  * tokens, release). Every request takes a hold, even a free one: the hold row is what
  * turns into an `interrupted` ledger row if the process dies before settling.
  */
-import { type NewHold, settlementOf, type Store } from "../db/store.ts";
+import { type NewHold, type SettlementFailure, settlementOf, type Store } from "../db/store.ts";
 import { GatewayError, unlessUnavailable } from "../errors.ts";
 import { describeError, type Logger } from "../log.ts";
 import type { Accounting, Admission, Hold, Settlement, Settling } from "./accounting.ts";
@@ -24,7 +24,23 @@ export function createLedgerAccounting(options: {
   log: Logger;
 }): Accounting {
   const { store, instanceId, now, log } = options;
-  const pending = new Set<Promise<void>>();
+  /** Settlement batches not yet done: a store gives the settlements of one batch one promise. */
+  const pending = new Set<Promise<readonly SettlementFailure[]>>();
+  /** Follows a settlement's batch, once a batch; a failed one's hold stays, for recovery. */
+  const watch = (batch: Promise<readonly SettlementFailure[]>) => {
+    if (pending.has(batch)) return;
+    pending.add(batch);
+    void batch.then((failures) => {
+      pending.delete(batch);
+      for (const { settle, error } of failures) {
+        // The sweep turns the hold into an interrupted row, so nothing vanishes.
+        log.error("settlement failed", {
+          request_id: settle.requestId,
+          error: describeError(error),
+        });
+      }
+    });
+  };
   const priceOf = createPriceBook();
   return {
     async hold(admission: Admission): Promise<Hold> {
@@ -89,10 +105,7 @@ export function createLedgerAccounting(options: {
         settle(settlement: Settlement): Settling {
           const { usage } = settlement;
           const cost = costMicros(usage, price);
-          const { requestId } = admission;
-          // One reaction for both outcomes: a settlement waits ~50 ms for its batch (write_queue.ts),
-          // and each promise it keeps that long outlives a scavenge or two.
-          const written: Promise<void> = store.settleHold({
+          watch(store.settleHold({
             ...settlementOf(hold),
             createdAt: now(),
             channel: settlement.channel ?? null,
@@ -107,13 +120,8 @@ export function createLedgerAccounting(options: {
             estimated: settlement.estimated,
             costMicros: cost,
             durationMs: now() - startedAt,
-          }).then(() => void pending.delete(written), (error) => {
-            pending.delete(written);
-            // The hold stays: the sweep turns it into an interrupted row, so nothing vanishes.
-            log.error("settlement failed", { request_id: requestId, error: describeError(error) });
-          });
-          pending.add(written);
-          return { costMicros: cost, written };
+          }));
+          return { costMicros: cost };
         },
       };
     },

@@ -12,6 +12,7 @@ import {
   INTERRUPTED_REASON,
   type KeyWithAccount,
   type NewHold,
+  NO_FAILURES,
   type Settle,
   type Store,
 } from "./store.ts";
@@ -172,8 +173,11 @@ export function createPostgresStore(pool: Pool): Store {
       const [result] = await apply([{ kind: "hold", hold }]);
       return result!;
     },
-    async settleHold(settle) {
-      await apply([{ kind: "settle", settle }]);
+    settleHold(settle) {
+      return apply([{ kind: "settle", settle }]).then(
+        () => NO_FAILURES,
+        (error) => [{ settle, error }],
+      );
     },
     // Every hold is in the database before its request goes upstream.
     async flush() {},

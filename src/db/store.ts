@@ -63,6 +63,15 @@ export interface Settle {
   durationMs: number;
 }
 
+/** A settlement that could not be written, and why: its hold stays, for recovery. */
+export interface SettlementFailure {
+  settle: Settle;
+  error: unknown;
+}
+
+/** A batch of settlements all written. */
+export const NO_FAILURES: readonly SettlementFailure[] = Object.freeze([]);
+
 /** What a settlement repeats of its hold: which hold, what it held, and the request's own fields. */
 export function settlementOf(hold: NewHold) {
   return {
@@ -106,9 +115,11 @@ export interface Store {
   /**
    * Writes the ledger row, debits the account (never below what its other holds need,
    * nor below zero: the row records what was debited), adds the key's tokens and
-   * releases the hold, all at once.
+   * releases the hold, all at once. A store may write settlements in batches and give
+   * the settlements of one batch the same promise: it resolves once the batch is done,
+   * with those of its settlements that could not be written; it never rejects.
    */
-  settleHold(settle: Settle): Promise<void>;
+  settleHold(settle: Settle): Promise<readonly SettlementFailure[]>;
   /**
    * Resolves once every hold taken so far has its row in the database, where other
    * processes read `held`: a store may write a hold's row after its request went upstream.

@@ -39,16 +39,23 @@ interface Job<S, R> {
  * says its error would fail every job anyway (the database is gone). Deferred jobs run
  * together `deferMs` after the first of them was queued, ahead of the jobs queued by then
  * (0, the default: a deferred job runs in this turn's batch like any other); `afterDelay`
- * is setTimeout unless a test keeps the time itself. See Timing.
+ * is setTimeout unless a test keeps the time itself. See Timing. `deferredTaken` (with a
+ * delay only) runs as a batch takes the deferred jobs, before it runs them: until then a
+ * caller may still add items to a deferred job's array, as the SQLite store's
+ * settlements share one job.
  */
 export function createBatchQueue<S, R>(
   run: (items: S[]) => R[] | Promise<R[]>,
-  { retryAlone = () => true, deferMs = 0, afterDelay = setTimeout }: {
+  { retryAlone = () => true, deferMs = 0, afterDelay = setTimeout, deferredTaken }: {
     retryAlone?: (error: unknown) => boolean;
     deferMs?: number;
     afterDelay?: (callback: () => void, ms: number) => unknown;
+    deferredTaken?: () => void;
   } = {},
 ): (items: S[], timing?: Timing) => Promise<R[]> {
+  if (deferredTaken && deferMs <= 0) {
+    throw new Error("deferredTaken needs a delay: without one, deferred jobs run as any other.");
+  }
   let pending: Job<S, R>[] = [];
   let deferred: Job<S, R>[] = [];
   /** Whether the deferred jobs' delay is over: the next batch takes them. */
@@ -88,6 +95,7 @@ export function createBatchQueue<S, R>(
         jobs = deferred.concat(jobs);
         deferred = [];
         deferredDue = false;
+        deferredTaken?.();
       }
       // Empty when a job after the deferred ones took them before their delay ended.
       if (jobs.length > 0) await runBatch(jobs);

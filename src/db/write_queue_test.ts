@@ -86,3 +86,33 @@ Deno.test("write queue: without a delay a deferred job runs in its turn's batch"
   assert.deepEqual(transactions, [["settle"]]);
   assert.deepEqual(await settled, ["done settle"]);
 });
+
+Deno.test("write queue: a deferred job's items may grow until its batch takes it, as deferredTaken tells", async () => {
+  const transactions: string[][] = [];
+  const delays: (() => void)[] = [];
+  let joinable: string[] | undefined = ["settle a"];
+  const write = createBatchQueue<string, string>(
+    (items) => {
+      transactions.push([...items]);
+      return items.map((item) => `done ${item}`);
+    },
+    {
+      deferMs: 10,
+      afterDelay: (callback) => delays.push(callback),
+      deferredTaken: () => joinable = undefined,
+    },
+  );
+  const settled = write(joinable, "deferred");
+  joinable.push("settle b");
+  delays.shift()!();
+  assert.equal(joinable, undefined, "told before the batch runs");
+  assert.deepEqual(await settled, ["done settle a", "done settle b"]);
+  assert.deepEqual(transactions, [["settle a", "settle b"]]);
+});
+
+Deno.test("write queue: deferredTaken without a delay is refused", () => {
+  assert.throws(
+    () => createBatchQueue<string, string>((items) => items, { deferredTaken: () => {} }),
+    /needs a delay/,
+  );
+});
