@@ -77,7 +77,7 @@ Deno.test("resilience: a body shorter than its Content-Length is 400 in the entr
   }
 });
 
-Deno.test("resilience: invalid UTF-8 is 400, a chunked body over the limit is 413 unread", () =>
+Deno.test("resilience: invalid UTF-8 is 400 (U+FFFD spelt in UTF-8 is not), a chunked body over the limit is 413 unread", () =>
   withScope(async (s) => {
     const gateway = await s.gateway(
       `[server]\nmax_body_bytes = 4096\n` +
@@ -98,6 +98,14 @@ Deno.test("resilience: invalid UTF-8 is 400, a chunked body over the limit is 41
       400,
       "bad_request_body",
     );
+    // U+FFFD spelt in UTF-8 is valid: only bytes that are not UTF-8 are refused.
+    const replacement = await fetch(`${gateway.url}${PATHS.chat}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "echo", messages: [{ role: "user", content: "a\uFFFDb" }] }),
+    });
+    assert.equal(replacement.status, 200);
+    assert.equal((await replacement.json()).choices[0].message.content, "a\uFFFDb");
     // 100 MB offered in 64 KB chunks without a Content-Length: refused once past 4 KB, so
     // the client gets no further than what socket buffers take.
     let offered = 0;

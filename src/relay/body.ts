@@ -15,8 +15,14 @@ export interface JsonBody {
   raw: Uint8Array;
 }
 
-/** Decodes a whole body; refuses what is not UTF-8. */
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
+/** Decodes a whole body, replacing what is not UTF-8 with U+FFFD: the runtime's fast path. */
+const UTF8 = new TextDecoder();
+/**
+ * Decodes a whole body, refusing what is not UTF-8: several times slower (759 against 166
+ * µs for a coding agent's 230 KB body, bench/README.md), so asked only of a body whose
+ * fast decoding holds a U+FFFD, which valid UTF-8 may also spell.
+ */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** The parsed JSON body; 413 past `maxBytes`, 400 `bad_request_body` for anything not JSON. */
 export async function readJsonBody(request: IncomingRequest, maxBytes: number): Promise<JsonBody> {
@@ -26,11 +32,13 @@ export async function readJsonBody(request: IncomingRequest, maxBytes: number): 
   } catch (error) {
     throw error instanceof BodyRefused ? bodyRefused(error, maxBytes) : error;
   }
-  let text: string;
-  try {
-    text = UTF8.decode(bytes);
-  } catch {
-    throw badBody("it is not valid UTF-8");
+  let text = UTF8.decode(bytes);
+  if (text.includes("\uFFFD")) {
+    try {
+      text = STRICT_UTF8.decode(bytes);
+    } catch {
+      throw badBody("it is not valid UTF-8");
+    }
   }
   if (text.trim() === "") throw badBody("the body is empty");
   try {
