@@ -48,9 +48,21 @@ async function setUp() {
   };
 }
 
-Deno.test("hold decider: another process's lower balance counts once OTHERS_SEEN_WITHIN_MS passed, and the data version is read once in that time", async () => {
-  const file = await setUp();
-  try {
+/** Runs `test` on a file set up as setUp does, and closes it after. */
+function withFile(test: (file: Awaited<ReturnType<typeof setUp>>) => Promise<void>) {
+  return async () => {
+    const file = await setUp();
+    try {
+      await test(file);
+    } finally {
+      await file.close();
+    }
+  };
+}
+
+Deno.test(
+  "hold decider: another process's lower balance counts once OTHERS_SEEN_WITHIN_MS passed, and the data version is read once in that time",
+  withFile(async (file) => {
     await file.setBalance(1_500, "other");
     assert.deepEqual(file.takeOne(), { ok: true });
     await file.setBalance(500, "other");
@@ -61,14 +73,12 @@ Deno.test("hold decider: another process's lower balance counts once OTHERS_SEEN
     file.advance(1);
     assert.deepEqual(file.takeOne(), HALF_LEFT);
     assert.equal(file.versionReads(), 2);
-  } finally {
-    await file.close();
-  }
-});
+  }),
+);
 
-Deno.test("hold decider: a refusal is decided again on fresh totals, so another process's top-up counts at once", async () => {
-  const file = await setUp();
-  try {
+Deno.test(
+  "hold decider: a refusal is decided again on fresh totals, so another process's top-up counts at once",
+  withFile(async (file) => {
     await file.setBalance(1_500, "other");
     const unwritten = new UnwrittenHolds();
     const taken = file.hold();
@@ -78,21 +88,17 @@ Deno.test("hold decider: a refusal is decided again on fresh totals, so another 
     await file.setBalance(2_500, "other");
     file.advance(1);
     assert.deepEqual(file.takeOne(unwritten), { ok: true });
-  } finally {
-    await file.close();
-  }
-});
+  }),
+);
 
-Deno.test("hold decider: a change through its own connection counts at the next decision, whatever the time", async () => {
-  const file = await setUp();
-  try {
+Deno.test(
+  "hold decider: a change through its own connection counts at the next decision, whatever the time",
+  withFile(async (file) => {
     await file.setBalance(1_500, "own");
     assert.deepEqual(file.takeOne(), { ok: true });
     await file.setBalance(500, "own");
     assert.deepEqual(file.takeOne(), HALF_LEFT);
     await file.setBalance(3_000, "own");
     assert.deepEqual(file.takeOne(), { ok: true });
-  } finally {
-    await file.close();
-  }
-});
+  }),
+);
