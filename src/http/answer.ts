@@ -9,7 +9,7 @@ import { FIELD_VALUE } from "../upstream/http1/fields.ts";
 export interface AnswerStream {
   /**
    * Writes the body through `sink`, one write at a time (each awaited before the next);
-   * resolves once it ended. The server writes the last chunk after it.
+   * resolves once it ended. The server ends the body after it, unless `sink.last` did.
    */
   pipe(sink: ByteSink): Promise<void>;
   /** The client went away (or a write failed): stop at once and let go of everything. */
@@ -20,6 +20,12 @@ export interface AnswerStream {
 export interface ByteSink {
   /** Rejects once the client is gone (the stream has been cancelled by then). */
   write(bytes: Uint8Array): Promise<void>;
+  /**
+   * Writes the stream's last bytes and the end of its body at once: one write, which wakes
+   * the client once, where a write and the server's end of the body were two. Rejects as
+   * `write` does; nothing is written after it.
+   */
+  last(bytes: Uint8Array): Promise<void>;
 }
 
 /** An answer: status, headers (lowercase names, ASCII values) and a whole or streamed body. */
@@ -88,18 +94,23 @@ export function wholeAnswer(head: string, body: Uint8Array): Uint8Array {
   return bytes;
 }
 
-/** `bytes` as one chunk, after `head` (an answer's, ASCII, for its first chunk). */
-export function chunk(bytes: Uint8Array, head = ""): Uint8Array {
-  const size = `${head}${bytes.byteLength.toString(16)}\r\n`;
-  const framed = new Uint8Array(size.length + bytes.byteLength + 2);
-  ENCODER.encodeInto(size, framed);
-  framed.set(bytes, size.length);
-  new DataView(framed.buffer).setUint16(size.length + bytes.byteLength, CRLF);
-  return framed;
-}
-
 /** The last chunk of a chunked body (no trailers). */
 export const LAST_CHUNK: Uint8Array = ENCODER.encode("0\r\n\r\n");
+
+/**
+ * `bytes` as one chunk, after `head` (an answer's, ASCII, for its first chunk), and with
+ * `LAST_CHUNK` after it when it is the body's `last`.
+ */
+export function chunk(bytes: Uint8Array, head = "", last = false): Uint8Array {
+  const size = `${head}${bytes.byteLength.toString(16)}\r\n`;
+  const end = size.length + bytes.byteLength + 2;
+  const framed = new Uint8Array(end + (last ? LAST_CHUNK.byteLength : 0));
+  ENCODER.encodeInto(size, framed);
+  framed.set(bytes, size.length);
+  new DataView(framed.buffer).setUint16(end - 2, CRLF);
+  if (last) framed.set(LAST_CHUNK, end);
+  return framed;
+}
 
 /** A JSON answer. */
 export function jsonAnswer(value: unknown, status = 200): Answer {

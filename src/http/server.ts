@@ -377,6 +377,8 @@ class ChunkSink implements ByteSink {
   #head: string | undefined;
   /** The head written alone, which the first write waits for. */
   #headWrite: Promise<void> | undefined;
+  /** Whether the body's end was written (by `last`) or is being written. */
+  #ended = false;
 
   constructor(connection: ClientConnection, stream: AnswerStream, head: string, chunked: boolean) {
     this.#connection = connection;
@@ -394,23 +396,34 @@ class ChunkSink implements ByteSink {
   }
 
   write(bytes: Uint8Array): Promise<void> {
+    return this.#send(bytes, false);
+  }
+
+  last(bytes: Uint8Array): Promise<void> {
+    this.#ended = true;
+    return this.#send(bytes, true);
+  }
+
+  #send(bytes: Uint8Array, last: boolean): Promise<void> {
     if (this.#headWrite) {
       const headWrite = this.#headWrite;
       this.#headWrite = undefined;
-      return headWrite.then(() => this.write(bytes));
+      return headWrite.then(() => this.#send(bytes, last));
     }
     const head = this.#head ?? "";
     this.#head = undefined;
     const framed = this.#chunked
-      ? chunk(bytes, head)
+      ? chunk(bytes, head, last)
       : head === ""
       ? bytes
       : wholeAnswer(head, bytes);
     return this.#connection.write(framed).catch(this.#failed);
   }
 
-  /** The last chunk (and the head, if nothing was written); never rejects. */
+  /** The last chunk (and the head, if nothing was written), unless `last` wrote it; never rejects. */
   async end(): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
     if (this.#headWrite) await this.#headWrite.catch(gone);
     const head = this.#head ?? "";
     this.#head = undefined;

@@ -306,6 +306,41 @@ Deno.test("http server: a stream's writes go out as chunks at once, and a fetch 
   }
 });
 
+Deno.test("http server: a stream's last write carries the end of the body; the connection carries the next request", async () => {
+  const stream: AnswerStream = {
+    async pipe(sink: ByteSink) {
+      await sink.write(encoder.encode("data: one\n\n"));
+      await sink.last(encoder.encode("data: end\n\n"));
+    },
+    cancel: () => {},
+  };
+  const server = startServer({
+    handle: (request: IncomingRequest) =>
+      Promise.resolve<Answer>(
+        request.path === "/stream"
+          ? { status: 200, headers: {}, body: stream }
+          : { status: 200, headers: {}, body: "{}" },
+      ),
+  });
+  const client = await connect(server.addr.port);
+  try {
+    await client.send("GET /stream HTTP/1.1\r\n\r\n");
+    const streamed = await client.readUntil((text) => text.endsWith("0\r\n\r\n"));
+    assert.ok(
+      streamed.endsWith("\r\n\r\nb\r\ndata: one\n\n\r\nb\r\ndata: end\n\n\r\n0\r\n\r\n"),
+      streamed,
+    );
+    // A second end of the body would be read as the start of the next answer.
+    await client.send("GET /whole HTTP/1.1\r\nConnection: close\r\n\r\n");
+    const next = (await client.readAll()).slice(streamed.length);
+    assert.match(next, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.ok(next.endsWith("\r\n\r\n{}"), next);
+  } finally {
+    client.close();
+    await server.shutdown();
+  }
+});
+
 Deno.test("http server: a client that goes away aborts its request's signal and cancels its stream", async () => {
   const driven = drivenStream();
   const signals: StopSignal[] = [];

@@ -108,8 +108,9 @@ class RelayStream implements AnswerStream, Ringing {
         }
         this.#waitedMs += this.#readAt - waitStart;
         if (step.done) {
+          // The closing events (a translation's) go out with the end of the body.
           const bytes = this.#encode(converter.end());
-          if (bytes) await this.#write(bytes);
+          if (bytes) await this.#write(bytes, true);
           this.#end(converter.failure() ? "failed" : "ok", converter.failure()?.message);
           return;
         }
@@ -148,11 +149,14 @@ class RelayStream implements AnswerStream, Ringing {
     this.#keepaliveWrite = undefined;
   };
 
-  /** One write at a time: a keep-alive under way goes out first. */
-  #write(bytes: Uint8Array): Promise<void> {
-    const sink = this.#sink!;
+  /** One write at a time: a keep-alive under way goes out first; the `last` ends the body. */
+  #write(bytes: Uint8Array, last = false): Promise<void> {
     const keepalive = this.#keepaliveWrite;
-    return keepalive ? keepalive.then(() => sink.write(bytes)) : sink.write(bytes);
+    return keepalive ? keepalive.then(() => this.#send(bytes, last)) : this.#send(bytes, last);
+  }
+
+  #send(bytes: Uint8Array, last: boolean): Promise<void> {
+    return last ? this.#sink!.last(bytes) : this.#sink!.write(bytes);
   }
 
   #end(status: RelayOutcome["status"], reason?: string): void {

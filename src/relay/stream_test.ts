@@ -48,19 +48,28 @@ function silentEvents(): AsyncIterator<SseBatch> {
 const FIRST = "data: first\n\n";
 const KEEPALIVE = ": keep-alive\n\n";
 
-/** A client that records what a stream writes, and tells when a write has `text` in it. */
+/**
+ * A client that records what a stream writes (each write, and whether it ended the body),
+ * and tells when a write has `text` in it.
+ */
 function recordingSink() {
   let written = "";
+  const writes: { text: string; last: boolean }[] = [];
   const waiting: { text: string; resolve: () => void }[] = [];
+  const record = (bytes: Uint8Array, last: boolean): Promise<void> => {
+    const text = decoder.decode(bytes);
+    writes.push({ text, last });
+    written += text;
+    for (const wait of waiting) if (written.includes(wait.text)) wait.resolve();
+    return Promise.resolve();
+  };
   return {
     get written() {
       return written;
     },
-    write(bytes: Uint8Array): Promise<void> {
-      written += decoder.decode(bytes);
-      for (const wait of waiting) if (written.includes(wait.text)) wait.resolve();
-      return Promise.resolve();
-    },
+    writes,
+    write: (bytes: Uint8Array) => record(bytes, false),
+    last: (bytes: Uint8Array) => record(bytes, true),
     /** Resolves once the stream wrote `text`. */
     until(text: string): Promise<void> {
       const { promise, resolve } = Promise.withResolvers<void>();
@@ -116,4 +125,52 @@ Deno.test("stream: no keep-alive alarm when keep-alives are off", async () => {
   assert.equal(sink.written, FIRST);
   stream.cancel();
   await piped;
+});
+
+/** Events that end after `batches`, each its own network read. */
+function eventsOf(batches: string[]): AsyncIterator<SseBatch> {
+  const left = [...batches];
+  return {
+    next: () => {
+      const data = left.shift();
+      return Promise.resolve(
+        data === undefined ? { done: true, value: undefined } : {
+          done: false,
+          value: { events: [{ data }], bytes: encoder.encode(`data: ${data}\n\n`) },
+        },
+      );
+    },
+  };
+}
+
+Deno.test("stream: the closing events of a translation go out with the end of the body, in one write", async () => {
+  const closing: SseEvent = { event: "message_stop", data: '{"type":"message_stop"}' };
+  const translating = { ...passthrough(), end: () => [closing] };
+  const ended: RelayOutcome[] = [];
+  const relay = (converter: StreamConverter) => {
+    const sink = recordingSink();
+    const piped = relayStream({
+      exchange: silentExchange(),
+      events: eventsOf(["second"]),
+      first: { events: [{ data: "first" }], bytes: encoder.encode(FIRST) },
+      keepalive: { ms: 0, bytes: encoder.encode(KEEPALIVE), clock: new AlarmClock() },
+      converter,
+      onEnd: (outcome) => void ended.push(outcome),
+    }).pipe(sink);
+    return { sink, piped };
+  };
+
+  const translated = relay(translating);
+  await translated.piped;
+  assert.deepEqual(translated.sink.writes, [
+    { text: FIRST, last: false },
+    { text: "data: second\n\n", last: false },
+    { text: 'event: message_stop\ndata: {"type":"message_stop"}\n\n', last: true },
+  ]);
+
+  // Nothing to close with: the server ends the body after the stream, as before.
+  const passed = relay(passthrough());
+  await passed.piped;
+  assert.deepEqual(passed.sink.writes.map((write) => write.last), [false, false]);
+  assert.deepEqual(ended.map((outcome) => outcome.status), ["ok", "ok"]);
 });

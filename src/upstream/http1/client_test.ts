@@ -305,6 +305,33 @@ Deno.test("http1: chunks that arrive in one network read are handed out as one r
   await upstream.close();
 });
 
+Deno.test("http1: a stream that waits in the socket is read in larger reads once one fills the buffer", async () => {
+  // ~10 KB of events written at once, after the head: more than one small read takes.
+  const events = Array.from({ length: 100 }, (_, n) => `data: ${String(n).padStart(90, "-")}\n\n`);
+  const upstream = scripted(async (peer) => {
+    await peer.request();
+    await peer.write(
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" +
+        events.map((event) => `${event.length.toString(16)}\r\n${event}\r\n`).join("") +
+        "0\r\n\r\n",
+    );
+    await answerAll(peer);
+  });
+  await withClient(async (client) => {
+    const body = (await post(client, upstream.url)).body!;
+    const reads: string[] = [];
+    for (let bytes = await body.read(); bytes; bytes = await body.read()) {
+      reads.push(decoder.decode(bytes));
+    }
+    assert.equal(reads.join(""), events.join(""));
+    // What the head's 4 KiB read brought, then the rest in one read (4 KiB reads take three).
+    assert.equal(reads.length, 2, `${reads.length} reads`);
+    assert.equal(await (await post(client, upstream.url)).text(), '{"n":1}');
+    assert.equal(upstream.accepted(), 1);
+  });
+  await upstream.close();
+});
+
 Deno.test("http1: an abort ends a silent stream at once with its reason and closes the connection", async () => {
   const closedByClient = Promise.withResolvers<void>();
   const upstream = scripted(async (peer) => {

@@ -11,6 +11,13 @@ import { writeAll } from "./write_all.ts";
 
 /** Bytes read at a time: SSE events are small, and an open stream keeps its buffer. */
 export const READ_BUFFER_BYTES = 4_096;
+/**
+ * Bytes read at a time once a read filled the buffer: the upstream is ahead (a burst, or
+ * a busy gateway), and larger reads carry what waits in fewer reads, and a stream in
+ * fewer writes to its client. A stream that trickles never fills 4 KiB and keeps the small
+ * buffer; a connection going back to the pool gets it back.
+ */
+export const BURST_READ_BYTES = 16_384;
 
 /** Where a connection goes: the host and port it connects to, TLS, and a proxy's tunnel. */
 export interface Origin {
@@ -114,6 +121,8 @@ export class Connection implements ReadBuffer {
   readonly #socket: Deno.Conn;
   /** The idle read in flight, whose result is the next response's first bytes. */
   #pending: Promise<number | null> | undefined;
+  /** Whether the last read filled the buffer: more is likely waiting. */
+  #behind = false;
 
   constructor(socket: Deno.Conn, origin: Origin) {
     this.#socket = socket;
@@ -135,6 +144,9 @@ export class Connection implements ReadBuffer {
     if (!makeRoom(this, MAX_HEAD_BYTES)) {
       return Promise.reject(new MalformedResponse("its head is too large"));
     }
+    if (this.#behind && this.end === 0 && this.buffer.byteLength < BURST_READ_BYTES) {
+      this.buffer = new Uint8Array(BURST_READ_BYTES);
+    }
     const { buffer } = this;
     // The whole buffer when it is empty (the usual case): no view to make for the read.
     return this.#read(this.end === 0 ? buffer : buffer.subarray(this.end)).then(this.#filled);
@@ -143,6 +155,7 @@ export class Connection implements ReadBuffer {
   readonly #filled = (count: number | null): boolean => {
     if (count === null) return false;
     this.end += count;
+    this.#behind = this.end === this.buffer.byteLength;
     return true;
   };
 
@@ -178,6 +191,8 @@ export class Connection implements ReadBuffer {
   watchIdle(onLost: () => void): void {
     this.idle = true;
     this.idleSince = performance.now();
+    this.#behind = false;
+    shrinkTo(this, READ_BUFFER_BYTES);
     const watching = this.#socket.read(this.buffer);
     this.#pending = watching;
     // Registered before any reader's: while idle, any result means the connection is gone.
