@@ -15,6 +15,8 @@ export interface SseEvent {
 export interface SseBatch {
   events: SseEvent[];
   bytes?: Uint8Array;
+  /** The stream's last batch: its body ended with it (nothing more will be read). */
+  last?: boolean;
 }
 
 const ENCODER = new TextEncoder();

@@ -86,13 +86,11 @@ class RelayStream implements AnswerStream, Ringing {
 
   async pipe(sink: ByteSink): Promise<void> {
     this.#sink = sink;
-    const converter = this.#converter;
     const exchange = this.#exchange;
     try {
-      const first = this.#convert(this.#first!);
+      const first = this.#first!;
       this.#first = undefined;
-      if (first) await this.#write(first);
-      if (this.#endOnFailure()) return;
+      if (await this.#relay(first)) return;
       const { ms, clock } = this.#keepalive;
       if (ms > 0 && !this.#ended) {
         this.#alarm = clock.alarm(this);
@@ -107,16 +105,8 @@ class RelayStream implements AnswerStream, Ringing {
           this.#readAt = exchange.idle.end();
         }
         this.#waitedMs += this.#readAt - waitStart;
-        if (step.done) {
-          // The closing events (a translation's) go out with the end of the body.
-          const bytes = this.#encode(converter.end());
-          if (bytes) await this.#write(bytes, true);
-          this.#end(converter.failure() ? "failed" : "ok", converter.failure()?.message);
-          return;
-        }
-        const bytes = this.#convert(step.value);
-        if (bytes) await this.#write(bytes);
-        if (this.#endOnFailure()) return;
+        if (step.done) return await this.#finish(this.#encode(this.#converter.end()));
+        if (await this.#relay(step.value)) return;
       }
     } catch (error) {
       if (!this.#ended) await this.#endOnError(error);
@@ -182,12 +172,37 @@ class RelayStream implements AnswerStream, Ringing {
     return ENCODER.encode(text);
   }
 
-  /** A batch the converter left as it was goes out as the upstream's own bytes. */
-  #convert(batch: SseBatch): Uint8Array | undefined {
-    const events = this.#converter.events(batch.events);
-    if (events !== batch.events || !batch.bytes) return this.#encode(events);
-    this.#sentAt = this.#readAt;
-    return batch.bytes;
+  /**
+   * Converts and writes one batch; true once the stream ended. A batch the converter left
+   * as it was goes out as the upstream's own bytes; the last one (its body ended with it)
+   * goes out with the closing events and the end of the body, in one write.
+   */
+  async #relay(batch: SseBatch): Promise<boolean> {
+    const converter = this.#converter;
+    let events = converter.events(batch.events);
+    const last = batch.last === true && !converter.failure();
+    if (last) {
+      const closing = converter.end();
+      if (closing.length > 0) events = [...events, ...closing];
+    }
+    let bytes: Uint8Array | undefined;
+    if (events === batch.events && batch.bytes) {
+      this.#sentAt = this.#readAt;
+      bytes = batch.bytes;
+    } else bytes = this.#encode(events);
+    if (last) {
+      await this.#finish(bytes);
+      return true;
+    }
+    if (bytes) await this.#write(bytes);
+    return this.#endOnFailure();
+  }
+
+  /** The upstream's stream ended: its last bytes (closing events) go out with the end of the body. */
+  async #finish(bytes: Uint8Array | undefined): Promise<void> {
+    if (bytes) await this.#write(bytes, true);
+    const failure = this.#converter.failure();
+    this.#end(failure ? "failed" : "ok", failure?.message);
   }
 
   /** The upstream reported an error mid-stream: its events went out; stop reading. */

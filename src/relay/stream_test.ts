@@ -127,18 +127,20 @@ Deno.test("stream: no keep-alive alarm when keep-alives are off", async () => {
   await piped;
 });
 
-/** Events that end after `batches`, each its own network read. */
-function eventsOf(batches: string[]): AsyncIterator<SseBatch> {
+/**
+ * Events that end after `batches`, each its own network read; with `lastKnown` the last
+ * batch says the body ended with it (as tollgate's HTTP/1.1 body tells), else the end
+ * comes as one more read.
+ */
+function eventsOf(batches: string[], lastKnown = false): AsyncIterator<SseBatch> {
   const left = [...batches];
   return {
     next: () => {
       const data = left.shift();
-      return Promise.resolve(
-        data === undefined ? { done: true, value: undefined } : {
-          done: false,
-          value: { events: [{ data }], bytes: encoder.encode(`data: ${data}\n\n`) },
-        },
-      );
+      if (data === undefined) return Promise.resolve({ done: true, value: undefined });
+      const batch: SseBatch = { events: [{ data }], bytes: encoder.encode(`data: ${data}\n\n`) };
+      if (lastKnown && left.length === 0) batch.last = true;
+      return Promise.resolve({ done: false, value: batch });
     },
   };
 }
@@ -147,11 +149,11 @@ Deno.test("stream: the closing events of a translation go out with the end of th
   const closing: SseEvent = { event: "message_stop", data: '{"type":"message_stop"}' };
   const translating = { ...passthrough(), end: () => [closing] };
   const ended: RelayOutcome[] = [];
-  const relay = (converter: StreamConverter) => {
+  const relay = (converter: StreamConverter, lastKnown = false) => {
     const sink = recordingSink();
     const piped = relayStream({
       exchange: silentExchange(),
-      events: eventsOf(["second"]),
+      events: eventsOf(["second"], lastKnown),
       first: { events: [{ data: "first" }], bytes: encoder.encode(FIRST) },
       keepalive: { ms: 0, bytes: encoder.encode(KEEPALIVE), clock: new AlarmClock() },
       converter,
@@ -173,4 +175,19 @@ Deno.test("stream: the closing events of a translation go out with the end of th
   await passed.piped;
   assert.deepEqual(passed.sink.writes.map((write) => write.last), [false, false]);
   assert.deepEqual(ended.map((outcome) => outcome.status), ["ok", "ok"]);
+
+  // The body ended with the last batch: it goes out with the closing events and the end.
+  const known = relay(translating, true);
+  await known.piped;
+  assert.deepEqual(known.sink.writes, [
+    { text: FIRST, last: false },
+    { text: 'data: second\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n', last: true },
+  ]);
+  const knownPassed = relay(passthrough(), true);
+  await knownPassed.piped;
+  assert.deepEqual(knownPassed.sink.writes, [
+    { text: FIRST, last: false },
+    { text: "data: second\n\n", last: true },
+  ]);
+  assert.deepEqual(ended.map((outcome) => outcome.status), ["ok", "ok", "ok", "ok"]);
 });

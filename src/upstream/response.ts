@@ -10,6 +10,8 @@ export interface BodyReader {
   read(): Promise<Uint8Array | undefined>;
   /** Stops reading and discards the rest (its connection cannot be reused). */
   cancel(reason?: unknown): Promise<void>;
+  /** Whether the bytes read so far ended the body (the next read is undefined), when known. */
+  readonly ended?: boolean;
 }
 
 /** An upstream response whose head arrived. */

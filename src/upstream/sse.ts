@@ -78,7 +78,14 @@ class SseBatches implements AsyncIterableIterator<SseBatch> {
       const events = this.#batch;
       this.#batch = [];
       // The chunk is the reader's own: it goes on as it came when it holds just these events.
-      return { done: false, value: whole ? { events, bytes: chunk } : { events } };
+      const batch: SseBatch = whole ? { events, bytes: chunk } : { events };
+      // The body ended with this chunk (its end was in the same read): the relay can end
+      // the client's body with these events, in one write, without reading again.
+      if (this.#body.ended) {
+        batch.last = true;
+        void this.#close(false);
+      }
+      return { done: false, value: batch };
     } catch (error) {
       return this.#failed(error);
     }

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import type { SseEvent } from "../protocols/sse.ts";
-import { readSse } from "./sse.ts";
+import type { BodyReader } from "./response.ts";
+import { readSse, readSseBatches } from "./sse.ts";
+
+const decoder = new TextDecoder();
 
 function bodyOf(chunks: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -100,4 +103,29 @@ Deno.test("readSse propagates a broken body as an error", async () => {
     },
   });
   await assert.rejects(() => collect(body), /connection reset/);
+});
+
+Deno.test("readSseBatches marks the batch its body ended with as the last, and reads no more", async () => {
+  const encoder = new TextEncoder();
+  const chunks = ["data: a\n\n", "data: b\n\ndata: c\n\n"];
+  let reads = 0;
+  // Like tollgate's HTTP/1.1 body: the read that holds the body's end says so.
+  const body: BodyReader = {
+    read: () =>
+      Promise.resolve(reads < chunks.length ? encoder.encode(chunks[reads++]!) : undefined),
+    cancel: () => Promise.resolve(),
+    get ended() {
+      return reads === chunks.length;
+    },
+  };
+  const batches = readSseBatches(body);
+  const first = await batches.next();
+  assert.deepEqual(first.value?.events, [{ data: "a" }]);
+  assert.equal(first.value?.last, undefined);
+  const second = await batches.next();
+  assert.deepEqual(second.value?.events, [{ data: "b" }, { data: "c" }]);
+  assert.equal(second.value?.last, true);
+  assert.equal(decoder.decode(second.value?.bytes), chunks[1], "its bytes go on as they came");
+  assert.equal((await batches.next()).done, true);
+  assert.equal(reads, 2);
 });

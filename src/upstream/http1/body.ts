@@ -91,6 +91,10 @@ class Body implements Http1Body {
     return Promise.resolve();
   }
 
+  get ended(): boolean {
+    return this.#finished;
+  }
+
   #finish(reusable: boolean): void {
     if (this.#finished) return;
     this.#finished = true;

@@ -320,12 +320,16 @@ Deno.test("http1: a stream that waits in the socket is read in larger reads once
   await withClient(async (client) => {
     const body = (await post(client, upstream.url)).body!;
     const reads: string[] = [];
+    const ended: (boolean | undefined)[] = [];
     for (let bytes = await body.read(); bytes; bytes = await body.read()) {
       reads.push(decoder.decode(bytes));
+      ended.push(body.ended);
     }
     assert.equal(reads.join(""), events.join(""));
     // What the head's 4 KiB read brought, then the rest in one read (4 KiB reads take three).
     assert.equal(reads.length, 2, `${reads.length} reads`);
+    // The read that held the body's end says so: a relay ends its client's body with it.
+    assert.deepEqual(ended, [false, true]);
     assert.equal(await (await post(client, upstream.url)).text(), '{"n":1}');
     assert.equal(upstream.accepted(), 1);
   });
