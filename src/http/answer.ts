@@ -99,9 +99,11 @@ export const LAST_CHUNK: Uint8Array = ENCODER.encode("0\r\n\r\n");
 
 /**
  * `bytes` as one chunk, after `head` (an answer's, ASCII, for its first chunk), and with
- * `LAST_CHUNK` after it when it is the body's `last`.
+ * `LAST_CHUNK` after it when it is the body's `last`. No bytes make no chunk: one of size
+ * zero would end the body.
  */
 export function chunk(bytes: Uint8Array, head = "", last = false): Uint8Array {
+  if (bytes.byteLength === 0) return wholeAnswer(head, last ? LAST_CHUNK : bytes);
   const size = `${head}${bytes.byteLength.toString(16)}\r\n`;
   const end = size.length + bytes.byteLength + 2;
   const framed = new Uint8Array(end + (last ? LAST_CHUNK.byteLength : 0));

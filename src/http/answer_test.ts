@@ -24,4 +24,11 @@ Deno.test("answer: a whole answer is its head and body; a chunk is framed, after
   assert.equal(decoder.decode(wholeAnswer("HEAD\r\n\r\n", body)), "HEAD\r\n\r\nh\u00e9llo");
   assert.equal(decoder.decode(chunk(body)), "6\r\nh\u00e9llo\r\n");
   assert.equal(decoder.decode(chunk(body, "HEAD\r\n\r\n")), "HEAD\r\n\r\n6\r\nh\u00e9llo\r\n");
+  // The last: the chunk and the end of the body at once.
+  assert.equal(decoder.decode(chunk(body, "", true)), "6\r\nh\u00e9llo\r\n0\r\n\r\n");
+  // Nothing to frame makes no chunk (a chunk of size zero would end the body early).
+  const none = new Uint8Array(0);
+  assert.equal(decoder.decode(chunk(none)), "");
+  assert.equal(decoder.decode(chunk(none, "HEAD\r\n\r\n")), "HEAD\r\n\r\n");
+  assert.equal(decoder.decode(chunk(none, "", true)), "0\r\n\r\n");
 });
