@@ -36,9 +36,10 @@ export interface StreamRelay {
   /** Told once, at the end, how long the stream waited on the upstream (overhead metric). */
   waited?: (ms: number) => void;
   /**
-   * Settles the request; the stream's last bytes wait for it (it waits only to load the
-   * tokenizer, to estimate usage), so that a server that drained its connections has
-   * begun every settlement. The ledger write completes after the stream closed.
+   * Settles the request once the stream ended; `pipe` resolves only after it (it waits
+   * only to load the tokenizer, to estimate usage), so that a server that drained its
+   * connections has begun every settlement. The ledger write completes after the stream
+   * closed.
    */
   onEnd: (outcome: RelayOutcome) => Promise<void> | void;
 }
