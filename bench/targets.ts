@@ -129,7 +129,7 @@ export async function runTargets(
 /**
  * The order the targets' slices are taken in (indexes into `targets`, the first kept
  * first): none right after another target of the same process, round after round. A
- * process measured again at once reads 5-10% faster than one whose slice follows another
+ * process measured again at once can read faster than one whose slice follows another
  * process's: tollgate priced measured right after tollgate unpriced read cheaper than it
  * in most runs, though it does more, and dearer when measured first (bench/README.md). So
  * every target follows another process's slice, as the bare proxy's always did.

@@ -15,6 +15,8 @@ import { type UpstreamExchange, UpstreamFailure } from "../upstream/call.ts";
 import type { RelayOutcome } from "./outcome.ts";
 
 const ENCODER = new TextEncoder();
+/** The upstream's stream ended after its last batch: nothing more but the closing events. */
+const UPSTREAM_ENDED: SseBatch = Object.freeze({ events: [], last: true });
 
 /** Keep-alives of a stream: `bytes` go out once nothing went out for `ms` (0: never). */
 export interface Keepalive {
@@ -106,8 +108,7 @@ class RelayStream implements AnswerStream, Ringing {
           this.#readAt = exchange.idle.end();
         }
         this.#waitedMs += this.#readAt - waitStart;
-        if (step.done) return await this.#finish(this.#encode(this.#converter.end()));
-        if (await this.#relay(step.value)) return;
+        if (await this.#relay(step.done ? UPSTREAM_ENDED : step.value)) return;
       }
     } catch (error) {
       if (!this.#ended) await this.#endOnError(error);
@@ -191,19 +192,14 @@ class RelayStream implements AnswerStream, Ringing {
       this.#sentAt = this.#readAt;
       bytes = batch.bytes;
     } else bytes = this.#encode(events);
-    if (last) {
-      await this.#finish(bytes);
-      return true;
+    if (!last) {
+      if (bytes) await this.#write(bytes);
+      return this.#endOnFailure();
     }
-    if (bytes) await this.#write(bytes);
-    return this.#endOnFailure();
-  }
-
-  /** The upstream's stream ended: its last bytes (closing events) go out with the end of the body. */
-  async #finish(bytes: Uint8Array | undefined): Promise<void> {
     if (bytes) await this.#write(bytes, true);
-    const failure = this.#converter.failure();
+    const failure = converter.failure();
     this.#end(failure ? "failed" : "ok", failure?.message);
+    return true;
   }
 
   /** The upstream reported an error mid-stream: its events went out; stop reading. */
