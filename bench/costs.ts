@@ -6,6 +6,7 @@
  * a shared machine during the phase falls on all of them alike, and the spread of the
  * passes' costs says how precise the cost is.
  */
+import { standardError } from "./measure.ts";
 import { measureTarget, type Target, type TargetSettings, warmUp } from "./targets.ts";
 import type { Ratio } from "./report.ts";
 import { errors, opt, percent, table } from "./table.ts";
@@ -187,15 +188,6 @@ export function costResults(runs: CostRun[]): CostResult[] {
       }];
     })
   );
-}
-
-/** The standard error of the mean of `values`. */
-function standardError(values: number[]): number {
-  if (values.length < 2) return Number.NaN;
-  const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
-  const variance = values.reduce((sum, value) => sum + (value - mean) ** 2, 0) /
-    (values.length - 1);
-  return Math.sqrt(variance / values.length);
 }
 
 /** The cost targets as ratios of the report. */

@@ -31,7 +31,7 @@ export function median(values: number[]): number {
 /**
  * Slices of one phase against one target as one result: the median slice's rate and
  * percentiles (a slice the host disturbed moves no figure), the sums of requests, errors,
- * time and CPU.
+ * time and CPU, and each slice's rate in the order taken (for ratios taken round by round).
  */
 export function combineSlices(slices: PhaseResult[]): PhaseResult {
   const sum = (of: (slice: PhaseResult) => number) =>
@@ -52,6 +52,7 @@ export function combineSlices(slices: PhaseResult[]): PhaseResult {
     firstError: slices.find((slice) => slice.firstError)?.firstError,
     seconds: sum((slice) => slice.seconds),
     requestsPerSecond: median(slices.map((slice) => slice.requestsPerSecond)),
+    sliceRates: slices.map((slice) => slice.requestsPerSecond),
     latency: middle((slice) => slice.latency),
     ttfb: slices.every((slice) => slice.ttfb) ? middle((slice) => slice.ttfb!) : undefined,
     cpuMs,
@@ -61,13 +62,13 @@ export function combineSlices(slices: PhaseResult[]): PhaseResult {
   };
 }
 
-/** Slices a phase's time is cut into, taken in turn across what the phase compares. */
+/** Slices a phase's time is cut into unless given, taken in turn across what it compares. */
 export const SLICES = 3;
 
 /**
- * Each of `subjects` measured in SLICES slices of `seconds / SLICES`, taken in turn across
- * them, so that drift and bursts of the (shared, noisy) machine hit all alike; each result
- * is its slices combined (combineSlices). `slice` loads its subject for a moment
+ * Each of `subjects` measured in `rounds` slices of `seconds / rounds`, taken in turn
+ * across them, so that drift and bursts of the (shared, noisy) machine hit all alike; each
+ * result is its slices combined (combineSlices). `slice` loads its subject for a moment
  * unmeasured before it measures: a subject measured right after another process had the
  * machine would otherwise pay for the switch.
  */
@@ -75,14 +76,45 @@ export async function interleaved<T>(
   subjects: readonly T[],
   seconds: number,
   slice: (subject: T, round: number, seconds: number) => Promise<PhaseResult>,
+  rounds = SLICES,
 ): Promise<PhaseResult[]> {
   const slices: PhaseResult[][] = subjects.map(() => []);
-  for (let round = 1; round <= SLICES; round++) {
+  for (let round = 1; round <= rounds; round++) {
     for (const [index, subject] of subjects.entries()) {
-      slices[index]!.push(await slice(subject, round, seconds / SLICES));
+      slices[index]!.push(await slice(subject, round, seconds / rounds));
     }
   }
   return slices.map(combineSlices);
+}
+
+/** A ratio taken round by round, and how precisely the rounds know it. */
+export interface PairedRatio {
+  /** The median of the rounds' ratios. */
+  value: number;
+  /** Twice the standard error of the rounds' ratios: about a 95% interval. */
+  spread: number;
+}
+
+/**
+ * `of` over `to`, round by round (`of[i] / to[i]`, two slices taken one right after the
+ * other): a drift of the machine slower than a round cancels out of each ratio, where
+ * the ratio of two medians would carry it whole.
+ */
+export function pairedRatio(of: readonly number[], to: readonly number[]): PairedRatio {
+  if (of.length !== to.length || of.length === 0) {
+    throw new Error(`Paired ratio of ${of.length} and ${to.length} rounds.`);
+  }
+  const ratios = of.map((value, round) => value / to[round]!);
+  return { value: median(ratios), spread: 2 * standardError(ratios) };
+}
+
+/** The standard error of the mean of `values` (NaN for fewer than two). */
+export function standardError(values: readonly number[]): number {
+  if (values.length < 2) return Number.NaN;
+  const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
+  const variance = values.reduce((sum, value) => sum + (value - mean) ** 2, 0) /
+    (values.length - 1);
+  return Math.sqrt(variance / values.length);
 }
 
 /** Milliseconds of unmeasured load a slice starts with: half the warm-up, at most 500. */

@@ -3,6 +3,7 @@ import { type CostResult, type CostRun, costTables } from "./costs.ts";
 import { directionName, type DirectionResult } from "./directions.ts";
 import { type IdleResult, idleTable } from "./idle_streams.ts";
 import type { LoadResult } from "./load.ts";
+import { type PairedRatio, pairedRatio } from "./measure.ts";
 import { type MemoryResult, memoryTable } from "./memory.ts";
 import type { Settings } from "./settings.ts";
 import { errors, ms, opt, table } from "./table.ts";
@@ -18,6 +19,8 @@ export type PhaseResult = LoadResult & {
   cpuMs?: number;
   /** `cpuMs` per completed request, in µs. */
   cpuMicrosPerRequest?: number;
+  /** Requests per second of each slice, in the order taken (a phase measured in slices). */
+  sliceRates?: number[];
 };
 
 /** Every phase of one target. */
@@ -30,6 +33,8 @@ export interface TargetResults {
 export interface Ratio {
   name: string;
   value: number;
+  /** About a 95% interval of `value`, where it is taken round by round. */
+  spread?: number;
   target: string;
   met: boolean;
 }
@@ -62,21 +67,33 @@ function phase(results: TargetResults[], target: string, key: PhaseKey): PhaseRe
   return found;
 }
 
+/**
+ * `of`'s requests per second over `to`'s in one phase: round by round when both were
+ * measured in the same rounds of slices (pairedRatio), else their medians' ratio.
+ */
+export function throughputRatio(of: PhaseResult, to: PhaseResult): PairedRatio | { value: number } {
+  const [mine, theirs] = [of.sliceRates, to.sliceRates];
+  return mine && theirs && mine.length === theirs.length && mine.length > 1
+    ? pairedRatio(mine, theirs)
+    : { value: of.requestsPerSecond / to.requestsPerSecond };
+}
+
 /** The ratios of the targets: throughput vs the bare proxy, added latency, accounting cost. */
 export function ratios(results: TargetResults[]): Ratio[] {
-  const rps = (target: string, key: PhaseKey) => phase(results, target, key).requestsPerSecond;
+  const rps = (of: string, to: string, key: PhaseKey) =>
+    throughputRatio(phase(results, of, key), phase(results, to, key));
   const p50 = (target: string) => phase(results, target, "chat_c1").latency.p50;
   const added = (target: string) => p50(target) - p50("direct");
   const out: Ratio[] = [];
   for (const kind of ["unpriced", "priced"]) {
     const tollgate = `tollgate ${kind}`;
     for (const key of ["chat_cN", "stream_cN"] as const) {
-      const value = rps(tollgate, key) / rps("bare proxy", key);
+      const ratio = rps(tollgate, "bare proxy", key);
       out.push({
         name: `throughput ${tollgate} / bare proxy (${key === "chat_cN" ? "chat" : "streams"})`,
-        value,
+        ...ratio,
         target: ">= 0.8",
-        met: value >= 0.8,
+        met: ratio.value >= 0.8,
       });
     }
     const value = added(tollgate) / added("bare proxy");
@@ -88,10 +105,12 @@ export function ratios(results: TargetResults[]): Ratio[] {
     });
   }
   for (const key of ["chat_cN", "stream_cN"] as const) {
-    const value = 1 - rps("tollgate priced", key) / rps("tollgate unpriced", key);
+    const ratio = rps("tollgate priced", "tollgate unpriced", key);
+    const value = 1 - ratio.value;
     out.push({
       name: `accounting cost 1 - priced / unpriced (${key === "chat_cN" ? "chat" : "streams"})`,
       value,
+      ...("spread" in ratio ? { spread: ratio.spread } : {}),
       target: "< 0.15",
       met: value < 0.15,
     });
@@ -156,9 +175,19 @@ export function printReport(report: Report): void {
   if (report.ratios.length > 0) {
     out.push("Targets");
     out.push(table(
-      ["figure", "value", "target", "status"],
-      report.ratios.map((r) => [r.name, r.value.toFixed(2), r.target, r.met ? "met" : "MISSED"]),
+      ["figure", "value", "+/-", "target", "status"],
+      report.ratios.map((r) => [
+        r.name,
+        r.value.toFixed(2),
+        r.spread === undefined ? "" : r.spread.toFixed(2),
+        r.target,
+        r.met ? "met" : "MISSED",
+      ]),
     ));
+    out.push(
+      "(throughput and accounting cost: the median of the rounds' ratios, each round's slices " +
+        "taken one after the other; +/- twice their standard error)",
+    );
   }
   console.log(out.join("\n"));
 }

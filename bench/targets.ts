@@ -78,10 +78,23 @@ export function measureTarget(
   });
 }
 
+/** Seconds of one slice of the targets' phases: short, so that the rounds are many. */
+export const TARGET_SLICE_SECONDS = 1;
+
+/**
+ * The rounds a targets' phase of `duration` seconds is cut into: one slice of about
+ * TARGET_SLICE_SECONDS per target and round, at least SLICES rounds. Ratios are taken
+ * round by round (report.ts), and slices seconds apart on this kind of shared machine
+ * differ by up to two to one, which a round's pair of neighbouring slices mostly does not.
+ */
+export function targetRounds(duration: number): number {
+  return Math.max(SLICES, Math.round(duration / TARGET_SLICE_SECONDS));
+}
+
 /**
  * The four targets' phases: each target checked and warmed up, then phase by phase, the
- * phase's time cut into slices taken across all targets in turn (`interleaved`): each
- * figure is the median slice's.
+ * phase's time cut into rounds of one slice per target (`interleaved`, `targetRounds`):
+ * each figure is the median slice's, each ratio the median round's.
  */
 export async function runTargets(
   targets: Target[],
@@ -98,12 +111,13 @@ export async function runTargets(
   ] as const;
   const results: TargetResults[] = targets.map((target) => ({ target: target.name, phases: {} }));
   const order = measuringOrder(targets);
+  const rounds = targetRounds(settings.duration);
   for (const phase of phases) {
     const measured = await interleaved(
       order.map((index) => targets[index]!),
       settings.duration,
       async (target, round, seconds) => {
-        progress(`${phase.key} ${target.name} (${round}/${SLICES})`);
+        progress(`${phase.key} ${target.name} (${round}/${rounds})`);
         await runLoad({
           ...requestOf(target, phase.stream),
           stream: phase.stream,
@@ -112,6 +126,7 @@ export async function runTargets(
         });
         return await measureTarget(target, phase.stream, phase.concurrency, seconds);
       },
+      rounds,
     );
     const combined: PhaseResult[] = [];
     for (const [at, index] of order.entries()) combined[index] = measured[at]!;

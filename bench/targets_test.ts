@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { ChildServer } from "./processes.ts";
-import { measuringOrder, type Target } from "./targets.ts";
+import { measuringOrder, type Target, targetRounds } from "./targets.ts";
 
 const server = (name: string): ChildServer => ({
   name,
@@ -31,4 +31,10 @@ Deno.test("bench: no target's slice comes right after another of the same proces
   // Targets of one process alone cannot be kept apart: they keep their order.
   const directions = [targetOf("a", tollgate), targetOf("b", tollgate), targetOf("c", tollgate)];
   assert.deepEqual(measuringOrder(directions), [0, 1, 2]);
+});
+
+Deno.test("bench: a targets' phase is cut into rounds of about a second, at least three", () => {
+  assert.equal(targetRounds(5), 5);
+  assert.equal(targetRounds(12), 12);
+  assert.equal(targetRounds(1), 3);
 });
