@@ -53,7 +53,8 @@ export const USAGE = `Usage: deno task bench [--duration S] [--warmup S] [--conc
                         [--stream-concurrency N] [--chunks N] [--memory-streams N]
                         [--idle-streams N] [--idle-seconds S] [--phases LIST]
                         [--tollgate-v8-flags LIST] [--json]
-  --duration S            seconds per phase and target (BENCH_DURATION, default 5)
+  --duration S            seconds per phase and target (BENCH_DURATION, default 5; the
+                          non-stream phase at --concurrency runs three times as long)
   --warmup S              seconds of warm-up per target (BENCH_WARMUP, default 2)
   --concurrency N         non-stream concurrency of the loaded phase (BENCH_CONCURRENCY, 32)
   --stream-concurrency N  stream concurrency of the loaded phase (BENCH_STREAM_CONCURRENCY, 8)

@@ -92,6 +92,14 @@ export function targetRounds(duration: number): number {
 }
 
 /**
+ * How many times the phase duration the loaded non-stream phase runs: its ratios are the
+ * issue's throughput targets, and on this host one round's ratio moves by +/-0.15 (two
+ * runs of eight 2-second rounds and one of 24 short ones, bench/README.md), so it takes
+ * three times the rounds of the other phases to know the median to about +/-0.08.
+ */
+export const LOADED_CHAT_TIME = 3;
+
+/**
  * The four targets' phases: each target checked and warmed up, then phase by phase, the
  * phase's time cut into rounds of one slice per target (`interleaved`, `targetRounds`):
  * each figure is the median slice's, each ratio the median round's.
@@ -103,19 +111,25 @@ export async function runTargets(
 ): Promise<TargetResults[]> {
   for (const target of targets) await warmUp(target, settings, progress);
 
+  const { duration } = settings;
   const phases = [
-    { key: "chat_c1", stream: false, concurrency: 1 },
-    { key: "chat_cN", stream: false, concurrency: settings.concurrency },
-    { key: "stream_c1", stream: true, concurrency: 1 },
-    { key: "stream_cN", stream: true, concurrency: settings.streamConcurrency },
+    { key: "chat_c1", stream: false, concurrency: 1, seconds: duration },
+    {
+      key: "chat_cN",
+      stream: false,
+      concurrency: settings.concurrency,
+      seconds: duration * LOADED_CHAT_TIME,
+    },
+    { key: "stream_c1", stream: true, concurrency: 1, seconds: duration },
+    { key: "stream_cN", stream: true, concurrency: settings.streamConcurrency, seconds: duration },
   ] as const;
   const results: TargetResults[] = targets.map((target) => ({ target: target.name, phases: {} }));
   const order = measuringOrder(targets);
-  const rounds = targetRounds(settings.duration);
   for (const phase of phases) {
+    const rounds = targetRounds(phase.seconds);
     const measured = await interleaved(
       order.map((index) => targets[index]!),
-      settings.duration,
+      phase.seconds,
       async (target, round, seconds) => {
         progress(`${phase.key} ${target.name} (${round}/${rounds})`);
         await runLoad({
