@@ -1,11 +1,11 @@
 /**
  * The direction phase: streams from a client of each protocol through tollgate to a
  * channel of each protocol (three pass-throughs, six translations), each warmed up and
- * then measured at the stream concurrency in slices taken across the directions in turn
- * (`interleaved`), with tollgate's CPU time per streamed chunk.
+ * then measured at the stream concurrency in rounds of one slice per direction
+ * (`interleaved`, `targetRounds`), with tollgate's CPU time per streamed chunk.
  */
 import { runLoad } from "./load.ts";
-import { checkAnswers, interleaved, measure, SLICES, sliceWarmupMs } from "./measure.ts";
+import { checkAnswers, interleaved, measure, sliceWarmupMs } from "./measure.ts";
 import type { ChildServer } from "./processes.ts";
 import {
   type ClientRequest,
@@ -16,6 +16,7 @@ import {
   PROTOCOLS,
 } from "./protocols.ts";
 import type { PhaseResult } from "./report.ts";
+import { targetRounds } from "./targets.ts";
 
 /** A client protocol and the protocol of the channel that serves it. */
 export interface Direction {
@@ -75,14 +76,16 @@ export async function runDirections(
     progress(`warming up ${name}`);
     await runLoad(streamPhase(direction, settings.warmup / 2));
   }
+  const rounds = targetRounds(settings.duration);
   const combined = await interleaved(
     DIRECTIONS,
     settings.duration,
     async (direction, round, seconds) => {
-      progress(`streams ${directionName(direction)} (${round}/${SLICES})`);
+      progress(`streams ${directionName(direction)} (${round}/${rounds})`);
       await runLoad({ ...streamPhase(direction, 0), durationMs: sliceWarmupMs(settings.warmup) });
       return await measure(tollgate.pid, streamPhase(direction, seconds));
     },
+    rounds,
   );
   return DIRECTIONS.map((direction, index) => {
     const name = directionName(direction);

@@ -31,7 +31,8 @@ export function median(values: number[]): number {
 /**
  * Slices of one phase against one target as one result: the median slice's rate and
  * percentiles (a slice the host disturbed moves no figure), the sums of requests, errors,
- * time and CPU, and each slice's rate in the order taken (for ratios taken round by round).
+ * time and CPU, and each slice's rate and CPU a request in the order taken (for ratios
+ * taken round by round).
  */
 export function combineSlices(slices: PhaseResult[]): PhaseResult {
   const sum = (of: (slice: PhaseResult) => number) =>
@@ -53,6 +54,9 @@ export function combineSlices(slices: PhaseResult[]): PhaseResult {
     seconds: sum((slice) => slice.seconds),
     requestsPerSecond: median(slices.map((slice) => slice.requestsPerSecond)),
     sliceRates: slices.map((slice) => slice.requestsPerSecond),
+    sliceCpuMicros: slices.every((slice) => slice.cpuMicrosPerRequest !== undefined)
+      ? slices.map((slice) => slice.cpuMicrosPerRequest!)
+      : undefined,
     latency: middle((slice) => slice.latency),
     ttfb: slices.every((slice) => slice.ttfb) ? middle((slice) => slice.ttfb!) : undefined,
     cpuMs,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { combineSlices, pairedRatio } from "./measure.ts";
-import { type PhaseResult, throughputRatio } from "./report.ts";
+import { type PhaseResult, throughputRatio, translationCpuRatio } from "./report.ts";
 
 const slice = (requestsPerSecond: number): PhaseResult => ({
   requests: requestsPerSecond,
@@ -36,4 +36,26 @@ Deno.test("bench: without rounds in common, a throughput ratio is the medians' r
   const ratio = throughputRatio(phaseOf([900, 1000, 1100]), phaseOf([1000, 1000]));
   assert.equal(ratio.value.toFixed(2), "1.00");
   assert.equal("spread" in ratio, false);
+});
+
+Deno.test("bench: a translation's CPU a chunk is compared with its pass-through round by round", () => {
+  const phase = (cpuMicros: number[]) =>
+    combineSlices(
+      cpuMicros.map((cpu) => ({ ...slice(100), cpuMs: cpu / 10, cpuMicrosPerRequest: cpu })),
+    );
+  // The host slows down in the last two rounds; the translation costs 1.2x its pass-through in
+  // each, but for the last, where the host disturbed its slice (all slices' CPU: 3920 / 2400).
+  const passthrough = phase([400, 400, 800, 800]);
+  const translated = phase([480, 480, 960, 2000]);
+  const directions = [
+    {
+      client: "messages",
+      upstream: "messages",
+      name: "messages pass-through",
+      result: passthrough,
+    },
+    { client: "messages", upstream: "chat", name: "messages -> chat", result: translated },
+  ] as const;
+  const ratio = translationCpuRatio([...directions], directions[1], 64);
+  assert.equal(ratio?.value.toFixed(2), "1.20");
 });

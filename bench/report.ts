@@ -21,6 +21,8 @@ export type PhaseResult = LoadResult & {
   cpuMicrosPerRequest?: number;
   /** Requests per second of each slice, in the order taken (a phase measured in slices). */
   sliceRates?: number[];
+  /** Server CPU µs a request of each slice, in the order taken (where /proc has it). */
+  sliceCpuMicros?: number[];
 };
 
 /** Every phase of one target. */
@@ -72,10 +74,13 @@ function phase(results: TargetResults[], target: string, key: PhaseKey): PhaseRe
  * measured in the same rounds of slices (pairedRatio), else their medians' ratio.
  */
 export function throughputRatio(of: PhaseResult, to: PhaseResult): PairedRatio | { value: number } {
-  const [mine, theirs] = [of.sliceRates, to.sliceRates];
-  return mine && theirs && mine.length === theirs.length && mine.length > 1
-    ? pairedRatio(mine, theirs)
-    : { value: of.requestsPerSecond / to.requestsPerSecond };
+  return roundByRound(of.sliceRates, to.sliceRates) ??
+    { value: of.requestsPerSecond / to.requestsPerSecond };
+}
+
+/** `of` over `to` round by round when both hold the same rounds (more than one). */
+function roundByRound(of?: number[], to?: number[]): PairedRatio | undefined {
+  return of && to && of.length === to.length && of.length > 1 ? pairedRatio(of, to) : undefined;
 }
 
 /** The ratios of the targets: throughput vs the bare proxy, added latency, accounting cost. */
@@ -121,32 +126,41 @@ export function ratios(results: TargetResults[]): Ratio[] {
 /** The most a translated stream may cost per chunk, as a multiple of pass-through. */
 export const TRANSLATION_CPU_TARGET = 1.5;
 
-/** A direction's server CPU per chunk over that of its client protocol's pass-through. */
+/**
+ * A direction's server CPU per chunk over that of its client protocol's pass-through:
+ * round by round where both were measured in the same rounds, else over all their slices.
+ */
 export function translationCpuRatio(
   directions: DirectionResult[],
   direction: DirectionResult,
   chunks: number,
-): number | undefined {
+): PairedRatio | { value: number } | undefined {
   const passthrough = directions.find((d) =>
     d.client === direction.client && d.upstream === direction.client
   );
+  if (!passthrough) return undefined;
+  const paired = roundByRound(
+    direction.result.sliceCpuMicros,
+    passthrough.result.sliceCpuMicros,
+  );
+  if (paired) return paired;
   const own = cpuMicrosPer(direction.result, chunks);
-  const base = passthrough && cpuMicrosPer(passthrough.result, chunks);
-  return own === undefined || !base ? undefined : own / base;
+  const base = cpuMicrosPer(passthrough.result, chunks);
+  return own === undefined || !base ? undefined : { value: own / base };
 }
 
 /** The translation target per translated direction: CPU per chunk vs pass-through. */
 export function directionRatios(directions: DirectionResult[], chunks: number): Ratio[] {
   return directions.flatMap((direction) => {
-    const value = direction.client === direction.upstream
+    const ratio = direction.client === direction.upstream
       ? undefined
       : translationCpuRatio(directions, direction, chunks);
-    if (value === undefined) return [];
+    if (ratio === undefined) return [];
     return [{
       name: `server CPU/chunk ${directionName(direction)} / ${direction.client} pass-through`,
-      value,
+      ...ratio,
       target: `<= ${TRANSLATION_CPU_TARGET}`,
-      met: value <= TRANSLATION_CPU_TARGET,
+      met: ratio.value <= TRANSLATION_CPU_TARGET,
     }];
   });
 }
@@ -185,8 +199,8 @@ export function printReport(report: Report): void {
       ]),
     ));
     out.push(
-      "(throughput and accounting cost: the median of the rounds' ratios, each round's slices " +
-        "taken one after the other; +/- twice their standard error)",
+      "(throughput, accounting cost and CPU a chunk by direction: the median of the rounds' " +
+        "ratios, each round's slices taken one after the other; +/- twice their standard error)",
     );
   }
   console.log(out.join("\n"));
@@ -265,7 +279,7 @@ function directionTable({ settings, directions }: Report): string[] {
         const { result } = direction;
         const ratio = direction.client === direction.upstream
           ? "-"
-          : opt(translationCpuRatio(directions, direction, settings.chunks), 2);
+          : opt(translationCpuRatio(directions, direction, settings.chunks)?.value, 2);
         return [
           direction.name,
           result.requestsPerSecond.toFixed(0) + errors(result),
