@@ -8,7 +8,7 @@ import type { Timeouts } from "../config/schema.ts";
 import type { AlarmClock } from "./alarm_clock.ts";
 import { Deadlines, type RepeatedWait } from "./deadlines.ts";
 import type { UpstreamResponse } from "./response.ts";
-import type { ShutdownWatch } from "./shutdown_watch.ts";
+import type { ShutdownListener, ShutdownWatch } from "./shutdown_watch.ts";
 import { Stop, type StopSignal } from "./stop_signal.ts";
 
 /** How an upstream attempt failed. */
@@ -125,12 +125,12 @@ const describeWait = (ms: number, what: string) => `The upstream sent no ${what}
  * One exchange's state in fields and methods rather than closures: a stream holds its
  * exchange as long as it runs, and thousands of streams may be open.
  */
-class Exchange implements UpstreamExchange {
+class Exchange implements UpstreamExchange, ShutdownListener {
   readonly idle: RepeatedWait;
   readonly #stop = new Stop();
   readonly #deadlines: Deadlines;
   readonly #client: StopSignal;
-  readonly #unwatchShutdown: (() => void) | undefined;
+  readonly #shutdown: ShutdownWatch | undefined;
   /** Rejects the wait under way, if any: an abort ends it at once, whatever it waits on. */
   #rejectWait: ((reason: unknown) => void) | undefined;
 
@@ -143,12 +143,13 @@ class Exchange implements UpstreamExchange {
     });
     this.idle = this.#deadlines.repeated(timeouts.idle, "", describeIdle);
     this.#client = signals.client;
-    // The exchange itself listens (handleEvent): no closure to keep per request.
+    // The exchange itself listens (handleEvent, shutdownOver): no closure to keep per request.
     this.#client.addEventListener("abort", this, { once: true });
     const { shutdown } = signals;
-    this.#unwatchShutdown = shutdown?.watch(() => this.abort(shutdownFailure()));
+    this.#shutdown = shutdown;
+    shutdown?.watch(this);
     if (this.#client.aborted) this.handleEvent();
-    if (shutdown?.over) this.abort(shutdownFailure());
+    if (shutdown?.over) this.shutdownOver();
   }
 
   get signal(): StopSignal {
@@ -158,6 +159,11 @@ class Exchange implements UpstreamExchange {
   /** The client's request signal aborted: the client went away. */
   handleEvent(): void {
     this.abort(new UpstreamFailure("client_gone", "The client disconnected."));
+  }
+
+  /** The shutdown's grace period is over. */
+  shutdownOver(): void {
+    this.abort(shutdownFailure());
   }
 
   within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -190,7 +196,7 @@ class Exchange implements UpstreamExchange {
   finish(): void {
     this.#deadlines.stop();
     this.#client.removeEventListener("abort", this);
-    this.#unwatchShutdown?.();
+    this.#shutdown?.unwatch(this);
   }
 }
 

@@ -5,15 +5,17 @@ Deno.test("shutdown watch: the watching are told once when it is over, the unwat
   const graceOver = new AbortController();
   const shutdown = watchShutdown(graceOver.signal);
   const told: string[] = [];
-  shutdown.watch(() => told.push("a"));
-  const unwatch = shutdown.watch(() => told.push("b"));
-  shutdown.watch(() => told.push("c"));
-  unwatch();
+  const listener = (name: string) => ({ shutdownOver: () => void told.push(name) });
+  const [a, b, c, d] = ["a", "b", "c", "d"].map(listener);
+  shutdown.watch(a!);
+  shutdown.watch(b!);
+  shutdown.watch(c!);
+  shutdown.unwatch(b!);
   assert.equal(shutdown.over, false);
   graceOver.abort();
   assert.equal(shutdown.over, true);
   assert.deepEqual(told, ["a", "c"]);
   // Later watchers are not called back: they read `over` instead.
-  shutdown.watch(() => told.push("d"));
+  shutdown.watch(d!);
   assert.deepEqual(told, ["a", "c"]);
 });
