@@ -6,7 +6,7 @@
  * a shared machine during the phase falls on all of them alike, and the spread of the
  * passes' costs says how precise the cost is.
  */
-import { standardError } from "./measure.ts";
+import { pairedRatio } from "./measure.ts";
 import { measureTarget, type Target, type TargetSettings, warmUp } from "./targets.ts";
 import type { Ratio } from "./report.ts";
 import { errors, opt, percent, table } from "./table.ts";
@@ -177,12 +177,12 @@ export function costResults(runs: CostRun[]): CostResult[] {
       const off = run.sides.find((side) => side.target === cost.without);
       if (!on || !off) return [];
       const cpuCost = on.cpuMicros && off.cpuMicros ? 1 - off.cpuMicros / on.cpuMicros : undefined;
-      const passCosts = on.passRates.map((rate, pass) => 1 - rate / off.passRates[pass]!);
       return [{
         name: cost.name,
         kind: run.kind,
         throughputCost: 1 - on.requestsPerSecond / off.requestsPerSecond,
-        spread: 2 * standardError(passCosts),
+        // The spread of the passes' costs (1 - ratio) is that of their ratios.
+        spread: pairedRatio(on.passRates, off.passRates).spread,
         cpuCost,
         most: cost.most,
       }];

@@ -91,12 +91,12 @@ export async function interleaved<T>(
   return slices.map(combineSlices);
 }
 
-/** A ratio taken round by round, and how precisely the rounds know it. */
+/** A ratio, and how precisely its rounds know it where it was taken round by round. */
 export interface PairedRatio {
-  /** The median of the rounds' ratios. */
+  /** The median of the rounds' ratios (or a ratio of two totals, without rounds). */
   value: number;
   /** Twice the standard error of the rounds' ratios: about a 95% interval. */
-  spread: number;
+  spread?: number;
 }
 
 /**
@@ -104,7 +104,10 @@ export interface PairedRatio {
  * other): a drift of the machine slower than a round cancels out of each ratio, where
  * the ratio of two medians would carry it whole.
  */
-export function pairedRatio(of: readonly number[], to: readonly number[]): PairedRatio {
+export function pairedRatio(
+  of: readonly number[],
+  to: readonly number[],
+): Required<PairedRatio> {
   if (of.length !== to.length || of.length === 0) {
     throw new Error(`Paired ratio of ${of.length} and ${to.length} rounds.`);
   }

@@ -73,7 +73,7 @@ function phase(results: TargetResults[], target: string, key: PhaseKey): PhaseRe
  * `of`'s requests per second over `to`'s in one phase: round by round when both were
  * measured in the same rounds of slices (pairedRatio), else their medians' ratio.
  */
-export function throughputRatio(of: PhaseResult, to: PhaseResult): PairedRatio | { value: number } {
+export function throughputRatio(of: PhaseResult, to: PhaseResult): PairedRatio {
   return roundByRound(of.sliceRates, to.sliceRates) ??
     { value: of.requestsPerSecond / to.requestsPerSecond };
 }
@@ -115,7 +115,7 @@ export function ratios(results: TargetResults[]): Ratio[] {
     out.push({
       name: `accounting cost 1 - priced / unpriced (${key === "chat_cN" ? "chat" : "streams"})`,
       value,
-      ...("spread" in ratio ? { spread: ratio.spread } : {}),
+      spread: ratio.spread,
       target: "< 0.15",
       met: value < 0.15,
     });
@@ -134,7 +134,7 @@ export function translationCpuRatio(
   directions: DirectionResult[],
   direction: DirectionResult,
   chunks: number,
-): PairedRatio | { value: number } | undefined {
+): PairedRatio | undefined {
   const passthrough = directions.find((d) =>
     d.client === direction.client && d.upstream === direction.client
   );
