@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseFields } from "./fields.ts";
+import { parseFields, splitHead } from "./fields.ts";
 
 const malformed = (line: string) => new Error(`bad: ${line}`);
 const fields = (text: string) => parseFields(text, 0, malformed);
@@ -46,4 +46,21 @@ Deno.test("fields: a refusal names the line that broke the rules", () => {
   ) {
     assert.throws(() => fields(text!), { message: `bad: ${line}` }, JSON.stringify(text));
   }
+});
+
+Deno.test("fields: a head's bytes read one character each, ASCII or not", () => {
+  const head = (...values: number[][]) => {
+    const bytes = [..."HTTP/1.1 200 OK\r\n"].map((char) => char.charCodeAt(0));
+    for (const value of values) {
+      bytes.push(...[..."x-v: "].map((c) => c.charCodeAt(0)), ...value, 13, 10);
+    }
+    bytes.push(13, 10);
+    return splitHead(new Uint8Array(bytes), 0, bytes.length, malformed);
+  };
+  assert.deepEqual(head([0x61, 0x62]).headers.get("x-v"), "ab");
+  // A lone high byte, a UTF-8 pair, UTF-8's own U+FFFD and a byte order mark: each byte its code.
+  for (const value of [[0xe9], [0xc3, 0xa9], [0xef, 0xbf, 0xbd], [0xef, 0xbb, 0xbf, 0x61]]) {
+    assert.equal(head(value).headers.get("x-v"), String.fromCharCode(...value));
+  }
+  assert.equal(head([0x61]).line, "HTTP/1.1 200 OK");
 });
