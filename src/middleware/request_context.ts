@@ -47,7 +47,11 @@ export function requestIdFrom(incoming: string | undefined, now: number): string
 export function newRequestId(now: number): string {
   // A UUID's first 8 and last 12 hex digits are random (its version and variant sit between).
   const uuid = crypto.randomUUID();
-  const time = Math.max(0, Math.floor(now)).toString(16).padStart(12, "0");
+  // In two halves of 24 bits: each a small integer, which prints in hex ~3x faster than
+  // a time past 2^31 does (bench/README.md).
+  const ms = Math.max(0, Math.floor(now));
+  const high = Math.floor(ms / 0x1000000).toString(16).padStart(6, "0");
+  const time = high + (ms % 0x1000000).toString(16).padStart(6, "0");
   return `req_${time}${uuid.slice(0, 8)}${uuid.slice(24)}`;
 }
 
