@@ -236,6 +236,9 @@ Deno.test("request log: one line per request, with the key id and never the secr
     assert.ok(gateway.requestLog.every((line) => !line.includes(secret)), "no secret is logged");
     const [first, second, third] = gateway.requestLog.map((line) => JSON.parse(line));
     assert.equal(first.request_id, okId);
+    // When the request came, to the millisecond, in UTC.
+    assert.match(first.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.ok(Math.abs(Date.parse(first.time) - Date.now()) < 3_600_000);
     assert.equal(first.key_id, id);
     assert.equal(first.entry_point, "chat");
     assert.equal(first.model, "echo");

@@ -1,5 +1,6 @@
 /** Where a finished request is reported: the request log and the metrics, as the config says. */
 import type { Config } from "../config/schema.ts";
+import { IsoTime } from "./iso_time.ts";
 import { createLineWriter, type LineWriter } from "./line_writer.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { elapsedMs, type RequestRecord } from "./record.ts";
@@ -20,12 +21,13 @@ export function createObserver(
 ): Observer {
   const metrics = options.metrics ?? createMetrics();
   const writer = options.writer ?? createLineWriter();
+  const time = new IsoTime();
   return {
     metrics,
     finished(record, server) {
       const totalMs = elapsedMs(record);
       if (server.metrics) metrics.requestFinished(record, totalMs);
-      if (server.request_log) logRequest(writer, server.log_format, record, totalMs);
+      if (server.request_log) logRequest(writer, server.log_format, record, totalMs, time);
     },
     flush: () => writer.flush(),
   };

@@ -3,6 +3,7 @@
  * log shipper. It carries the key's id, never its secret.
  */
 import { formatUsd, microsToUsd } from "../billing/money.ts";
+import type { IsoTime } from "./iso_time.ts";
 import type { LineWriter } from "./line_writer.ts";
 import type { RequestRecord } from "./record.ts";
 
@@ -10,9 +11,13 @@ import type { RequestRecord } from "./record.ts";
 export type LogFormat = "text" | "json";
 
 /** A finished request as one JSON log object. */
-export function requestLogFields(record: RequestRecord, totalMs: number): Record<string, unknown> {
+export function requestLogFields(
+  record: RequestRecord,
+  totalMs: number,
+  time: IsoTime,
+): Record<string, unknown> {
   return {
-    time: new Date(record.time).toISOString(),
+    time: time.format(record.time),
     request_id: record.requestId,
     method: record.method,
     path: record.path,
@@ -35,8 +40,8 @@ export function requestLogFields(record: RequestRecord, totalMs: number): Record
 }
 
 /** A finished request as one line of text. */
-export function requestLogText(record: RequestRecord, totalMs: number): string {
-  let line = `${new Date(record.time).toISOString()} ${record.requestId} ${record.method} ` +
+export function requestLogText(record: RequestRecord, totalMs: number, time: IsoTime): string {
+  let line = `${time.format(record.time)} ${record.requestId} ${record.method} ` +
     `${record.path} ${record.status} ${record.outcome ?? "-"}`;
   if (record.keyId !== undefined) line += ` key=${record.keyId}`;
   if (record.account !== undefined) line += ` account=${record.account}`;
@@ -53,17 +58,18 @@ export function requestLogText(record: RequestRecord, totalMs: number): string {
   return `${line} total=${round(totalMs)}ms`;
 }
 
-/** Writes one line per finished request in the given format. */
+/** Writes one line per finished request in the given format; `time` stamps it. */
 export function logRequest(
   writer: LineWriter,
   format: LogFormat,
   record: RequestRecord,
   totalMs: number,
+  time: IsoTime,
 ): void {
   writer.line(
     format === "json"
-      ? JSON.stringify(requestLogFields(record, totalMs))
-      : requestLogText(record, totalMs),
+      ? JSON.stringify(requestLogFields(record, totalMs, time))
+      : requestLogText(record, totalMs, time),
   );
 }
 
