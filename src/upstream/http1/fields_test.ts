@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { parseFields, splitHead } from "./fields.ts";
 
 const malformed = (line: string) => new Error(`bad: ${line}`);
@@ -63,4 +64,32 @@ Deno.test("fields: a head's bytes read one character each, ASCII or not", () => 
     assert.equal(head(value).headers.get("x-v"), String.fromCharCode(...value));
   }
   assert.equal(head([0x61]).line, "HTTP/1.1 200 OK");
+});
+
+Deno.test("fields: any well-formed fields read as their names lowercased and values trimmed", () => {
+  const chars = (alphabet: string, minLength: number) =>
+    fc.array(fc.constantFrom(...alphabet), { minLength, maxLength: 12 }).map((c) => c.join(""));
+  const token = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  // Visible ASCII, latin1, and control characters other than CR, LF and NUL.
+  const valueChars = 'ab:;,=/\\"~ \t\x01\x7f\u00e9\u00ff';
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(chars(token, 1), chars(valueChars, 0)), { maxLength: 8 }),
+      (lines) => {
+        const expected = new Map<string, string>();
+        for (const [name, value] of lines) {
+          const key = name.toLowerCase();
+          const trimmed = value.replace(/^[ \t]+|[ \t]+$/g, "");
+          const earlier = expected.get(key);
+          expected.set(key, earlier === undefined ? trimmed : `${earlier}, ${trimmed}`);
+        }
+        const text = lines.map(([name, value]) => `${name}:${value}`).join("\r\n");
+        assert.deepEqual([...fields(text)], [...expected]);
+        // The same after a first line, as a head has one.
+        assert.deepEqual([...parseFields(`GET / HTTP/1.1\r\n${text}`, 16, malformed)], [
+          ...expected,
+        ]);
+      },
+    ),
+  );
 });
