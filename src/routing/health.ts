@@ -39,10 +39,14 @@ export function createHealth(now: () => number): Health {
   const keyOf = (channel: string, keyIndex: number) => `${channel}\u0000${keyIndex}`;
   const cool = (channel: string, until: number) =>
     coolingUntil.set(channel, Math.max(until, coolingUntil.get(channel) ?? 0));
+  // Every request asks after its keys, and nearly always no key is rejected or resting:
+  // an empty set answers without the lookup key's string being made and hashed.
   return {
-    isKeyRejected: (channel, keyIndex) => rejected.has(keyOf(channel, keyIndex)),
+    isKeyRejected: (channel, keyIndex) =>
+      rejected.size > 0 && rejected.has(keyOf(channel, keyIndex)),
     rejectKey: (channel, keyIndex) => void rejected.add(keyOf(channel, keyIndex)),
     keyRestLeft(channel, keyIndex) {
+      if (restingUntil.size === 0) return 0;
       const key = keyOf(channel, keyIndex);
       const left = (restingUntil.get(key) ?? 0) - now();
       if (left > 0) return left;
