@@ -86,12 +86,21 @@ const CRLF = 0x0d0a;
 /**
  * A whole answer's head and body as one array, for one write; the head is ASCII (header
  * values are tollgate's own or checked fields of an upstream's), so its length is its size.
+ * `take` gives the array (write_buffers.ts), a new one unless given.
  */
-export function wholeAnswer(head: string, body: Uint8Array): Uint8Array {
-  const bytes = new Uint8Array(head.length + body.byteLength);
+export function wholeAnswer(
+  head: string,
+  body: Uint8Array,
+  take: (length: number) => Uint8Array = newBytes,
+): Uint8Array {
+  const bytes = take(head.length + body.byteLength);
   ENCODER.encodeInto(head, bytes);
   bytes.set(body, head.length);
   return bytes;
+}
+
+function newBytes(length: number): Uint8Array {
+  return new Uint8Array(length);
 }
 
 /** The last chunk of a chunked body (no trailers). */

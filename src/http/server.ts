@@ -7,6 +7,7 @@
  */
 import { AlarmClock } from "../upstream/alarm_clock.ts";
 import { headEnd } from "../upstream/http1/head.ts";
+import { WriteBuffers } from "../upstream/http1/write_buffers.ts";
 import {
   type Answer,
   answerHead,
@@ -85,6 +86,9 @@ class Server implements HttpServer {
   readonly #listener: Deno.Listener;
   readonly #timeouts: ServerTimeouts;
   readonly #clock = new AlarmClock();
+  /** The arrays whole answers are written from. */
+  readonly #buffers = new WriteBuffers();
+  readonly #take = (length: number) => this.#buffers.take(length);
   /**
    * Every open connection, with whether it is between requests (reading the next head, or
    * waiting for it): the app has nothing of it, so shutdown may close it at once.
@@ -253,7 +257,9 @@ class Server implements HttpServer {
         date: this.#date(),
         close: !options.keepAlive,
       });
-      await connection.write(wholeAnswer(head, options.withBody ? bytes : EMPTY)).catch(gone);
+      const whole = wholeAnswer(head, options.withBody ? bytes : EMPTY, this.#take);
+      await connection.write(whole).catch(gone);
+      this.#buffers.give(whole);
       return options.keepAlive;
     }
     // HTTP/1.0 knows no chunks: its stream ends when the connection closes.

@@ -281,6 +281,35 @@ function streamOr(stream: AnswerStream, whole: Answer) {
     );
 }
 
+Deno.test("http server: whole answers at once, each of its own size, arrive whole and unmixed", async () => {
+  // Each answer is its request's body: sizes around the write arrays' 16 KiB, pooled or not.
+  const server = startServer({
+    handle: async (request) => ({
+      status: 200,
+      headers: { "content-type": "text/plain" },
+      body: await request.body(100_000),
+    }),
+  });
+  const client = Deno.createHttpClient({});
+  try {
+    const url = `http://127.0.0.1:${server.addr.port}/echo`;
+    for (let round = 0; round < 3; round++) {
+      const bodies = [0, 1, 300, 16_000, 16_300, 16_384, 20_000, 70_000].flatMap((size, i) =>
+        [0, 1, 2].map((k) => `${round}/${i}/${k}:${String(k).repeat(size)}`)
+      );
+      const answers = await Promise.all(
+        bodies.map((body) =>
+          fetch(url, { method: "POST", body, client }).then((response) => response.text())
+        ),
+      );
+      assert.deepEqual(answers, bodies);
+    }
+  } finally {
+    client.close();
+    await server.shutdown();
+  }
+});
+
 Deno.test("http server: a stream's writes go out as chunks at once, and a fetch client reads them", async () => {
   const driven = drivenStream();
   const server = startServer({

@@ -15,6 +15,7 @@ import { type Connection, ConnectionClosed, openConnection, type Origin } from "
 import { type Framing, framingOf, keepsAlive, type ResponseHead } from "./head.ts";
 import { encodeRequest, headerLines, type Http1Request } from "./request.ts";
 import { createPool, type Pool } from "./pool.ts";
+import { WriteBuffers } from "./write_buffers.ts";
 import {
   bareHostname,
   proxyAuthorizationLine,
@@ -110,6 +111,8 @@ export function createHttpClient(
     }
   };
 
+  const buffers = new WriteBuffers();
+  const take = (length: number) => buffers.take(length);
   return {
     async post(request, postOptions) {
       const { signal } = postOptions;
@@ -121,18 +124,28 @@ export function createHttpClient(
         linesOf(request.headers),
         request,
         target.extra,
+        take,
       );
-      const pooled = pool.acquire(target.origin.key);
-      if (pooled) {
-        try {
-          return await new Http1Exchange(pooled, signal, pool).send(bytes);
-        } catch (error) {
-          // The upstream closed this idle connection as the request went out: nothing of
-          // an answer came, so the request goes once more, on a new connection.
-          if (signal.aborted || !closedBeforeAnswer(pooled, error)) throw error;
+      /** Each attempt's write, settled once it ended (an answer may come before it did). */
+      const writes: Promise<void>[] = [];
+      try {
+        const pooled = pool.acquire(target.origin.key);
+        if (pooled) {
+          try {
+            return await new Http1Exchange(pooled, signal, pool).send(bytes, writes);
+          } catch (error) {
+            // The upstream closed this idle connection as the request went out: nothing of
+            // an answer came, so the request goes once more, on a new connection.
+            if (signal.aborted || !closedBeforeAnswer(pooled, error)) throw error;
+          }
         }
+        const connection = await connect(target.origin, postOptions);
+        return await new Http1Exchange(connection, signal, pool).send(bytes, writes);
+      } finally {
+        // The bytes' array is reused once no write reads it.
+        if (writes.length === 0) buffers.give(bytes);
+        else void Promise.all(writes).then(() => buffers.give(bytes));
       }
-      return new Http1Exchange(await connect(target.origin, postOptions), signal, pool).send(bytes);
     },
     close: () => pool.close(),
   };
@@ -156,7 +169,8 @@ class Http1Exchange implements BodyEnd {
     readonly pool: Pool,
   ) {}
 
-  async send(bytes: Uint8Array): Promise<UpstreamResponse> {
+  /** Sends `bytes` and reads the answer's head; the write, settled once it ended, joins `writes`. */
+  async send(bytes: Uint8Array, writes: Promise<void>[]): Promise<UpstreamResponse> {
     const { connection, signal } = this;
     signal.addEventListener("abort", this, { once: true });
     try {
@@ -166,7 +180,7 @@ class Http1Exchange implements BodyEnd {
       // answer before it read all of a large request (a 413) and then stop reading, or
       // close, which fails the write. The answer tells what happened; a failed write alone
       // says nothing more (the read fails too).
-      connection.write(bytes).then(() => this.#written = true, () => {});
+      writes.push(connection.write(bytes).then(() => void (this.#written = true), () => {}));
       const head = await connection.readHead();
       const framing = framingOf(head);
       this.#reusable = keepsAlive(head, framing);

@@ -188,6 +188,23 @@ Deno.test("http1: requests at once each get a connection, then reuse them", asyn
   await upstream.close();
 });
 
+Deno.test("http1: requests at once, each with a body of its own size, arrive whole and unmixed", async () => {
+  const upstream = scripted(answerAll);
+  await withClient(async (client) => {
+    // Around the write arrays' size (16 KiB): pooled arrays, and arrays of their own.
+    const sizes = [0, 1, 100, 600, 16_000, 16_300, 16_384, 20_000, 70_000];
+    for (let round = 0; round < 3; round++) {
+      const bodies = sizes.flatMap((size, i) =>
+        [0, 1, 2].map((k) => JSON.stringify({ round, i, k, pad: "x".repeat(size) }))
+      );
+      const responses = await Promise.all(bodies.map((body) => post(client, upstream.url, body)));
+      await Promise.all(responses.map((response) => response.text()));
+      assert.deepEqual(upstream.requests.slice(-bodies.length).sort(), [...bodies].sort());
+    }
+  });
+  await upstream.close();
+});
+
 Deno.test("http1: a connection the upstream closed after its answer is not used again", async () => {
   const upstream = scripted(async (peer) => {
     if (!(await peer.request())) return;

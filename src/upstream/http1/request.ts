@@ -38,7 +38,8 @@ export function headerLines(headers: Readonly<Record<string, string>>): string {
 
 /**
  * The request's bytes, to `target` (a path, or an absolute URL to a proxy) with `extra`
- * header lines and `lines`, its `headers` encoded (headerLines).
+ * header lines and `lines`, its `headers` encoded (headerLines); `take` gives their array
+ * (write_buffers.ts), a new one unless given.
  */
 export function encodeRequest(
   target: string,
@@ -46,13 +47,14 @@ export function encodeRequest(
   lines: string,
   request: Http1Request,
   extra = "",
+  take: (length: number) => Uint8Array = (length) => new Uint8Array(length),
 ): Uint8Array {
   const own = request.own ? headerLines(request.own) : "";
   const body = typeof request.body === "string" ? ENCODER.encode(request.body) : request.body;
   const head = `POST ${target} HTTP/1.1\r\nhost: ${host}\r\n${extra}${lines}${own}` +
     `content-length: ${body.byteLength}\r\nuser-agent: ${USER_AGENT}\r\n\r\n`;
   // The head is ASCII: one byte a character.
-  const bytes = new Uint8Array(head.length + body.byteLength);
+  const bytes = take(head.length + body.byteLength);
   ENCODER.encodeInto(head, bytes);
   bytes.set(body, head.length);
   return bytes;
