@@ -118,34 +118,31 @@ export function createHttpClient(
       const { signal } = postOptions;
       signal.throwIfAborted();
       const target = cachedTarget(request.url);
-      const bytes = encodeRequest(
-        target.requestTarget,
-        target.host,
-        linesOf(request.headers),
-        request,
-        target.extra,
-        take,
-      );
-      /** Each attempt's write, settled once it ended (an answer may come before it did). */
-      const writes: Promise<void>[] = [];
-      try {
-        const pooled = pool.acquire(target.origin.key);
-        if (pooled) {
-          try {
-            return await new Http1Exchange(pooled, signal, pool).send(bytes, writes);
-          } catch (error) {
-            // The upstream closed this idle connection as the request went out: nothing of
-            // an answer came, so the request goes once more, on a new connection.
-            if (signal.aborted || !closedBeforeAnswer(pooled, error)) throw error;
-          }
+      // Each attempt writes bytes of its own, given back as its write ends (Http1Exchange).
+      const encode = () =>
+        encodeRequest(
+          target.requestTarget,
+          target.host,
+          linesOf(request.headers),
+          request,
+          target.extra,
+          take,
+        );
+      // Encoded before any connection is taken: a header that would break the head throws.
+      let bytes = encode();
+      const pooled = pool.acquire(target.origin.key);
+      if (pooled) {
+        try {
+          return await new Http1Exchange(pooled, signal, pool, buffers).send(bytes);
+        } catch (error) {
+          // The upstream closed this idle connection as the request went out: nothing of
+          // an answer came, so the request goes once more, on a new connection.
+          if (signal.aborted || !closedBeforeAnswer(pooled, error)) throw error;
+          bytes = encode();
         }
-        const connection = await connect(target.origin, postOptions);
-        return await new Http1Exchange(connection, signal, pool).send(bytes, writes);
-      } finally {
-        // The bytes' array is reused once no write reads it.
-        if (writes.length === 0) buffers.give(bytes);
-        else void Promise.all(writes).then(() => buffers.give(bytes));
       }
+      const connection = await connect(target.origin, postOptions);
+      return new Http1Exchange(connection, signal, pool, buffers).send(bytes);
     },
     close: () => pool.close(),
   };
@@ -167,10 +164,11 @@ class Http1Exchange implements BodyEnd {
     readonly connection: Connection,
     readonly signal: StopSignal,
     readonly pool: Pool,
+    readonly buffers: WriteBuffers,
   ) {}
 
-  /** Sends `bytes` and reads the answer's head; the write, settled once it ended, joins `writes`. */
-  async send(bytes: Uint8Array, writes: Promise<void>[]): Promise<UpstreamResponse> {
+  /** Sends `bytes` (from `buffers`, given back once written) and reads the answer's head. */
+  async send(bytes: Uint8Array): Promise<UpstreamResponse> {
     const { connection, signal } = this;
     signal.addEventListener("abort", this, { once: true });
     try {
@@ -180,7 +178,10 @@ class Http1Exchange implements BodyEnd {
       // answer before it read all of a large request (a 413) and then stop reading, or
       // close, which fails the write. The answer tells what happened; a failed write alone
       // says nothing more (the read fails too).
-      writes.push(connection.write(bytes).then(() => void (this.#written = true), () => {}));
+      connection.write(bytes).then(() => {
+        this.#written = true;
+        this.buffers.give(bytes);
+      }, () => this.buffers.give(bytes));
       const head = await connection.readHead();
       const framing = framingOf(head);
       this.#reusable = keepsAlive(head, framing);
