@@ -4,6 +4,7 @@
  * (RFC 9112 §7.1) as soon as they are made.
  */
 import { FIELD_VALUE } from "../upstream/http1/fields.ts";
+import { freshBytes, type TakeBytes } from "../upstream/http1/write_buffers.ts";
 
 /** A streamed body: it writes through the sink until it ends. */
 export interface AnswerStream {
@@ -91,16 +92,12 @@ const CRLF = 0x0d0a;
 export function wholeAnswer(
   head: string,
   body: Uint8Array,
-  take: (length: number) => Uint8Array = newBytes,
+  take: TakeBytes = freshBytes,
 ): Uint8Array {
   const bytes = take(head.length + body.byteLength);
   ENCODER.encodeInto(head, bytes);
   bytes.set(body, head.length);
   return bytes;
-}
-
-function newBytes(length: number): Uint8Array {
-  return new Uint8Array(length);
 }
 
 /** The last chunk of a chunked body (no trailers). */

@@ -88,7 +88,6 @@ class Server implements HttpServer {
   readonly #clock = new AlarmClock();
   /** The arrays whole answers are written from. */
   readonly #buffers = new WriteBuffers();
-  readonly #take = (length: number) => this.#buffers.take(length);
   /**
    * Every open connection, with whether it is between requests (reading the next head, or
    * waiting for it): the app has nothing of it, so shutdown may close it at once.
@@ -257,7 +256,7 @@ class Server implements HttpServer {
         date: this.#date(),
         close: !options.keepAlive,
       });
-      const whole = wholeAnswer(head, options.withBody ? bytes : EMPTY, this.#take);
+      const whole = wholeAnswer(head, options.withBody ? bytes : EMPTY, this.#buffers.take);
       await connection.write(whole).catch(gone);
       this.#buffers.give(whole);
       return options.keepAlive;

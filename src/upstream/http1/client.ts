@@ -112,7 +112,6 @@ export function createHttpClient(
   };
 
   const buffers = new WriteBuffers();
-  const take = (length: number) => buffers.take(length);
   return {
     async post(request, postOptions) {
       const { signal } = postOptions;
@@ -126,7 +125,7 @@ export function createHttpClient(
           linesOf(request.headers),
           request,
           target.extra,
-          take,
+          buffers.take,
         );
       // Encoded before any connection is taken: a header that would break the head throws.
       let bytes = encode();

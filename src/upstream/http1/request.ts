@@ -1,5 +1,6 @@
 /** The bytes of an HTTP/1.1 POST: its head and its UTF-8 body, written at once. */
 import { FIELD_NAME, FIELD_VALUE } from "./fields.ts";
+import { freshBytes, type TakeBytes } from "./write_buffers.ts";
 
 /** A ready upstream request. */
 export interface Http1Request {
@@ -47,7 +48,7 @@ export function encodeRequest(
   lines: string,
   request: Http1Request,
   extra = "",
-  take: (length: number) => Uint8Array = (length) => new Uint8Array(length),
+  take: TakeBytes = freshBytes,
 ): Uint8Array {
   const own = request.own ? headerLines(request.own) : "";
   const body = typeof request.body === "string" ? ENCODER.encode(request.body) : request.body;

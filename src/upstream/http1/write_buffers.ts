@@ -11,16 +11,22 @@ export const WRITE_BUFFER_BYTES = 16 * 1024;
 /** Arrays kept while no write uses them. */
 const KEPT = 16;
 
+/** Where the bytes of a write come from: `length` of them to fill. */
+export type TakeBytes = (length: number) => Uint8Array;
+
+/** Bytes of their own, for a write made without a pool. */
+export const freshBytes: TakeBytes = (length) => new Uint8Array(length);
+
 /** A pool of write arrays: `take` one, write it, `give` it back once the write ended. */
 export class WriteBuffers {
   readonly #free: ArrayBuffer[] = [];
 
-  /** `length` bytes to fill and write: a kept array's when they fit one. */
-  take(length: number): Uint8Array {
+  /** `length` bytes to fill and write: a kept array's when they fit one. Bound: pass it on. */
+  readonly take: TakeBytes = (length) => {
     if (length > WRITE_BUFFER_BYTES) return new Uint8Array(length);
     const free = this.#free.pop() ?? new ArrayBuffer(WRITE_BUFFER_BYTES);
     return new Uint8Array(free, 0, length);
-  }
+  };
 
   /**
    * Gives back bytes that `take` returned, once nothing reads them any more (their write
