@@ -88,8 +88,12 @@ export function createApp(deps: AppDeps): App {
     clock: new AlarmClock(),
   };
   const auth = authenticate({ lookup: cacheKeyLookup(deps.lookupKey, now), now });
-  const withKey = (route: KeyRoute): Route => async (context) =>
-    route(context, await auth(context));
+  const withKey = (route: KeyRoute): Route => (context) => {
+    const principal = auth(context);
+    return principal instanceof Promise
+      ? principal.then((known) => route(context, known))
+      : route(context, principal);
+  };
   const entryPoint = (entry: EntryProtocol, route: KeyRoute) =>
     withBody(exposed(entry, withKey(route)));
   const retrieve = retrieveModel(router);
@@ -115,7 +119,7 @@ export function createApp(deps: AppDeps): App {
     if (found) return found(context);
     const modelId = get ? modelIdOf(path) : undefined;
     if (modelId !== undefined) {
-      return auth(context).then((principal) => retrieve(context, principal, modelId));
+      return withKey((context, principal) => retrieve(context, principal, modelId))(context);
     }
     throw pathNotFound(path, method);
   }

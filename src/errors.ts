@@ -2,6 +2,7 @@
  * The one error type of tollgate and its two renderings: the OpenAI shape
  * (models, chat, responses) and the messages shape (every path under /v1/messages).
  */
+import type { Awaitable } from "./awaitable.ts";
 import { DatabaseUnavailableError } from "./db/store.ts";
 import type { Answer } from "./http/answer.ts";
 
@@ -123,11 +124,14 @@ export function databaseUnavailable(cause: unknown): GatewayError {
   );
 }
 
-/** Awaits a store's call; the store's `DatabaseUnavailableError` becomes the 503 above. */
-export async function unlessUnavailable<T>(call: Promise<T>): Promise<T> {
-  try {
-    return await call;
-  } catch (error) {
-    throw error instanceof DatabaseUnavailableError ? databaseUnavailable(error) : error;
-  }
+/**
+ * A store's call, whose `DatabaseUnavailableError` becomes the 503 above; at once when the
+ * call answered at once (a store's calls reject, never throw).
+ */
+export function unlessUnavailable<T>(call: Awaitable<T>): Awaitable<T> {
+  return call instanceof Promise ? call.catch(rethrowUnavailable) : call;
+}
+
+function rethrowUnavailable(error: unknown): never {
+  throw error instanceof DatabaseUnavailableError ? databaseUnavailable(error) : error;
 }

@@ -7,17 +7,20 @@ import { anyCidrContains, type Cidr, parseCidr } from "./cidr.ts";
 import { clientIp } from "./client_ip.ts";
 import { extractApiKey } from "./extract.ts";
 import { rememberSecretHashes } from "./secret_hashes.ts";
-import type { KeyLookup, KeyRecord, Principal } from "./principal.ts";
+import type { KeyRecord, KnownKeyLookup, Principal } from "./principal.ts";
 
 const parseCidrs = (texts: readonly string[]): Cidr[] =>
   texts.map(parseCidr).filter((cidr): cidr is Cidr => cidr !== undefined);
 
-/** Verifies a request's key: its principal, or a thrown 401/403 GatewayError. */
-export type Authenticate = (context: RequestContext) => Promise<Principal>;
+/**
+ * Verifies a request's key: its principal (at once when the lookup knew the key), or a
+ * thrown 401/403 GatewayError.
+ */
+export type Authenticate = (context: RequestContext) => Principal | Promise<Principal>;
 
 /** Authentication over a key lookup (cached by the caller). */
 export function authenticate(options: {
-  lookup: KeyLookup;
+  lookup: KnownKeyLookup;
   now: () => number;
 }): Authenticate {
   const hashOf = rememberSecretHashes();
@@ -29,9 +32,8 @@ export function authenticate(options: {
     if (!cidrs) allowlists.set(texts, cidrs = parseCidrs(texts));
     return cidrs;
   };
-  return async function authenticate(context) {
-    const { request } = context;
-    const secret = extractApiKey(request.headers);
+  return function authenticate(context) {
+    const secret = extractApiKey(context.request.headers);
     if (!secret) {
       throw new GatewayError(
         401,
@@ -39,7 +41,15 @@ export function authenticate(options: {
         "Missing API key: send it as `Authorization: Bearer <key>` or as `x-api-key: <key>`.",
       );
     }
-    const key = await options.lookup(hashOf(secret));
+    const found = options.lookup(hashOf(secret));
+    return found instanceof Promise
+      ? found.then((key) => principalOf(context, key))
+      : principalOf(context, found);
+  };
+
+  /** The principal of the key `found` for this request, once every check passed. */
+  function principalOf(context: RequestContext, key: KeyRecord | undefined): Principal {
+    const { request } = context;
     const { config } = context.snapshot;
     checkKeyState(key, options.now());
     if (!(key.group in config.groups)) {
@@ -69,7 +79,7 @@ export function authenticate(options: {
     record.keyId = key.id;
     record.account = key.accountName;
     return key;
-  };
+  }
 }
 
 /** Rejects a missing, revoked, disabled, expired or exhausted key, or a disabled account. */

@@ -21,6 +21,10 @@ export interface KeyRecord {
 
 /** Finds a key by the SHA-256 hex of its secret. */
 export type KeyLookup = (hash: string) => Promise<KeyRecord | undefined>;
+/** A key lookup that answers at once what it already knows (key_cache.ts). */
+export type KnownKeyLookup = (
+  hash: string,
+) => KeyRecord | undefined | Promise<KeyRecord | undefined>;
 
 /** An authenticated caller, as later steps of the request see it. */
 export type Principal = KeyRecord;

@@ -25,6 +25,7 @@ import {
   type Store,
 } from "./store.ts";
 import { createBatchQueue, DEFERRED_MS } from "./write_queue.ts";
+import type { Awaitable } from "../awaitable.ts";
 
 /**
  * Result codes that mean "not now" rather than a bug: the file is locked past the busy
@@ -61,8 +62,15 @@ function guard<T>(operation: Promise<T>): Promise<T> {
 }
 
 function rethrowGuarded(error: unknown): never {
-  throw isSqliteUnavailable(error) ? new DatabaseUnavailableError(error) : error;
+  throw guarded(error);
 }
+
+/** An unavailable database's error as DatabaseUnavailableError, any other as it is. */
+function guarded(error: unknown): unknown {
+  return isSqliteUnavailable(error) ? new DatabaseUnavailableError(error) : error;
+}
+
+const first = <T>(results: readonly (T | undefined)[]): T => results[0]!;
 
 /**
  * How long a journalled hold stays out of the database: a batch writes the row of a hold
@@ -171,14 +179,23 @@ export function createSqliteStore(
   const decide = createBatchQueue(decideNow);
   /** Holds taken and not yet settled: while none is, a request has nobody to batch with. */
   let open = 0;
-  const take = async (hold: NewHold, timing: "now" | "after-deferred"): Promise<HoldResult> => {
-    if (!journal) return (await apply([{ kind: "hold", hold }], timing))[0]!;
-    if (timing === "after-deferred") await apply([], timing);
-    // A lone request decides at once; with others in flight the turn's requests decide
-    // together, in one read and one append (each a system call, bench/README.md).
-    const [result] = open > 0 ? await decide([hold]) : decideNow([hold]);
+  const counted = ([result]: HoldResult[]): HoldResult => {
     if (result!.ok) open++;
     return result!;
+  };
+  /**
+   * A lone request decides at once; with others in flight the turn's requests decide
+   * together, in one read and one append (each a system call, bench/README.md).
+   */
+  const take = (hold: NewHold): Awaitable<HoldResult> => {
+    if (!journal) return apply([{ kind: "hold", hold }]).then(first);
+    return open > 0 ? decide([hold]).then(counted) : counted(decideNow([hold]));
+  };
+  /** `take` once the settlements waiting for their batch are written. */
+  const takeAfterSettling = async (hold: NewHold): Promise<HoldResult> => {
+    if (!journal) return first(await apply([{ kind: "hold", hold }], "after-deferred"));
+    await apply([], "after-deferred");
+    return await take(hold);
   };
   /** Settlement batches queued and not yet done. */
   let settling = 0;
@@ -226,12 +243,17 @@ export function createSqliteStore(
     journal = taken.journal;
   };
   return {
-    async takeHold(hold) {
-      const result = await guard(take(hold, "now"));
-      if (result.ok || settling === 0) return result;
+    takeHold(hold) {
       // Refused: settlements waiting for their batch may release what it lacks (a client
       // sending its next request as soon as the last answer came).
-      return await guard(take(hold, "after-deferred"));
+      const retried = (result: HoldResult): Awaitable<HoldResult> =>
+        result.ok || settling === 0 ? result : guard(takeAfterSettling(hold));
+      try {
+        const taken = take(hold);
+        return taken instanceof Promise ? guard(taken).then(retried) : retried(taken);
+      } catch (error) {
+        return Promise.reject(guarded(error));
+      }
     },
     settleHold(settle) {
       if (open > 0) open--;

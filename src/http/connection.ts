@@ -75,6 +75,14 @@ export class ClientConnection implements ReadBuffer {
     return false;
   };
 
+  /** The next `length` bytes as an array of their own, when all of them are buffered. */
+  takeBuffered(length: number): Uint8Array | undefined {
+    if (this.end - this.start < length) return undefined;
+    const bytes = this.buffer.slice(this.start, this.start + length);
+    this.start += length;
+    return bytes;
+  }
+
   /**
    * Bytes into `into` (a body of known length): buffered ones first, then straight from
    * the socket without a copy; 0 once the client's side ended.

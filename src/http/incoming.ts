@@ -25,8 +25,11 @@ export interface IncomingRequest {
   readonly declaredBodySize: number;
   /** Aborted once the client went away before its answer was written. */
   readonly signal: StopSignal;
-  /** The whole body: BodyRefused past `maxBytes`, or when the client stops short. */
-  body(maxBytes: number): Promise<Uint8Array>;
+  /**
+   * The whole body, at once when it is all buffered (as it nearly always is: it came with
+   * the head); BodyRefused past `maxBytes`, or when the client stops short.
+   */
+  body(maxBytes: number): Uint8Array | Promise<Uint8Array>;
 }
 
 /** Why a body could not be read. */
@@ -98,11 +101,24 @@ export class Incoming implements IncomingRequest {
     (this.#stop ??= new Stop()).abort();
   }
 
-  async body(maxBytes: number): Promise<Uint8Array> {
+  body(maxBytes: number): Uint8Array | Promise<Uint8Array> {
     if (this.declaredBodySize > maxBytes) {
       throw new BodyRefused("too_large", `Content-Length ${this.declaredBodySize}`);
     }
     if (this.bodyDone) return new Uint8Array(0);
+    // A suspended read costs ~1 µs in place (bench/README.md): a body already here is not awaited.
+    if (this.#framing.kind === "length" && !this.#expectsContinue) {
+      const whole = this.#connection.takeBuffered(this.#framing.length);
+      if (whole) {
+        this.bodyDone = true;
+        this.#watch.bodyRead(true);
+        return whole;
+      }
+    }
+    return this.#bodyLater(maxBytes);
+  }
+
+  async #bodyLater(maxBytes: number): Promise<Uint8Array> {
     // The client waits for this before it sends the body (RFC 9110 §10.1.1).
     if (this.#expectsContinue) {
       this.#expectsContinue = false;

@@ -8,6 +8,7 @@ import type { EntryProtocol, ModelConfig } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import { loadTokenCounter } from "../protocols/token_count.ts";
 import type { EntryRequest } from "../protocols/types.ts";
+import type { Awaitable } from "../awaitable.ts";
 
 /** What the check reads of a request. */
 export interface ContextCheck {
@@ -33,12 +34,12 @@ const INPUT_FIELD: Record<EntryProtocol, string> = {
 };
 
 /**
- * Throws 400 `context_length_exceeded` when the request cannot fit the model's context
- * window. Returns the input tokens when it had to count them (a better estimate than
- * the body size, for later steps), undefined when the model has no window or the body
- * is too small to matter (then without loading the tokenizer).
+ * Refuses with 400 `context_length_exceeded` (a rejection) when the request cannot fit
+ * the model's context window. Returns the input tokens when it had to count them (a
+ * better estimate than the body size, for later steps); undefined, at once, when the
+ * model has no window or the body is too small to matter (no tokenizer loaded).
  */
-export async function checkContextWindow(check: ContextCheck): Promise<number | undefined> {
+export function checkContextWindow(check: ContextCheck): Awaitable<number | undefined> {
   const { request, model } = check;
   const window = model?.context_window;
   if (window === undefined) return undefined;
@@ -47,15 +48,26 @@ export async function checkContextWindow(check: ContextCheck): Promise<number | 
   // A token is at least one byte of the text, and the text is part of the body: a body
   // this small fits whatever it says, with no tokenizer run.
   if (check.bodyBytes + output <= window) return undefined;
-  const count = await loadTokenCounter();
-  const input = estimateUsage(request.protocol, request.body, "", count).input_tokens;
-  if (input + output <= window) return input;
+  return loadTokenCounter().then((count) => {
+    const input = estimateUsage(request.protocol, request.body, "", count).input_tokens;
+    if (input + output > window) throw tooLong(request, input, output, window);
+    return input;
+  });
+}
+
+/** The client's 400 for `input` and `output` tokens over the model's `window`. */
+function tooLong(
+  request: EntryRequest,
+  input: number,
+  output: number,
+  window: number,
+): GatewayError {
   const asked = request.maxOutputTokens === undefined
     ? `the model's max_output_tokens of ${output} (the request sets no ${
       OUTPUT_FIELD[request.protocol]
     })`
     : `${output} requested output tokens`;
-  throw new GatewayError(
+  return new GatewayError(
     400,
     "context_length_exceeded",
     `Request too long for model "${request.model}": about ${input} input tokens plus ${asked} ` +

@@ -18,7 +18,7 @@ function check(
   });
 }
 
-async function refusal(run: () => Promise<unknown>): Promise<GatewayError> {
+async function refusal(run: () => unknown): Promise<GatewayError> {
   try {
     await run();
   } catch (error) {

@@ -7,9 +7,7 @@
 import type { Principal } from "../auth/principal.ts";
 import type { Config } from "../config/schema.ts";
 import type { GatewayError } from "../errors.ts";
-
-/** A value, or a promise of it: an in-memory limiter answers at once, a shared one later. */
-export type Awaitable<T> = T | Promise<T>;
+import type { Awaitable } from "../awaitable.ts";
 
 /** What one request asks of the limits. */
 export interface LimitRequest {
@@ -38,7 +36,8 @@ export interface Admission {
 export interface Limiter {
   /**
    * Admits a request, counting it (and its input tokens) at once, or refuses it with a
-   * 429 `rate_limit_exceeded` carrying `Retry-After` and the `x-ratelimit-*` headers.
+   * 429 `rate_limit_exceeded` carrying `Retry-After` and the `x-ratelimit-*` headers: at
+   * once in memory, later from a shared store.
    */
   take(request: LimitRequest): Awaitable<Admission | GatewayError>;
 }

@@ -24,14 +24,28 @@ const UTF8 = new TextDecoder();
  */
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-/** The parsed JSON body; 413 past `maxBytes`, 400 `bad_request_body` for anything not JSON. */
-export async function readJsonBody(request: IncomingRequest, maxBytes: number): Promise<JsonBody> {
-  let bytes: Uint8Array;
+/**
+ * The parsed JSON body, at once when the body is all buffered; 413 past `maxBytes`, 400
+ * `bad_request_body` for anything not JSON.
+ */
+export function readJsonBody(
+  request: IncomingRequest,
+  maxBytes: number,
+): JsonBody | Promise<JsonBody> {
+  let bytes: Uint8Array | Promise<Uint8Array>;
   try {
-    bytes = await request.body(maxBytes);
+    bytes = request.body(maxBytes);
   } catch (error) {
-    throw error instanceof BodyRefused ? bodyRefused(error, maxBytes) : error;
+    throw refusal(error, maxBytes);
   }
+  return bytes instanceof Promise
+    ? bytes.then(parseJsonBody, (error) => {
+      throw refusal(error, maxBytes);
+    })
+    : parseJsonBody(bytes);
+}
+
+function parseJsonBody(bytes: Uint8Array): JsonBody {
   let text = UTF8.decode(bytes);
   if (text.includes("\uFFFD")) {
     try {
@@ -46,6 +60,10 @@ export async function readJsonBody(request: IncomingRequest, maxBytes: number): 
   } catch (error) {
     throw badBody(error instanceof SyntaxError ? error.message : "it does not parse");
   }
+}
+
+function refusal(error: unknown, maxBytes: number): unknown {
+  return error instanceof BodyRefused ? bodyRefused(error, maxBytes) : error;
 }
 
 function bodyRefused(refused: BodyRefused, maxBytes: number): GatewayError {

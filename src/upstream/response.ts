@@ -21,8 +21,8 @@ export interface UpstreamResponse {
   header(name: string): string | undefined;
   /** The whole body as UTF-8 text. */
   text(): Promise<string>;
-  /** The whole body's bytes. */
-  bytes(): Promise<Uint8Array<ArrayBuffer>>;
+  /** The whole body's bytes, at once when they are all here. */
+  bytes(): Uint8Array<ArrayBuffer> | Promise<Uint8Array<ArrayBuffer>>;
   /** The body, or null when the answer has none. */
   readonly body: BodyReader | null;
 }

@@ -234,9 +234,9 @@ class Http1Response implements UpstreamResponse {
     return DECODER.decode(await this.#whole.readAll());
   }
 
-  bytes(): Promise<Uint8Array<ArrayBuffer>> {
+  bytes(): Uint8Array<ArrayBuffer> | Promise<Uint8Array<ArrayBuffer>> {
     // Every read is a fresh ArrayBuffer's bytes, never a shared one's (the type allows both).
-    return this.#whole.readAll() as Promise<Uint8Array<ArrayBuffer>>;
+    return this.#whole.readAll() as Uint8Array<ArrayBuffer> | Promise<Uint8Array<ArrayBuffer>>;
   }
 }
 
