@@ -152,6 +152,32 @@ Deno.test("http server: a chunked body arrives whole across writes, and one over
   }
 });
 
+Deno.test("http server: a body sent with its head is had at once; one sent after, once it comes", async () => {
+  let headRead!: () => void;
+  const headWasRead = new Promise<void>((resolve) => headRead = resolve);
+  const server = startServer({
+    handle: async (request) => {
+      const body = request.body(100);
+      const atOnce = !(body instanceof Promise);
+      if (request.path === "/later") headRead();
+      return { status: 200, headers: {}, body: `${atOnce} ${latin1.decode(await body)}` };
+    },
+  });
+  const client = await connect(server.addr.port);
+  try {
+    await client.send("POST /a HTTP/1.1\r\nContent-Length: 5\r\n\r\nfirst");
+    assert.match(await client.readUntil((text) => text.endsWith("first")), /200 OK[^]*true first$/);
+    await client.send("POST /later HTTP/1.1\r\nContent-Length: 6\r\n\r\n");
+    await headWasRead;
+    await client.send("second");
+    const both = await client.readUntil((text) => text.endsWith("second"));
+    assert.match(both, /true first[^]*200 OK[^]*false second$/);
+  } finally {
+    client.close();
+    await server.shutdown();
+  }
+});
+
 Deno.test("http server: Expect: 100-continue gets its interim answer only when the body is read", async () => {
   const server = startServer({
     handle: async (request) => {

@@ -399,6 +399,35 @@ Deno.test("http1: interim 1xx answers are skipped; an answer split byte by byte 
   await upstream.close();
 });
 
+Deno.test("http1: a body that came with its head is had at once; one that comes after, once it comes", async () => {
+  let headRead!: () => void;
+  const headWasRead = new Promise<void>((resolve) => headRead = resolve);
+  const upstream = scripted(async (peer) => {
+    await peer.request();
+    await peer.write(answer('{"n":1}'));
+    await peer.request();
+    const late = answer('{"n":2}');
+    const split = late.indexOf("\r\n\r\n") + 4;
+    await peer.write(late.slice(0, split));
+    // The body goes only once the client holds the head and asked for the body.
+    await headWasRead;
+    await peer.write(late.slice(split));
+    await answerAll(peer);
+  });
+  await withClient(async (client) => {
+    const whole = (await post(client, upstream.url)).bytes();
+    assert.ok(!(whole instanceof Promise), "the body in the head's read is not awaited");
+    assert.equal(decoder.decode(whole), '{"n":1}');
+    const later = (await post(client, upstream.url)).bytes();
+    assert.ok(later instanceof Promise, "a body still to come is a promise");
+    headRead();
+    assert.equal(decoder.decode(await later), '{"n":2}');
+    assert.equal(decoder.decode(await (await post(client, upstream.url)).bytes()), '{"n":1}');
+    assert.equal(upstream.accepted(), 1, "each body ended exactly: the connection was reused");
+  });
+  await upstream.close();
+});
+
 Deno.test("http1: a malformed answer fails and its connection is never reused", async () => {
   const upstream = scripted(async (peer, index) => {
     if (index > 0) return await answerAll(peer);
