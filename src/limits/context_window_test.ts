@@ -38,7 +38,7 @@ Deno.test("context window: a model without one is not checked", async () => {
   assert.equal(await check("chat", body, { max_output_tokens: 10 }), undefined);
 });
 
-Deno.test("context window: a body smaller than the window is not tokenized", async () => {
+Deno.test("context window: a body smaller than the window is not tokenized", () => {
   const body = { model: "m", messages: [{ role: "user", content: "hello" }], max_tokens: 100 };
   // Nothing to count: answered at once, with no promise to await.
   assert.equal(check("chat", body, { context_window: 1000 }), undefined);
