@@ -1,22 +1,8 @@
 import assert from "node:assert/strict";
 import { cacheKeyLookup, KEY_CACHE_TTL_MS } from "./key_cache.ts";
-import type { KeyRecord } from "./principal.ts";
+import { testPrincipal } from "./test_support.ts";
 
-const KEY: KeyRecord = {
-  id: "key_1",
-  accountId: 1,
-  accountName: "acme",
-  accountEnabled: true,
-  unlimited: false,
-  group: "default",
-  enabled: true,
-  revoked: false,
-  expiresAt: null,
-  quotaTokens: null,
-  usedTokens: 0,
-  models: null,
-  allowIps: null,
-};
+const KEY = testPrincipal();
 
 Deno.test("key cache: a key looked up is known at once for a second, then looked up again", async () => {
   let now = 0;

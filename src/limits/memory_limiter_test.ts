@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import type { Principal } from "../auth/principal.ts";
+import { testPrincipal } from "../auth/test_support.ts";
 import { type Config, parseConfig } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { Admission, LimitRequest } from "./limiter.ts";
@@ -9,21 +10,7 @@ import { createMemoryLimiter } from "./memory_limiter.ts";
 const T0 = 1_700_000_000_000;
 
 function principal(id: string, accountId = 1, group = "default"): Principal {
-  return {
-    id,
-    accountId,
-    accountName: `account ${accountId}`,
-    accountEnabled: true,
-    unlimited: true,
-    group,
-    enabled: true,
-    revoked: false,
-    expiresAt: null,
-    quotaTokens: null,
-    usedTokens: 0,
-    models: null,
-    allowIps: null,
-  };
+  return testPrincipal({ id, accountId, accountName: `account ${accountId}`, group });
 }
 
 function config(groups: Record<string, unknown>, models: Record<string, unknown> = {}): Config {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Principal } from "../auth/principal.ts";
+import { testPrincipal } from "../auth/test_support.ts";
 import { parseConfig } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import { type Attempt, createRouter, MAX_ATTEMPTS } from "./router.ts";
@@ -28,22 +28,7 @@ const config = parseConfig({
   ],
 });
 
-const principal = (overrides: Partial<Principal> = {}): Principal => ({
-  id: "key_1",
-  accountId: 1,
-  accountName: "a",
-  accountEnabled: true,
-  unlimited: true,
-  group: "default",
-  enabled: true,
-  revoked: false,
-  expiresAt: null,
-  quotaTokens: null,
-  usedTokens: 0,
-  models: null,
-  allowIps: null,
-  ...overrides,
-});
+const principal = testPrincipal;
 
 const drain = (plan: { next(): Attempt | undefined }) => {
   const attempts: Attempt[] = [];
