@@ -5,6 +5,7 @@
  * that it notices a client that went away, and those bytes (a pipelined request) stay
  * buffered for the next request.
  */
+import type { ByteSlab } from "../upstream/http1/byte_slab.ts";
 import { closeQuietly } from "../upstream/http1/connection.ts";
 import { makeRoom, type ReadBuffer, shrinkTo } from "../upstream/http1/read_buffer.ts";
 import { writeAll } from "../upstream/http1/write_all.ts";
@@ -35,8 +36,12 @@ export class ClientConnection implements ReadBuffer {
   /** The read in flight, if any; resolves to whether it brought bytes. */
   #reading: Promise<boolean> | undefined;
 
-  constructor(socket: Deno.Conn) {
+  /** Where the bodies taken whole from the buffer are copied to (the server's, shared). */
+  readonly #slab: ByteSlab;
+
+  constructor(socket: Deno.Conn, slab: ByteSlab) {
     this.#socket = socket;
+    this.#slab = slab;
     this.remoteAddr = (socket.remoteAddr as Deno.NetAddr).hostname ?? "";
   }
 
@@ -78,7 +83,7 @@ export class ClientConnection implements ReadBuffer {
   /** The next `length` bytes as an array of their own, when all of them are buffered. */
   takeBuffered(length: number): Uint8Array | undefined {
     if (this.end - this.start < length) return undefined;
-    const bytes = this.buffer.slice(this.start, this.start + length);
+    const bytes = this.#slab.copy(this.buffer, this.start, this.start + length);
     this.start += length;
     return bytes;
   }

@@ -8,6 +8,7 @@
 import { AlarmClock } from "../upstream/alarm_clock.ts";
 import { headEnd } from "../upstream/http1/head.ts";
 import { WriteBuffers } from "../upstream/http1/write_buffers.ts";
+import { ByteSlab } from "../upstream/http1/byte_slab.ts";
 import {
   type Answer,
   answerHead,
@@ -88,6 +89,7 @@ class Server implements HttpServer {
   readonly #clock = new AlarmClock();
   /** The arrays whole answers are written from. */
   readonly #buffers = new WriteBuffers();
+  readonly #slab = new ByteSlab();
   /**
    * Every open connection, with whether it is between requests (reading the next head, or
    * waiting for it): the app has nothing of it, so shutdown may close it at once.
@@ -132,7 +134,7 @@ class Server implements HttpServer {
         break;
       }
       (socket as Deno.TcpConn).setNoDelay(true);
-      const served = this.#serve(new ClientConnection(socket));
+      const served = this.#serve(new ClientConnection(socket, this.#slab));
       this.#served.add(served);
       served.finally(() => this.#served.delete(served));
     }

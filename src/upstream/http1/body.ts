@@ -10,6 +10,7 @@ import { type ChunkedDecoder, createChunkedDecoder } from "./chunked.ts";
 import { type Connection, ConnectionClosed } from "./connection.ts";
 import type { Framing } from "./head.ts";
 import type { StopSignal } from "../stop_signal.ts";
+import type { ByteSlab } from "./byte_slab.ts";
 
 /** A body reader that can also read the whole body at once. */
 export interface Http1Body extends BodyReader {
@@ -27,15 +28,17 @@ const MORE = Symbol("more");
 
 /**
  * The body after the head just read on `connection`. `owner` is told when the body
- * ended; once `signal` aborted, reads throw its reason.
+ * ended; once `signal` aborted, reads throw its reason. A whole body read at once is
+ * copied to `slab`.
  */
 export function readBody(
   connection: Connection,
   framing: Framing,
   signal: StopSignal,
   owner: BodyEnd,
+  slab: ByteSlab,
 ): Http1Body {
-  return new Body(connection, framing, signal, owner);
+  return new Body(connection, framing, signal, owner, slab);
 }
 
 /** One body's reading state, in fields: a stream holds its body as long as it runs. */
@@ -44,6 +47,7 @@ class Body implements Http1Body {
   readonly #framing: Framing;
   readonly #signal: StopSignal;
   readonly #owner: BodyEnd;
+  readonly #slab: ByteSlab;
   readonly #chunked: ChunkedDecoder | undefined;
   /** Where a read's payload is among the chunked framing, reused from read to read. */
   readonly #ranges: number[] = [];
@@ -51,8 +55,15 @@ class Body implements Http1Body {
   #left: number;
   #finished = false;
 
-  constructor(connection: Connection, framing: Framing, signal: StopSignal, owner: BodyEnd) {
+  constructor(
+    connection: Connection,
+    framing: Framing,
+    signal: StopSignal,
+    owner: BodyEnd,
+    slab: ByteSlab,
+  ) {
     this.#connection = connection;
+    this.#slab = slab;
     this.#framing = framing;
     this.#signal = signal;
     this.#owner = owner;
@@ -89,7 +100,14 @@ class Body implements Http1Body {
     } catch (error) {
       throw this.#failure(error);
     }
-    return this.#take()!;
+    const { buffer, start } = connection;
+    const end = start + this.#left;
+    connection.start = end;
+    this.#left = 0;
+    // Copied before the body ends: its end gives the connection back, to read into the buffer.
+    const bytes = this.#slab.copy(buffer, start, end);
+    this.#finish(true);
+    return bytes;
   }
 
   async #readParts(): Promise<Uint8Array> {

@@ -16,6 +16,7 @@ import { type Framing, framingOf, keepsAlive, type ResponseHead } from "./head.t
 import { encodeRequest, headerLines, type Http1Request } from "./request.ts";
 import { createPool, type Pool } from "./pool.ts";
 import { WriteBuffers } from "./write_buffers.ts";
+import { ByteSlab } from "./byte_slab.ts";
 import {
   bareHostname,
   proxyAuthorizationLine,
@@ -112,6 +113,7 @@ export function createHttpClient(
   };
 
   const buffers = new WriteBuffers();
+  const slab = new ByteSlab();
   return {
     async post(request, postOptions) {
       const { signal } = postOptions;
@@ -132,7 +134,7 @@ export function createHttpClient(
       const pooled = pool.acquire(target.origin.key);
       if (pooled) {
         try {
-          return await new Http1Exchange(pooled, signal, pool, buffers).send(bytes);
+          return await new Http1Exchange(pooled, signal, pool, buffers, slab).send(bytes);
         } catch (error) {
           // The upstream closed this idle connection as the request went out: nothing of
           // an answer came, so the request goes once more, on a new connection.
@@ -141,7 +143,7 @@ export function createHttpClient(
         }
       }
       const connection = await connect(target.origin, postOptions);
-      return new Http1Exchange(connection, signal, pool, buffers).send(bytes);
+      return new Http1Exchange(connection, signal, pool, buffers, slab).send(bytes);
     },
     close: () => pool.close(),
   };
@@ -164,6 +166,7 @@ class Http1Exchange implements BodyEnd {
     readonly signal: StopSignal,
     readonly pool: Pool,
     readonly buffers: WriteBuffers,
+    readonly slab: ByteSlab,
   ) {}
 
   /** Sends `bytes` (from `buffers`, given back once written) and reads the answer's head. */
@@ -184,7 +187,7 @@ class Http1Exchange implements BodyEnd {
       const head = await connection.readHead();
       const framing = framingOf(head);
       this.#reusable = keepsAlive(head, framing);
-      const body = readBody(connection, framing, signal, this);
+      const body = readBody(connection, framing, signal, this, this.slab);
       return new Http1Response(
         head,
         framing,
