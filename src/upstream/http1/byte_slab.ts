@@ -3,7 +3,7 @@
  * from a shared slab, as Node's pool for small Buffers does. An array of over 64 bytes has
  * memory of its own outside V8's heap, which the runtime allocates, zeroes and later frees
  * on another thread: copying a 277-byte body out of a connection's buffer cost ~2.5 µs in
- * place, a cut of the slab ~0.1 (bench/README.md). Nothing is given back: a slab is freed
+ * place, a cut of the slab ~1.1 (bench/README.md). Nothing is given back: a slab is freed
  * by the garbage collector once no cut of it is left, so a cut kept long keeps its slab.
  */
 
