@@ -3,6 +3,7 @@
  * routes of design.md's HTTP surface, each request's context, and the one place errors
  * are rendered. The server (http/) hands it requests and writes its answers.
  */
+import { andThen } from "./awaitable.ts";
 import { authenticate } from "./auth/authenticate.ts";
 import { cacheKeyLookup } from "./auth/key_cache.ts";
 import type { KeyLookup } from "./auth/principal.ts";
@@ -88,12 +89,8 @@ export function createApp(deps: AppDeps): App {
     clock: new AlarmClock(),
   };
   const auth = authenticate({ lookup: cacheKeyLookup(deps.lookupKey, now), now });
-  const withKey = (route: KeyRoute): Route => (context) => {
-    const principal = auth(context);
-    return principal instanceof Promise
-      ? principal.then((known) => route(context, known))
-      : route(context, principal);
-  };
+  const withKey = (route: KeyRoute): Route => (context) =>
+    andThen(auth(context), (principal) => route(context, principal));
   const entryPoint = (entry: EntryProtocol, route: KeyRoute) =>
     withBody(exposed(entry, withKey(route)));
   const retrieve = retrieveModel(router);
@@ -119,7 +116,7 @@ export function createApp(deps: AppDeps): App {
     if (found) return found(context);
     const modelId = get ? modelIdOf(path) : undefined;
     if (modelId !== undefined) {
-      return withKey((context, principal) => retrieve(context, principal, modelId))(context);
+      return andThen(auth(context), (principal) => retrieve(context, principal, modelId));
     }
     throw pathNotFound(path, method);
   }

@@ -1,4 +1,5 @@
 /** Authentication: the key from the headers, then every state check of the catalogue. */
+import { andThen } from "../awaitable.ts";
 import type { Config } from "../config/schema.ts";
 import type { RequestContext } from "../middleware/request_context.ts";
 import { GatewayError } from "../errors.ts";
@@ -41,10 +42,7 @@ export function authenticate(options: {
         "Missing API key: send it as `Authorization: Bearer <key>` or as `x-api-key: <key>`.",
       );
     }
-    const found = options.lookup(hashOf(secret));
-    return found instanceof Promise
-      ? found.then((key) => principalOf(context, key))
-      : principalOf(context, found);
+    return andThen(options.lookup(hashOf(secret)), (key) => principalOf(context, key));
   };
 
   /** The principal of the key `found` for this request, once every check passed. */

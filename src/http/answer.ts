@@ -4,7 +4,7 @@
  * (RFC 9112 §7.1) as soon as they are made.
  */
 import { FIELD_VALUE } from "../upstream/http1/fields.ts";
-import { freshBytes, type TakeBytes } from "../upstream/http1/write_buffers.ts";
+import { headAndBody } from "../upstream/http1/write_buffers.ts";
 
 /** A streamed body: it writes through the sink until it ends. */
 export interface AnswerStream {
@@ -84,22 +84,6 @@ export function answerHead(
 const ENCODER = new TextEncoder();
 const CRLF = 0x0d0a;
 
-/**
- * A whole answer's head and body as one array, for one write; the head is ASCII (header
- * values are tollgate's own or checked fields of an upstream's), so its length is its size.
- * `take` gives the array (write_buffers.ts), a new one unless given.
- */
-export function wholeAnswer(
-  head: string,
-  body: Uint8Array,
-  take: TakeBytes = freshBytes,
-): Uint8Array {
-  const bytes = take(head.length + body.byteLength);
-  ENCODER.encodeInto(head, bytes);
-  bytes.set(body, head.length);
-  return bytes;
-}
-
 /** The last chunk of a chunked body (no trailers). */
 export const LAST_CHUNK: Uint8Array = ENCODER.encode("0\r\n\r\n");
 
@@ -109,7 +93,7 @@ export const LAST_CHUNK: Uint8Array = ENCODER.encode("0\r\n\r\n");
  * zero would end the body.
  */
 export function chunk(bytes: Uint8Array, head = "", last = false): Uint8Array {
-  if (bytes.byteLength === 0) return wholeAnswer(head, last ? LAST_CHUNK : bytes);
+  if (bytes.byteLength === 0) return headAndBody(head, last ? LAST_CHUNK : bytes);
   const size = `${head}${bytes.byteLength.toString(16)}\r\n`;
   const end = size.length + bytes.byteLength + 2;
   const framed = new Uint8Array(end + (last ? LAST_CHUNK.byteLength : 0));

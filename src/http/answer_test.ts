@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { answerHead, chunk, wholeAnswer } from "./answer.ts";
+import { answerHead, chunk } from "./answer.ts";
+import { headAndBody } from "../upstream/http1/write_buffers.ts";
 
 const decoder = new TextDecoder();
 
@@ -21,7 +22,7 @@ Deno.test("answer: a head's status, date, fields and framing; a value that is no
 
 Deno.test("answer: a whole answer is its head and body; a chunk is framed, after the head if given", () => {
   const body = new TextEncoder().encode("h\u00e9llo");
-  assert.equal(decoder.decode(wholeAnswer("HEAD\r\n\r\n", body)), "HEAD\r\n\r\nh\u00e9llo");
+  assert.equal(decoder.decode(headAndBody("HEAD\r\n\r\n", body)), "HEAD\r\n\r\nh\u00e9llo");
   assert.equal(decoder.decode(chunk(body)), "6\r\nh\u00e9llo\r\n");
   assert.equal(decoder.decode(chunk(body, "HEAD\r\n\r\n")), "HEAD\r\n\r\n6\r\nh\u00e9llo\r\n");
   // The last: the chunk and the end of the body at once.

@@ -7,7 +7,7 @@
  */
 import { AlarmClock } from "../upstream/alarm_clock.ts";
 import { headEnd } from "../upstream/http1/head.ts";
-import { WriteBuffers } from "../upstream/http1/write_buffers.ts";
+import { headAndBody, WriteBuffers } from "../upstream/http1/write_buffers.ts";
 import { ByteSlab } from "../upstream/http1/byte_slab.ts";
 import {
   type Answer,
@@ -16,7 +16,6 @@ import {
   type ByteSink,
   chunk,
   LAST_CHUNK,
-  wholeAnswer,
 } from "./answer.ts";
 import { ClientConnection, headTooLarge, MAX_HEAD_BYTES } from "./connection.ts";
 import { Incoming, type IncomingRequest } from "./incoming.ts";
@@ -258,7 +257,7 @@ class Server implements HttpServer {
         date: this.#date(),
         close: !options.keepAlive,
       });
-      const whole = wholeAnswer(head, options.withBody ? bytes : EMPTY, this.#buffers.take);
+      const whole = headAndBody(head, options.withBody ? bytes : EMPTY, this.#buffers.take);
       await connection.write(whole).catch(gone);
       this.#buffers.give(whole);
       return options.keepAlive;
@@ -423,7 +422,7 @@ class ChunkSink implements ByteSink {
       ? chunk(bytes, head, last)
       : head === ""
       ? bytes
-      : wholeAnswer(head, bytes);
+      : headAndBody(head, bytes);
     return this.#connection.write(framed).catch(this.#failed);
   }
 
@@ -436,7 +435,7 @@ class ChunkSink implements ByteSink {
     this.#head = undefined;
     const last = this.#chunked ? LAST_CHUNK : EMPTY;
     if (head === "" && last === EMPTY) return;
-    await this.#connection.write(head === "" ? last : wholeAnswer(head, last)).catch(gone);
+    await this.#connection.write(head === "" ? last : headAndBody(head, last)).catch(gone);
   }
 
   readonly #failed = (error: unknown): never => {

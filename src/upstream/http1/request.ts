@@ -1,6 +1,6 @@
 /** The bytes of an HTTP/1.1 POST: its head and its UTF-8 body, written at once. */
 import { FIELD_NAME, FIELD_VALUE } from "./fields.ts";
-import { freshBytes, type TakeBytes } from "./write_buffers.ts";
+import { headAndBody, type TakeBytes } from "./write_buffers.ts";
 
 /** A ready upstream request. */
 export interface Http1Request {
@@ -48,15 +48,11 @@ export function encodeRequest(
   lines: string,
   request: Http1Request,
   extra = "",
-  take: TakeBytes = freshBytes,
+  take?: TakeBytes,
 ): Uint8Array {
   const own = request.own ? headerLines(request.own) : "";
   const body = typeof request.body === "string" ? ENCODER.encode(request.body) : request.body;
   const head = `POST ${target} HTTP/1.1\r\nhost: ${host}\r\n${extra}${lines}${own}` +
     `content-length: ${body.byteLength}\r\nuser-agent: ${USER_AGENT}\r\n\r\n`;
-  // The head is ASCII: one byte a character.
-  const bytes = take(head.length + body.byteLength);
-  ENCODER.encodeInto(head, bytes);
-  bytes.set(body, head.length);
-  return bytes;
+  return headAndBody(head, body, take);
 }

@@ -17,6 +17,24 @@ export type TakeBytes = (length: number) => Uint8Array;
 /** Bytes of their own, for a write made without a pool. */
 export const freshBytes: TakeBytes = (length) => new Uint8Array(length);
 
+const ENCODER = new TextEncoder();
+
+/**
+ * A head and its body as one array, for one write (a request to an upstream, a whole answer
+ * to a client). The head is ASCII (tollgate's own text or checked fields), so its length is
+ * its size. `take` gives the array, a new one unless given.
+ */
+export function headAndBody(
+  head: string,
+  body: Uint8Array,
+  take: TakeBytes = freshBytes,
+): Uint8Array {
+  const bytes = take(head.length + body.byteLength);
+  ENCODER.encodeInto(head, bytes);
+  bytes.set(body, head.length);
+  return bytes;
+}
+
 /** A pool of write arrays: `take` one, write it, `give` it back once the write ended. */
 export class WriteBuffers {
   readonly #free: ArrayBuffer[] = [];
