@@ -84,7 +84,7 @@ export async function openServingDatabase(url: string, authToken?: string): Prom
     async close() {
       if (kysely) await (await kysely).destroy();
       store.close();
-      sqlite.close();
+      await sqlite.close();
     },
   };
 }

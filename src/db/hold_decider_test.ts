@@ -42,7 +42,7 @@ async function setUp() {
     advance: (ms: number) => void (clock += ms),
     versionReads: () => versionReads,
     async close() {
-      own.close();
+      await own.close();
       await other.close();
     },
   };

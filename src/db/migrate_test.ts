@@ -57,7 +57,7 @@ Deno.test("migration 004 keeps the holds in flight, their held amounts and their
     await client.batch(["DELETE FROM holds"], "write");
     assert.deepEqual(await held(), { held_micros: 0, held_tokens: 0 }, "releases lower");
   } finally {
-    file.close();
+    await file.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
@@ -122,7 +122,7 @@ Deno.test("migration 005 keeps holds in flight, which the batch then settles and
     const { rows } = await client.execute("SELECT request_id, cost_micros FROM ledger");
     assert.deepEqual(rows.map((row) => ({ ...row })), [{ request_id: "req_1", cost_micros: 400 }]);
   } finally {
-    file.close();
+    await file.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

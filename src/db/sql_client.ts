@@ -61,5 +61,5 @@ export interface SqliteConnection {
   dialect(): Promise<Dialect>;
   /** The transactions of the group-committed write path. */
   transaction: RunTransaction;
-  close(): void;
+  close(): void | Promise<void>;
 }

@@ -17,6 +17,7 @@ import type {
   SqlStatement,
   SqlValue,
 } from "./sql_client.ts";
+import { startWalSync } from "./wal_sync.ts";
 
 /** Distinct statements kept prepared; past this (queries with long `IN` lists) the cache restarts. */
 const PREPARED_LIMIT = 256;
@@ -108,6 +109,8 @@ export function openSqliteFile(path: string): SqliteConnection {
     batch: (statements) => attempt(() => inTransaction(() => statements.map(run))),
   };
 
+  // An in-memory database has no log to sync.
+  const walSync = path === ":memory:" ? undefined : startWalSync(`${path}-wal`, () => ownWrites);
   let open = true;
   return {
     client,
@@ -123,9 +126,11 @@ export function openSqliteFile(path: string): SqliteConnection {
         },
       }),
     transaction,
-    close() {
-      if (open) db.close();
+    async close() {
+      if (!open) return;
       open = false;
+      await walSync?.close();
+      db.close();
     },
   };
 }

@@ -12,7 +12,7 @@ async function withFile(fn: (file: SqliteConnection, path: string) => Promise<vo
   try {
     await fn(file, path);
   } finally {
-    file.close();
+    await file.close();
     await Deno.remove(dir, { recursive: true });
   }
 }
