@@ -115,40 +115,35 @@ export function createHttpClient(
   const buffers = new WriteBuffers();
   const slab = new ByteSlab();
   return {
-    // Not async, nor is the exchange's send: a request waits in them for its upstream, and a
-    // call suspended over that wait costs ~1 µs in place (bench/README.md).
-    post(request, postOptions) {
+    async post(request, postOptions) {
       const { signal } = postOptions;
-      try {
-        signal.throwIfAborted();
-        const target = cachedTarget(request.url);
-        // Each attempt writes bytes of its own, given back as its write ends (Http1Exchange).
-        const encode = () =>
-          encodeRequest(
-            target.requestTarget,
-            target.host,
-            linesOf(request.headers),
-            request,
-            target.extra,
-            buffers.take,
-          );
-        // Encoded before any connection is taken: a header that would break the head throws.
-        const bytes = encode();
-        const sendOnNew = async (bytes: Uint8Array) => {
-          const connection = await connect(target.origin, postOptions);
-          return new Http1Exchange(connection, signal, pool, buffers, slab).send(bytes);
-        };
-        const pooled = pool.acquire(target.origin.key);
-        if (!pooled) return sendOnNew(bytes);
-        return new Http1Exchange(pooled, signal, pool, buffers, slab).send(bytes).catch((error) => {
+      signal.throwIfAborted();
+      const target = cachedTarget(request.url);
+      // Each attempt writes bytes of its own, given back as its write ends (Http1Exchange).
+      const encode = () =>
+        encodeRequest(
+          target.requestTarget,
+          target.host,
+          linesOf(request.headers),
+          request,
+          target.extra,
+          buffers.take,
+        );
+      // Encoded before any connection is taken: a header that would break the head throws.
+      let bytes = encode();
+      const pooled = pool.acquire(target.origin.key);
+      if (pooled) {
+        try {
+          return await new Http1Exchange(pooled, signal, pool, buffers, slab).send(bytes);
+        } catch (error) {
           // The upstream closed this idle connection as the request went out: nothing of
           // an answer came, so the request goes once more, on a new connection.
           if (signal.aborted || !closedBeforeAnswer(pooled, error)) throw error;
-          return sendOnNew(encode());
-        });
-      } catch (error) {
-        return Promise.reject(error);
+          bytes = encode();
+        }
       }
+      const connection = await connect(target.origin, postOptions);
+      return new Http1Exchange(connection, signal, pool, buffers, slab).send(bytes);
     },
     close: () => pool.close(),
   };
@@ -175,7 +170,7 @@ class Http1Exchange implements BodyEnd {
   ) {}
 
   /** Sends `bytes` (from `buffers`, given back once written) and reads the answer's head. */
-  send(bytes: Uint8Array): Promise<UpstreamResponse> {
+  async send(bytes: Uint8Array): Promise<UpstreamResponse> {
     const { connection, signal } = this;
     signal.addEventListener("abort", this, { once: true });
     try {
@@ -189,21 +184,10 @@ class Http1Exchange implements BodyEnd {
         this.#written = true;
         this.buffers.give(bytes);
       }, () => this.buffers.give(bytes));
-      // Closures of this call, not fields: a stream holds its exchange for all of its length.
-      return connection.readHead().then((head) => this.#answered(head), (error) => {
-        throw this.#failure(error);
-      });
-    } catch (error) {
-      return Promise.reject(this.#failure(error));
-    }
-  }
-
-  /** The answer's head came: the response, its body to be read. */
-  #answered(head: ResponseHead): UpstreamResponse {
-    try {
+      const head = await connection.readHead();
       const framing = framingOf(head);
       this.#reusable = keepsAlive(head, framing);
-      const body = readBody(this.connection, framing, this.signal, this, this.slab);
+      const body = readBody(connection, framing, signal, this, this.slab);
       return new Http1Response(
         head,
         framing,
@@ -211,16 +195,10 @@ class Http1Exchange implements BodyEnd {
         framing.kind === "none" ? body : decodedBody(head.headers.get("content-encoding"), body),
       );
     } catch (error) {
-      throw this.#failure(error);
+      signal.removeEventListener("abort", this);
+      connection.close();
+      throw signal.aborted ? signal.reason : error;
     }
-  }
-
-  /** Ends the exchange that failed before its answer: what to fail the request with. */
-  #failure(error: unknown): unknown {
-    const { connection, signal } = this;
-    signal.removeEventListener("abort", this);
-    connection.close();
-    return signal.aborted ? signal.reason : error;
   }
 
   /** The signal aborted: closing the connection fails whatever waits on it. */

@@ -164,42 +164,26 @@ export class Connection implements ReadBuffer {
     return this.#socket.read(into);
   }
 
-  /**
-   * Reads the head of the next response (skipping 1xx), leaving what follows it unread.
-   * Not an async function: a request waits here for its upstream, and a call suspended
-   * over that wait costs ~1 µs in place (bench/README.md).
-   */
-  readHead(): Promise<ResponseHead> {
-    try {
-      return this.#headFrom(0);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  /** The next head once the buffer holds it, scanning on from `scanned` unread bytes. */
-  #headFrom(scanned: number): Promise<ResponseHead> {
+  /** Reads the head of the next response (skipping 1xx), leaving what follows it unread. */
+  async readHead(): Promise<ResponseHead> {
     for (;;) {
-      const length = headEnd(this.#unread(), scanned);
-      if (length < 0) {
-        const unread = this.end - this.start;
-        return this.fill().then((more) => {
-          if (!more) {
-            throw new ConnectionClosed(
-              unread > 0 ? "in the middle of its answer" : "before answering",
-            );
-          }
-          return this.#headFrom(unread);
-        });
+      let scanned = 0;
+      let length: number;
+      while ((length = headEnd(this.#unread(), scanned)) < 0) {
+        scanned = this.end - this.start;
+        if (!(await this.fill())) {
+          throw new ConnectionClosed(
+            scanned > 0 ? "in the middle of its answer" : "before answering",
+          );
+        }
       }
       const head = parseResponseHead(this.#unread(), length);
       this.start += length;
       // 1xx answers are interim: the real one follows on the same connection.
       if (head.status >= 200) {
         shrinkTo(this, READ_BUFFER_BYTES);
-        return Promise.resolve(head);
+        return head;
       }
-      scanned = 0;
     }
   }
 
