@@ -1,5 +1,5 @@
 /** Authentication: the key from the headers, then every state check of the catalogue. */
-import { andThen } from "../awaitable.ts";
+import { andThen, type Awaitable } from "../awaitable.ts";
 import type { Config } from "../config/schema.ts";
 import type { RequestContext } from "../middleware/request_context.ts";
 import { GatewayError } from "../errors.ts";
@@ -17,7 +17,7 @@ const parseCidrs = (texts: readonly string[]): Cidr[] =>
  * Verifies a request's key: its principal (at once when the lookup knew the key), or a
  * thrown 401/403 GatewayError.
  */
-export type Authenticate = (context: RequestContext) => Principal | Promise<Principal>;
+export type Authenticate = (context: RequestContext) => Awaitable<Principal>;
 
 /** Authentication over a key lookup (cached by the caller). */
 export function authenticate(options: {

@@ -7,7 +7,12 @@
  */
 import type { ByteSlab } from "../upstream/http1/byte_slab.ts";
 import { closeQuietly } from "../upstream/http1/connection.ts";
-import { makeRoom, type ReadBuffer, shrinkTo } from "../upstream/http1/read_buffer.ts";
+import {
+  makeRoom,
+  type ReadBuffer,
+  shrinkTo,
+  takeBuffered,
+} from "../upstream/http1/read_buffer.ts";
 import { writeAll } from "../upstream/http1/write_all.ts";
 import { BadRequest } from "./request_head.ts";
 
@@ -82,10 +87,7 @@ export class ClientConnection implements ReadBuffer {
 
   /** The next `length` bytes as an array of their own, when all of them are buffered. */
   takeBuffered(length: number): Uint8Array | undefined {
-    if (this.end - this.start < length) return undefined;
-    const bytes = this.#slab.copy(this.buffer, this.start, this.start + length);
-    this.start += length;
-    return bytes;
+    return takeBuffered(this, length, this.#slab);
   }
 
   /**

@@ -9,6 +9,7 @@ import { createChunkedDecoder } from "../upstream/http1/chunked.ts";
 import type { ClientConnection } from "./connection.ts";
 import type { BodyFraming, RequestHead } from "./request_head.ts";
 import { Stop, type StopSignal } from "../upstream/stop_signal.ts";
+import type { Awaitable } from "../awaitable.ts";
 
 /** A client's request, as the app sees it. */
 export interface IncomingRequest {
@@ -29,7 +30,7 @@ export interface IncomingRequest {
    * The whole body, at once when it is all buffered (as it nearly always is: it came with
    * the head); BodyRefused past `maxBytes`, or when the client stops short.
    */
-  body(maxBytes: number): Uint8Array | Promise<Uint8Array>;
+  body(maxBytes: number): Awaitable<Uint8Array>;
 }
 
 /** Why a body could not be read. */
@@ -101,7 +102,7 @@ export class Incoming implements IncomingRequest {
     (this.#stop ??= new Stop()).abort();
   }
 
-  body(maxBytes: number): Uint8Array | Promise<Uint8Array> {
+  body(maxBytes: number): Awaitable<Uint8Array> {
     if (this.declaredBodySize > maxBytes) {
       throw new BodyRefused("too_large", `Content-Length ${this.declaredBodySize}`);
     }

@@ -6,6 +6,7 @@
  */
 import { GatewayError } from "../errors.ts";
 import { BodyRefused, type IncomingRequest } from "../http/incoming.ts";
+import type { Awaitable } from "../awaitable.ts";
 
 /** A client body: the parsed JSON, its size in bytes, and the bytes as they came. */
 export interface JsonBody {
@@ -31,8 +32,8 @@ const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 export function readJsonBody(
   request: IncomingRequest,
   maxBytes: number,
-): JsonBody | Promise<JsonBody> {
-  let bytes: Uint8Array | Promise<Uint8Array>;
+): Awaitable<JsonBody> {
+  let bytes: Awaitable<Uint8Array>;
   try {
     bytes = request.body(maxBytes);
   } catch (error) {

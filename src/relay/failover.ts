@@ -20,6 +20,7 @@ import {
 } from "../upstream/call.ts";
 import type { UpstreamResponse, WholeAnswer } from "../upstream/response.ts";
 import { readSseBatches } from "../upstream/sse.ts";
+import type { Awaitable } from "../awaitable.ts";
 
 /** An upstream that answered: its exchange and what was read of it. */
 export interface Served {
@@ -122,7 +123,7 @@ function readWhole(
   exchange: UpstreamExchange,
   response: UpstreamResponse,
   timeouts: Timeouts,
-): WholeAnswer | Promise<WholeAnswer> {
+): Awaitable<WholeAnswer> {
   const read = response.bytes();
   return read instanceof Promise
     ? exchange.within(read, timeouts.idle, "response body").then(wholeAnswer)

@@ -3,6 +3,7 @@
  * HTTP/1.1 client (http1/client.ts) for channels, a fetch Response for the echo channel
  * and the doctor. Bodies are read chunk by chunk, each chunk the reader's own bytes.
  */
+import type { Awaitable } from "../awaitable.ts";
 
 /** A body read chunk by chunk. */
 export interface BodyReader {
@@ -22,7 +23,7 @@ export interface UpstreamResponse {
   /** The whole body as UTF-8 text. */
   text(): Promise<string>;
   /** The whole body's bytes, at once when they are all here. */
-  bytes(): Uint8Array<ArrayBuffer> | Promise<Uint8Array<ArrayBuffer>>;
+  bytes(): Awaitable<Uint8Array<ArrayBuffer>>;
   /** The body, or null when the answer has none. */
   readonly body: BodyReader | null;
 }

@@ -11,11 +11,13 @@ import { type Connection, ConnectionClosed } from "./connection.ts";
 import type { Framing } from "./head.ts";
 import type { StopSignal } from "../stop_signal.ts";
 import type { ByteSlab } from "./byte_slab.ts";
+import { takeBuffered } from "./read_buffer.ts";
+import type { Awaitable } from "../../awaitable.ts";
 
 /** A body reader that can also read the whole body at once. */
 export interface Http1Body extends BodyReader {
   /** Every byte of the body (what `read` has not taken yet), at once when all are buffered. */
-  readAll(): Uint8Array | Promise<Uint8Array>;
+  readAll(): Awaitable<Uint8Array>;
 }
 
 /** Told once, when a body ended (`reusable`: exactly, its connection clean) or was given up. */
@@ -90,7 +92,7 @@ class Body implements Http1Body {
     return this.#connection.fill().then(this.#filled, this.#failed);
   }
 
-  readAll(): Uint8Array | Promise<Uint8Array> {
+  readAll(): Awaitable<Uint8Array> {
     if (this.#framing.kind !== "length" || this.#finished) return this.#readParts();
     const connection = this.#connection;
     if (connection.end - connection.start < this.#left) return this.#readExactly();
@@ -100,12 +102,9 @@ class Body implements Http1Body {
     } catch (error) {
       throw this.#failure(error);
     }
-    const { buffer, start } = connection;
-    const end = start + this.#left;
-    connection.start = end;
-    this.#left = 0;
     // Copied before the body ends: its end gives the connection back, to read into the buffer.
-    const bytes = this.#slab.copy(buffer, start, end);
+    const bytes = takeBuffered(connection, this.#left, this.#slab)!;
+    this.#left = 0;
     this.#finish(true);
     return bytes;
   }

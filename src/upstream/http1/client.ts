@@ -24,6 +24,7 @@ import {
   type ProxySettings,
   proxySettings,
 } from "./proxy.ts";
+import type { Awaitable } from "../../awaitable.ts";
 
 /** What a POST needs beside the request. */
 export interface PostOptions {
@@ -237,9 +238,9 @@ class Http1Response implements UpstreamResponse {
     return DECODER.decode(await this.#whole.readAll());
   }
 
-  bytes(): Uint8Array<ArrayBuffer> | Promise<Uint8Array<ArrayBuffer>> {
+  bytes(): Awaitable<Uint8Array<ArrayBuffer>> {
     // Every read is a fresh ArrayBuffer's bytes, never a shared one's (the type allows both).
-    return this.#whole.readAll() as Uint8Array<ArrayBuffer> | Promise<Uint8Array<ArrayBuffer>>;
+    return this.#whole.readAll() as Awaitable<Uint8Array<ArrayBuffer>>;
   }
 }
 
