@@ -93,6 +93,8 @@ export async function callUpstream(
 ): Promise<Answered> {
   const exchange = new Exchange(timeouts, signals, clock);
   try {
+    // A client gone already (or a shutdown over) wants nothing sent upstream.
+    if (exchange.signal.aborted) throw exchange.signal.reason;
     const response = await exchange.within(
       send(exchange.signal),
       timeouts.first_byte,
@@ -115,6 +117,7 @@ export async function callUpstream(
   }
 }
 
+const ignore = () => {};
 const shutdownFailure = () =>
   new UpstreamFailure("shutdown", "The gateway is shutting down and ended the request.");
 const describeTotal = (ms: number) => `The upstream did not finish within ${ms} ms.`;
@@ -168,7 +171,11 @@ class Exchange implements UpstreamExchange, ShutdownListener {
 
   within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
     const stop = this.#stop;
-    if (stop.aborted) return Promise.reject(stop.reason);
+    if (stop.aborted) {
+      // Not awaited any more: its own failure (the aborted connection's) must not go unhandled.
+      promise.catch(ignore);
+      return Promise.reject(stop.reason);
+    }
     const wait = this.#deadlines.wait(ms, what, describeWait);
     return new Promise<T>((resolve, reject) => {
       const settled = () => {

@@ -56,3 +56,38 @@ Deno.test("call: a wait ends at once when the client leaves, whatever it waits o
   assert.equal(exchange.signal.reason, failure);
   exchange.finish();
 });
+
+Deno.test("call: a client gone before the call sends nothing upstream and fails as client_gone", async () => {
+  const client = new AbortController();
+  client.abort();
+  let sent = 0;
+  const failure = await callUpstream(
+    (signal) => {
+      sent++;
+      // As the HTTP client does: a request on a stopped signal fails with its reason.
+      return Promise.reject(signal.reason);
+    },
+    TIMEOUTS,
+    { client: client.signal },
+    new AlarmClock(),
+  ).catch((error) => error);
+  assert.ok(failure instanceof UpstreamFailure);
+  assert.equal(failure.kind, "client_gone");
+  assert.equal(sent, 0);
+});
+
+Deno.test("call: a wait begun once the exchange is over fails at once, and what it no longer awaits may fail unseen", async () => {
+  const client = new AbortController();
+  const { exchange } = await callUpstream(() => Promise.resolve(answer()), TIMEOUTS, {
+    client: client.signal,
+  }, new AlarmClock());
+  client.abort();
+  let fail!: (reason: unknown) => void;
+  const body = new Promise<string>((_, reject) => fail = reject);
+  const failure = await exchange.within(body, 60_000, "error body").catch((error) => error);
+  assert.equal(failure.kind, "client_gone");
+  // The body read fails later, as an aborted connection's does: no unhandled rejection.
+  fail(new Error("connection aborted"));
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  exchange.finish();
+});
