@@ -132,6 +132,7 @@ export async function runCosts(
           stream,
           concurrency,
           settings.duration / passes,
+          settings.load,
         );
         sum.requests += result.requests;
         sum.errors += result.errors;

@@ -1,14 +1,18 @@
 /** Checking a target, and measuring one phase against it with its server's CPU time. */
 import { WHOLE_TEXT } from "./fake_answers.ts";
-import { type LoadPhase, type Percentiles, runLoad, TAIL_BYTES } from "./load.ts";
+import { type LoadPhase, type LoadResult, type Percentiles, runLoad, TAIL_BYTES } from "./load.ts";
 import { cpuMillis } from "./processes.ts";
 import { type ClientRequest, endMarker, type Protocol, relayedChunks } from "./protocols.ts";
 import type { PhaseResult } from "./report.ts";
 
-/** Runs `phase` and charges the CPU time process `pid` used meanwhile to its requests. */
-export async function measure(pid: number, phase: LoadPhase): Promise<PhaseResult> {
+/** Runs `phase` (on `load`) and charges the CPU time process `pid` used meanwhile to its requests. */
+export async function measure(
+  pid: number,
+  phase: LoadPhase,
+  load: (phase: LoadPhase) => Promise<LoadResult> = runLoad,
+): Promise<PhaseResult> {
   const before = await cpuMillis(pid);
-  const result = await runLoad(phase);
+  const result = await load(phase);
   const after = await cpuMillis(pid);
   const cpuMs = before === undefined || after === undefined ? undefined : after - before;
   const cpuMicrosPerRequest = cpuMs === undefined || result.requests === 0

@@ -178,7 +178,8 @@ export function printReport(report: Report): void {
     `tollgate bench, ${report.date}`,
     `${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.os}, deno ${report.deno}`,
     `${settings.duration} s per phase, ${settings.warmup} s warm-up per target, ` +
-    `${settings.chunks}-chunk streams`,
+    `${settings.chunks}-chunk streams; whole answers loaded by ` +
+    `${settings.load === "wrk" ? "wrk" : "the fetch loop"}, streams by the fetch loop`,
     "",
   ];
   if (report.results.length > 0) out.push(...targetTables(report));

@@ -25,6 +25,7 @@ import { type ChildServer, machine, startChild, tollgateRuntimeFlags } from "./p
 import { directionRatios, printReport, type Ratio, ratios, type TargetResults } from "./report.ts";
 import { type PhaseGroup, type Settings, settingsFrom } from "./settings.ts";
 import { requestOf, runTargets, type Target } from "./targets.ts";
+import { checkWrk } from "./wrk.ts";
 
 type Progress = (line: string) => void;
 
@@ -175,6 +176,8 @@ async function main(): Promise<void> {
   const settings = settingsFrom(Deno.args);
   const progress: Progress = (line) => console.error(`bench: ${line}`);
   const wants = (group: PhaseGroup) => settings.phases.includes(group);
+  const wholeAnswers = wants("targets") || wants("observability") || wants("limits");
+  if (settings.load === "wrk" && wholeAnswers) await checkWrk();
   progress("starting the fake upstream");
   const { json: _, ...recorded } = settings;
   const report = await withChildren(() => [

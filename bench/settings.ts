@@ -18,6 +18,11 @@ export const PHASE_GROUPS = [
 /** One part of the bench, as `--phases` names it. */
 export type PhaseGroup = typeof PHASE_GROUPS[number];
 
+/** What loads the non-stream phases: wrk (wrk.ts), or the fetch loop (load.ts) as before. */
+export const LOAD_GENERATORS = ["wrk", "fetch"] as const;
+/** One load generator, as `--load` names it. */
+export type LoadGenerator = typeof LOAD_GENERATORS[number];
+
 /** The bench's settings, from flags or `BENCH_*` environment variables. */
 export interface Settings {
   /** Seconds each phase runs per target. */
@@ -37,6 +42,8 @@ export interface Settings {
   idleSeconds: number;
   /** Which parts run. */
   phases: PhaseGroup[];
+  /** What loads the non-stream phases (streams always run on the fetch loop). */
+  load: LoadGenerator;
   /**
    * V8 flags of every tollgate the bench starts (comma-separated, as `--v8-flags` takes)
    * in place of deno.json's; "none" for V8's defaults; undefined: deno.json's.
@@ -52,7 +59,7 @@ export const DEFAULT_MEMORY_STREAMS = 200;
 export const USAGE = `Usage: deno task bench [--duration S] [--warmup S] [--concurrency N]
                         [--stream-concurrency N] [--chunks N] [--memory-streams N]
                         [--idle-streams N] [--idle-seconds S] [--phases LIST]
-                        [--tollgate-v8-flags LIST] [--json]
+                        [--load wrk|fetch] [--tollgate-v8-flags LIST] [--json]
   --duration S            seconds per phase and target (BENCH_DURATION, default 5; the
                           non-stream phase at --concurrency runs three times as long)
   --warmup S              seconds of warm-up per target (BENCH_WARMUP, default 2)
@@ -69,6 +76,9 @@ export const USAGE = `Usage: deno task bench [--duration S] [--warmup S] [--conc
                           (tollgate streams per protocol pair), observability (request log
                           and metrics on vs off), limits (never-refusing group limits vs
                           none), memory (concurrent slow streams, RSS), idle (idle streams)
+  --load wrk|fetch        what loads the non-stream phases (BENCH_LOAD, default wrk: Debian's
+                          wrk package, the issue's own load generator; fetch: the bench's
+                          fetch loop, as until 2026-11-27; streams always use the fetch loop)
   --tollgate-v8-flags LIST  V8 flags of the tollgates started in place of those of
                           \`deno task start\` (BENCH_TOLLGATE_V8_FLAGS; "none" for V8's defaults;
                           e.g. --max-semi-space-size=8: bench/README.md)
@@ -88,6 +98,7 @@ export function settingsFrom(args: string[]): Settings {
       "idle-streams": { type: "string" },
       "idle-seconds": { type: "string" },
       phases: { type: "string" },
+      load: { type: "string" },
       "tollgate-v8-flags": { type: "string" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
@@ -123,6 +134,7 @@ export function settingsFrom(args: string[]): Settings {
     idleStreams: number(values["idle-streams"], "BENCH_IDLE_STREAMS", 2000, true),
     idleSeconds: number(values["idle-seconds"], "BENCH_IDLE_SECONDS", 10),
     phases: phaseGroups(values.phases ?? Deno.env.get("BENCH_PHASES")),
+    load: loadGenerator(values.load ?? Deno.env.get("BENCH_LOAD")),
     tollgateV8Flags: values["tollgate-v8-flags"] ?? Deno.env.get("BENCH_TOLLGATE_V8_FLAGS"),
     json: values.json || Deno.env.get("BENCH_JSON") === "1",
   };
@@ -138,4 +150,16 @@ function phaseGroups(text: string | undefined): PhaseGroup[] {
     );
   }
   return PHASE_GROUPS.filter((group) => names.includes(group));
+}
+
+/** The load generator `--load` (or BENCH_LOAD) names; wrk unless given. */
+function loadGenerator(text: string | undefined): LoadGenerator {
+  if (text === undefined) return "wrk";
+  const found = LOAD_GENERATORS.find((name) => name === text.trim());
+  if (!found) {
+    throw new Error(
+      `Invalid BENCH_LOAD (or --load): "${text}" is not one of ${LOAD_GENERATORS.join(", ")}.`,
+    );
+  }
+  return found;
 }

@@ -8,6 +8,8 @@ import { checkAnswers, interleaved, measure, SLICES, sliceWarmupMs } from "./mea
 import type { ChildServer } from "./processes.ts";
 import { type ClientRequest, clientRequest } from "./protocols.ts";
 import type { PhaseResult, TargetResults } from "./report.ts";
+import type { LoadGenerator } from "./settings.ts";
+import { runWrk } from "./wrk.ts";
 
 /** One thing under load: where to send, with which key and model, and whose CPU to read. */
 export interface Target {
@@ -28,6 +30,8 @@ export interface TargetSettings {
   concurrency: number;
   streamConcurrency: number;
   chunks: number;
+  /** What loads the non-stream phases. */
+  load: LoadGenerator;
 }
 
 /** The chat request a client sends to `target`. */
@@ -63,19 +67,22 @@ export async function warmUp(
   });
 }
 
-/** Runs one phase against one target, with the serving process's CPU time around it. */
+/**
+ * Runs one phase against one target, with the serving process's CPU time around it:
+ * whole answers on `load`, streams on the fetch loop (which checks their end markers).
+ */
 export function measureTarget(
   target: Target,
   stream: boolean,
   concurrency: number,
   seconds: number,
+  load: LoadGenerator,
 ): Promise<PhaseResult> {
-  return measure(target.server.pid, {
-    ...requestOf(target, stream),
-    stream,
-    concurrency,
-    durationMs: seconds * 1000,
-  });
+  return measure(
+    target.server.pid,
+    { ...requestOf(target, stream), stream, concurrency, durationMs: seconds * 1000 },
+    stream || load === "fetch" ? runLoad : runWrk,
+  );
 }
 
 /** Seconds of one slice of the targets' phases: short, so that the rounds are many. */
@@ -138,7 +145,13 @@ export async function runTargets(
           concurrency: phase.concurrency,
           durationMs: sliceWarmupMs(settings.warmup),
         });
-        return await measureTarget(target, phase.stream, phase.concurrency, seconds);
+        return await measureTarget(
+          target,
+          phase.stream,
+          phase.concurrency,
+          seconds,
+          settings.load,
+        );
       },
       rounds,
     );
