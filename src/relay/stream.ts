@@ -128,13 +128,16 @@ class RelayStream implements AnswerStream, Ringing {
   ring(now: number): void {
     if (this.#ended) return;
     const { ms, bytes } = this.#keepalive;
-    if (now - this.#sentAt >= ms && !this.#keepaliveWrite) {
+    if (now - this.#sentAt < ms) return this.#alarm!.set(this.#sentAt + ms);
+    // A client still taking the last keep-alive gets no other; it is looked at again an
+    // interval from now (its time already past, the alarm would ring at every turn).
+    if (!this.#keepaliveWrite) {
       this.#sentAt = now;
       const written = this.#sink!.write(bytes);
       this.#keepaliveWrite = written;
       written.then(this.#keepaliveWritten, this.#keepaliveWritten);
     }
-    this.#alarm!.set(this.#sentAt + ms);
+    this.#alarm!.set(now + ms);
   }
 
   readonly #keepaliveWritten = (): void => {

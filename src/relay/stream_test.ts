@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { SseBatch, SseEvent } from "../protocols/sse.ts";
 import type { StreamConverter } from "../translate/translation.ts";
-import { AlarmClock } from "../upstream/alarm_clock.ts";
+import { AlarmClock, type Ringing } from "../upstream/alarm_clock.ts";
 import type { UpstreamExchange } from "../upstream/call.ts";
 import type { RelayOutcome } from "./outcome.ts";
 import { relayStream } from "./stream.ts";
@@ -106,6 +106,52 @@ Deno.test("stream: silent streams get keep-alives from one clock, which holds no
   }
   assert.equal(clock.size, 0, "an ended stream leaves no alarm (and the test no timer)");
   assert.deepEqual(ended.map((outcome) => outcome.status), ["aborted", "aborted", "aborted"]);
+});
+
+Deno.test("stream: a client still taking a keep-alive is looked at again an interval later, not at once", async () => {
+  const ms = 20;
+  // The clock's readings at each ring of the stream's alarm.
+  const rang: number[] = [];
+  const thirdRing = Promise.withResolvers<void>();
+  // The app's clock, noting when each of its alarms rings.
+  const clock = new class extends AlarmClock {
+    override alarm(target: Ringing) {
+      return super.alarm({
+        ring(now) {
+          if (rang.push(now) === 3) thirdRing.resolve();
+          target.ring(now);
+        },
+      });
+    }
+  }();
+  const stream = relayStream({
+    exchange: silentExchange(),
+    events: silentEvents(),
+    first: { events: [{ data: "first" }], bytes: encoder.encode(FIRST) },
+    keepalive: { ms, bytes: encoder.encode(KEEPALIVE), clock },
+    converter: passthrough(),
+    onEnd: () => {},
+  });
+  // A client that stopped reading: its first keep-alive's write never completes (until freed).
+  const stalled = Promise.withResolvers<void>();
+  const keepalives: string[] = [];
+  const piped = stream.pipe({
+    write: (bytes) => {
+      const text = decoder.decode(bytes);
+      if (text !== KEEPALIVE) return Promise.resolve();
+      keepalives.push(text);
+      return stalled.promise;
+    },
+    last: () => Promise.resolve(),
+  });
+  await thirdRing.promise;
+  assert.equal(keepalives.length, 1, "no second keep-alive while the first is being written");
+  // Set for a time already past, the alarm would ring again at once, every turn of the loop.
+  assert.ok(rang[2]! - rang[1]! >= ms, `rang at ${rang.join(", ")}`);
+  stalled.resolve();
+  stream.cancel();
+  await piped;
+  assert.equal(clock.size, 0);
 });
 
 Deno.test("stream: no keep-alive alarm when keep-alives are off", async () => {

@@ -20,6 +20,8 @@ export class Alarm {
   at = Infinity;
   /** Its index in the clock's heap, -1 while not set. */
   slot = -1;
+  /** The clock's last pass that rang it. */
+  rangIn = 0;
 
   constructor(readonly clock: AlarmClock, readonly target: Ringing) {}
 
@@ -43,6 +45,8 @@ export class AlarmClock {
   #armedFor = Infinity;
   /** Whether due alarms are ringing: the timer is set once they all rang. */
   #firing = false;
+  /** Counts the timer's passes over the due alarms. */
+  #pass = 0;
 
   constructor(now: () => number = () => performance.now()) {
     this.now = now;
@@ -113,10 +117,19 @@ export class AlarmClock {
     this.#armedFor = Infinity;
     const now = this.now();
     const heap = this.#heap;
+    const pass = ++this.#pass;
     this.#firing = true;
     try {
-      for (let first = heap[0]; first && first.at <= now; first = heap[0]) {
+      // An alarm rings once a pass: one set again for a time already past (a keep-alive
+      // whose write is still under way) waits for the next pass, after the event loop has
+      // run I/O, instead of holding the loop here for ever.
+      for (
+        let first = heap[0];
+        first && first.at <= now && first.rangIn !== pass;
+        first = heap[0]
+      ) {
         this.cancel(first);
+        first.rangIn = pass;
         first.target.ring(now);
       }
     } finally {

@@ -122,3 +122,24 @@ Deno.test("alarm clock: thousands of alarms keep heap order through sets, moves 
   }
   assert.equal(clock.size, 0);
 });
+
+Deno.test("alarm clock: an alarm set again for a time already past rings at the next turn, not in the same pass", async () => {
+  const clock = new AlarmClock();
+  let rings = 0;
+  let ringsInFirstPass = 0;
+  const done = Promise.withResolvers<void>();
+  const alarm = clock.alarm({
+    ring(now) {
+      // A microtask runs only once the clock's pass is over and the event loop turns.
+      if (++rings === 1) queueMicrotask(() => ringsInFirstPass = rings);
+      // Set again for a past time (bounded: a clock that loops on it ends the test, not the run).
+      if (rings < 100) alarm.set(now - 1);
+      else done.resolve();
+    },
+  });
+  alarm.set(clock.now());
+  await done.promise;
+  // Rung again in the same pass, the clock would never let I/O run: the gateway would hang.
+  assert.equal(ringsInFirstPass, 1);
+  assert.equal(rings, 100);
+});
