@@ -9,7 +9,7 @@
 import type { LoadPhase, LoadResult, Percentiles } from "./load.ts";
 
 /** What to tell a user whose machine has no wrk. */
-export const WRK_MISSING = "The bench loads its non-stream phases with wrk, which is not " +
+const WRK_MISSING = "The bench loads its non-stream phases with wrk, which is not " +
   "installed: install it (`apt-get install wrk` on Debian), or run with `--load fetch`.";
 
 /** Throws WRK_MISSING unless `wrk` runs. */
@@ -53,10 +53,10 @@ function milliseconds(text: string): number {
 
 /** Reads wrk's report (run with `--latency`) as the fetch loop's result. */
 export function parseWrk(report: string): LoadResult {
-  const total = /(\d+) requests in ([\d.]+)(us|ms|s|m|h)/.exec(report);
+  const total = /(\d+) requests in (\S+),/.exec(report);
   if (!total) throw new Error(`wrk's report has no request count: ${report.slice(0, 500)}`);
   const completed = Number(total[1]);
-  const seconds = milliseconds(`${total[2]}${total[3]}`) / 1000;
+  const seconds = milliseconds(total[2]!) / 1000;
   const percentile = (p: string) => {
     const match = new RegExp(`^\\s*${p}%\\s+(\\S+)`, "m").exec(report);
     if (!match) throw new Error(`wrk's report has no ${p}th percentile (run it with --latency).`);

@@ -117,7 +117,6 @@ export async function callUpstream(
   }
 }
 
-const ignore = () => {};
 const shutdownFailure = () =>
   new UpstreamFailure("shutdown", "The gateway is shutting down and ended the request.");
 const describeTotal = (ms: number) => `The upstream did not finish within ${ms} ms.`;
@@ -173,7 +172,7 @@ class Exchange implements UpstreamExchange, ShutdownListener {
     const stop = this.#stop;
     if (stop.aborted) {
       // Not awaited any more: its own failure (the aborted connection's) must not go unhandled.
-      promise.catch(ignore);
+      promise.catch(() => {});
       return Promise.reject(stop.reason);
     }
     const wait = this.#deadlines.wait(ms, what, describeWait);
