@@ -1,28 +1,27 @@
 /**
- * Builds tollgate's app from its dependencies (nothing here is module-level state): the
- * routes of design.md's HTTP surface, each request's context, and the one place errors
- * are rendered. The server (http/) hands it requests and writes its answers.
+ * Builds tollgate's Hono app from its dependencies (nothing here is module-level state):
+ * the routes of design.md's HTTP surface, each request's context, and the one place
+ * errors are rendered. The server (server.ts) serves it with `Deno.serve`; tests call
+ * `app.request()` or serve it themselves.
  */
-import { andThen } from "./awaitable.ts";
+import { type Context, Hono } from "hono";
 import { authenticate } from "./auth/authenticate.ts";
 import { cacheKeyLookup } from "./auth/key_cache.ts";
 import type { KeyLookup } from "./auth/principal.ts";
 import type { Accounting } from "./billing/accounting.ts";
 import type { EntryProtocol } from "./config/schema.ts";
 import type { ConfigSnapshot } from "./config/store.ts";
-import { asGatewayError, errorAnswer, GatewayError } from "./errors.ts";
+import { asGatewayError, errorResponse, GatewayError } from "./errors.ts";
 import { describeError, type Logger } from "./log.ts";
 import {
+  type GatewayEnv,
   type KeyRoute,
-  newRequestId,
   type RequestContext,
   requestContext,
-  shapeOf,
-  stampAnswer,
 } from "./middleware/request_context.ts";
 import { countTokensRoute } from "./routes/count_tokens.ts";
 import { listModels, retrieveModel } from "./routes/models.ts";
-import { pathNotFound } from "./routes/not_found.ts";
+import { allowedMethods, pathNotFound } from "./routes/not_found.ts";
 import { relayRoute } from "./routes/relay.ts";
 import { bodyTooLarge } from "./relay/body.ts";
 import { createRouter, type Router } from "./routing/router.ts";
@@ -35,8 +34,6 @@ import { watchShutdown } from "./upstream/shutdown_watch.ts";
 import { AlarmClock } from "./upstream/alarm_clock.ts";
 import type { Limiter } from "./limits/limiter.ts";
 import { createMemoryLimiter } from "./limits/memory_limiter.ts";
-import type { Answer } from "./http/answer.ts";
-import type { IncomingRequest } from "./http/incoming.ts";
 
 /** Everything the app is built from; tests pass their own. */
 export interface AppDeps {
@@ -60,16 +57,11 @@ export interface AppDeps {
   databaseReady?: () => Promise<boolean>;
 }
 
-/** tollgate's app: what the server hands each request to. */
-export interface App {
-  /** Answers a request; never throws (an error is answered in the path's shape). */
-  handle(request: IncomingRequest): Promise<Answer>;
-  /** The answer to a request the server could not read (malformed, a head too large). */
-  refuse(status: number, message: string, path?: string): Answer;
-}
+/** tollgate's app: a Hono app whose `fetch` the server hands each request. */
+export type App = Hono<GatewayEnv>;
 
-/** A route: a request's answer (or a thrown GatewayError). */
-type Route = (context: RequestContext) => Answer | Promise<Answer>;
+/** A route: a request's response (or a thrown GatewayError). */
+type Route = (context: RequestContext) => Response | Promise<Response>;
 
 /** The tollgate app: routes of design.md's HTTP surface over the given dependencies. */
 export function createApp(deps: AppDeps): App {
@@ -89,40 +81,61 @@ export function createApp(deps: AppDeps): App {
     clock: new AlarmClock(),
   };
   const auth = authenticate({ lookup: cacheKeyLookup(deps.lookupKey, now), now });
-  const withKey = (route: KeyRoute): Route => (context) =>
-    andThen(auth(context), (principal) => route(context, principal));
+  const withKey = (route: KeyRoute): Route => async (context) =>
+    route(context, await auth(context));
   const entryPoint = (entry: EntryProtocol, route: KeyRoute) =>
-    withBody(exposed(entry, withKey(route)));
-  const retrieve = retrieveModel(router);
+    handler(exposed(entry, withBody(withKey(route))));
 
-  // GET routes answer HEAD as well (without their body).
-  const getRoutes = new Map<string, Route>([
-    ["/healthz", healthz()],
-    ["/readyz", readyz({ router, databaseReady: deps.databaseReady })],
-    ["/metrics", metricsRoute(observer.metrics)],
-    ["/v1/models", withKey(listModels(router))],
-  ]);
-  const postRoutes = new Map<string, Route>([
-    ["/v1/chat/completions", entryPoint("chat", relayRoute("chat", relayDeps))],
-    ["/v1/responses", entryPoint("responses", relayRoute("responses", relayDeps))],
-    ["/v1/messages", entryPoint("messages", relayRoute("messages", relayDeps))],
-    ["/v1/messages/count_tokens", entryPoint("messages", countTokensRoute(relayDeps))],
-  ]);
-
-  function route(context: RequestContext): Answer | Promise<Answer> {
-    const { method, path } = context.request;
-    const get = method === "GET" || method === "HEAD";
-    const found = (get ? getRoutes : method === "POST" ? postRoutes : undefined)?.get(path);
-    if (found) return found(context);
-    const modelId = get ? modelIdOf(path) : undefined;
-    if (modelId !== undefined) {
-      return andThen(auth(context), (principal) => retrieve(context, principal, modelId));
+  const app = new Hono<GatewayEnv>();
+  app.use(requestContext({
+    config: deps.config,
+    now,
+    answered(context, response) {
+      const { record } = context;
+      record.status = response.status;
+      if (record.outcome === undefined && response.status >= 400) record.outcome = "refused";
+      // A stream reports itself when it ends.
+      if (!record.streaming) observer.finished(record, context.snapshot.config.server);
+    },
+  }));
+  app.onError((error, c) => failed(c.get("context"), error));
+  // Not thrown: Hono calls this outside the middleware's error handling.
+  app.notFound((c) => {
+    const context = c.get("context");
+    const { path, request } = context;
+    const allow = allowedMethods(path);
+    if (allow.length === 0 || allow.includes(request.method)) {
+      return failed(context, pathNotFound(path, request.method));
     }
-    throw pathNotFound(path, method);
-  }
+    return failed(
+      context,
+      new GatewayError(
+        405,
+        "method_not_allowed",
+        `${path} takes ${allow.join(" or ")}, not ${request.method}.`,
+        { headers: { allow: allow.join(", ") }, messagesType: "invalid_request_error" },
+      ),
+    );
+  });
 
-  /** The answer of an error, logged when it is tollgate's fault. */
-  function failed(context: RequestContext, error: unknown): Answer {
+  // GET routes answer HEAD as well (Hono sends their headers without the body).
+  app.get("/healthz", handler(healthz()));
+  app.get("/readyz", handler(readyz({ router, databaseReady: deps.databaseReady })));
+  app.get("/metrics", handler(metricsRoute(observer.metrics)));
+  app.get("/v1/models", handler(withKey(listModels(router))));
+  const retrieve = retrieveModel(router);
+  app.get("/v1/models/:id", (c) => {
+    const id = c.req.param("id");
+    return withKey((context, principal) => retrieve(context, principal, id))(c.get("context"));
+  });
+  app.post("/v1/chat/completions", entryPoint("chat", relayRoute("chat", relayDeps)));
+  app.post("/v1/responses", entryPoint("responses", relayRoute("responses", relayDeps)));
+  app.post("/v1/messages", entryPoint("messages", relayRoute("messages", relayDeps)));
+  app.post("/v1/messages/count_tokens", entryPoint("messages", countTokensRoute(relayDeps)));
+  return app;
+
+  /** The response of an error, logged when it is tollgate's fault. */
+  function failed(context: RequestContext, error: unknown): Response {
     const gatewayError = asGatewayError(error);
     if (gatewayError.status === 500) {
       deps.log.error("request failed", {
@@ -131,50 +144,13 @@ export function createApp(deps: AppDeps): App {
         error: describeError(gatewayError.cause ?? gatewayError),
       });
     }
-    return errorAnswer(gatewayError, context.shape, context.requestId);
+    return errorResponse(gatewayError, context.shape, context.requestId);
   }
-
-  return {
-    async handle(request) {
-      const snapshot = deps.config.current();
-      const context = requestContext(request, snapshot, now());
-      let answer: Answer;
-      try {
-        answer = await route(context);
-      } catch (error) {
-        answer = failed(context, error);
-      }
-      // Rate-limit headers go on every answer after admission, errors included.
-      stampAnswer(context, answer);
-      const { record } = context;
-      record.status = answer.status;
-      if (record.outcome === undefined && answer.status >= 400) record.outcome = "refused";
-      // A stream reports itself when it ends.
-      if (!record.streaming) observer.finished(record, snapshot.config.server);
-      return answer;
-    },
-    refuse(status, message, path) {
-      const error = status === 431
-        ? new GatewayError(431, "request_too_large", message, { messagesType: "request_too_large" })
-        : new GatewayError(status, "invalid_request", message, {
-          messagesType: "invalid_request_error",
-        });
-      return errorAnswer(error, path === undefined ? "openai" : shapeOf(path), newRequestId(now()));
-    },
-  };
 }
 
-/** The `{id}` of GET /v1/models/{id}, percent-decoded; undefined for any other path. */
-function modelIdOf(path: string): string | undefined {
-  const prefix = "/v1/models/";
-  if (!path.startsWith(prefix) || path.length === prefix.length) return undefined;
-  const id = path.slice(prefix.length);
-  if (id.includes("/")) return undefined;
-  try {
-    return decodeURIComponent(id);
-  } catch {
-    return undefined;
-  }
+/** A Hono handler for a route of the request's context. */
+function handler(route: Route) {
+  return (c: Context<GatewayEnv>) => route(c.get("context"));
 }
 
 /** 404 for an entry point the config does not expose (checked per request: config reloads). */
@@ -198,7 +174,8 @@ function exposed(entry: EntryProtocol, route: Route): Route {
 function withBody(route: Route): Route {
   return function bodyLimit(context) {
     const limit = context.snapshot.config.server.max_body_bytes;
-    if (context.request.declaredBodySize > limit) throw bodyTooLarge(limit);
+    const declared = Number(context.request.headers.get("content-length") ?? 0);
+    if (declared > limit) throw bodyTooLarge(limit);
     return route(context);
   };
 }

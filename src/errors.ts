@@ -2,9 +2,6 @@
  * The one error type of tollgate and its two renderings: the OpenAI shape
  * (models, chat, responses) and the messages shape (every path under /v1/messages).
  */
-import type { Awaitable } from "./awaitable.ts";
-import { DatabaseUnavailableError } from "./db/store.ts";
-import type { Answer } from "./http/answer.ts";
 
 /** Which body shape an error is rendered in; decided by the path, not the channel. */
 export type ErrorShape = "openai" | "messages";
@@ -85,17 +82,15 @@ export function errorBody(error: GatewayError, shape: ErrorShape, requestId: str
   };
 }
 
-/** Renders an error as an answer in the given shape. */
-export function errorAnswer(error: GatewayError, shape: ErrorShape, requestId: string): Answer {
-  const headers: Record<string, string> = {};
-  for (const name in error.headers) headers[name.toLowerCase()] = error.headers[name]!;
-  headers["content-type"] = "application/json";
-  headers["x-request-id"] = requestId;
-  return {
+/** Renders an error as a response in the given shape. */
+export function errorResponse(error: GatewayError, shape: ErrorShape, requestId: string): Response {
+  const headers = new Headers(error.headers);
+  headers.set("content-type", "application/json");
+  headers.set("x-request-id", requestId);
+  return new Response(JSON.stringify(errorBody(error, shape, requestId)), {
     status: error.status,
     headers,
-    body: JSON.stringify(errorBody(error, shape, requestId)),
-  };
+  });
 }
 
 /** Wraps anything thrown that is not a GatewayError as a 500 `gateway_error`. */
@@ -107,31 +102,4 @@ export function asGatewayError(error: unknown): GatewayError {
     "tollgate failed to handle the request: this is a bug, please report it with the request id.",
     { cause: error },
   );
-}
-
-/**
- * The 503 of a request that cannot be admitted because the database is unavailable: no
- * key can be checked nor any hold taken, so nothing is relayed. Clients may retry.
- */
-export function databaseUnavailable(cause: unknown): GatewayError {
-  return new GatewayError(
-    503,
-    "database_unavailable",
-    "tollgate cannot reach its database, so it cannot check keys or hold the cost of this " +
-      "request; nothing was sent upstream. Retry in a moment; if it persists, the operator " +
-      "should check that the database in [database] url is up.",
-    { cause, headers: { "retry-after": "1" } },
-  );
-}
-
-/**
- * A store's call, whose `DatabaseUnavailableError` becomes the 503 above; at once when the
- * call answered at once (a store's calls reject, never throw).
- */
-export function unlessUnavailable<T>(call: Awaitable<T>): Awaitable<T> {
-  return call instanceof Promise ? call.catch(rethrowUnavailable) : call;
-}
-
-function rethrowUnavailable(error: unknown): never {
-  throw error instanceof DatabaseUnavailableError ? databaseUnavailable(error) : error;
 }

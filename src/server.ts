@@ -9,6 +9,7 @@ import { issueKey } from "./auth/issue_key.ts";
 import { createLedgerAccounting } from "./billing/ledger_accounting.ts";
 import { HEARTBEAT_MS, recoverHolds } from "./billing/recovery.ts";
 import { databaseUrl, loadConfig } from "./config/load.ts";
+import type { Config } from "./config/schema.ts";
 import { createConfigStore, watchConfigFile } from "./config/store.ts";
 import { createAccount, findAccountByName } from "./db/accounts.ts";
 import { openServingDatabase, type ServingDb } from "./db/database.ts";
@@ -18,7 +19,6 @@ import { createMetrics } from "./observability/metrics.ts";
 import { createObserver } from "./observability/observer.ts";
 import { createRouter } from "./routing/router.ts";
 import { createHttpClient } from "./upstream/http1/client.ts";
-import { serveHttp } from "./http/server.ts";
 
 /** A running gateway. */
 export interface RunningServer {
@@ -149,14 +149,18 @@ export async function startServer(options: {
   });
 
   const listen = parseListen(config.server.listen);
-  const server = serveHttp({
+  const listening = Promise.withResolvers<Deno.NetAddr>();
+  const server = Deno.serve({
     hostname: listen.hostname,
     port: options.port ?? listen.port,
-    handle: app.handle,
-    refuse: app.refuse,
-    onError: (error) => log.error("serving a connection failed", { error: describeError(error) }),
-  });
-  const address = server.addr;
+    ...tlsOptions(config.server),
+    onListen: (address) => listening.resolve(address as Deno.NetAddr),
+    onError: (error) => {
+      log.error("serving a request failed", { error: describeError(error) });
+      return new Response("The gateway failed to answer.", { status: 500 });
+    },
+  }, app.fetch);
+  const address = await listening.promise;
   const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
 
   let stopping: Promise<void> | undefined;
@@ -180,12 +184,21 @@ export async function startServer(options: {
       await db.close();
     })();
   return {
-    url: `http://${host}:${address.port}`,
+    url: `${config.server.tls_cert ? "https" : "http"}://${host}:${address.port}`,
     firstKey,
     finished: server.finished,
     settled: () => accounting.drain(),
     reload: watcher.reload,
     shutdown,
+  };
+}
+
+/** The certificate and key `Deno.serve` serves HTTPS with, when `[server]` names both files. */
+function tlsOptions(server: Config["server"]): { cert?: string; key?: string } {
+  if (!server.tls_cert || !server.tls_key) return {};
+  return {
+    cert: Deno.readTextFileSync(server.tls_cert),
+    key: Deno.readTextFileSync(server.tls_key),
   };
 }
 

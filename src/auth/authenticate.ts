@@ -47,7 +47,6 @@ export function authenticate(options: {
 
   /** The principal of the key `found` for this request, once every check passed. */
   function principalOf(context: RequestContext, key: KeyRecord | undefined): Principal {
-    const { request } = context;
     const { config } = context.snapshot;
     checkKeyState(key, options.now());
     if (!(key.group in config.groups)) {
@@ -59,8 +58,8 @@ export function authenticate(options: {
     }
     if (key.allowIps) {
       const address = clientIp(
-        request.remoteAddr,
-        request.headers.get("x-forwarded-for") ?? null,
+        context.remoteAddr,
+        context.request.headers.get("x-forwarded-for"),
         trustedProxiesOf(config),
       );
       if (!address || !anyCidrContains(allowlistOf(key.allowIps), address)) {

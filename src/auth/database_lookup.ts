@@ -1,6 +1,6 @@
 /** Key lookup against the database, shaped as authentication needs it. */
 import type { Store } from "../db/store.ts";
-import { unlessUnavailable } from "../errors.ts";
+import { unlessUnavailable } from "../db/unavailable.ts";
 import type { KeyLookup } from "./principal.ts";
 
 const jsonList = (text: string | null): string[] | null => (text ? JSON.parse(text) : null);

@@ -5,7 +5,8 @@
  * turns into an `interrupted` ledger row if the process dies before settling.
  */
 import { type NewHold, type SettlementFailure, settlementOf, type Store } from "../db/store.ts";
-import { GatewayError, unlessUnavailable } from "../errors.ts";
+import { GatewayError } from "../errors.ts";
+import { unlessUnavailable } from "../db/unavailable.ts";
 import { describeError, type Logger } from "../log.ts";
 import type { Accounting, Admission, Hold, Settlement, Settling } from "./accounting.ts";
 import { formatUsd } from "./money.ts";

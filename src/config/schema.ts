@@ -39,6 +39,12 @@ export interface Timeouts {
   total: number;
 }
 
+/** `[timeouts]`: the upstream's timeouts, and how long a client's request body may take. */
+export interface TimeoutsConfig extends Timeouts {
+  /** A client's whole request body must arrive within this. */
+  body: number;
+}
+
 /** `[server]`: the listener, its entry points and what it logs. */
 export interface ServerConfig {
   listen: string;
@@ -57,6 +63,9 @@ export interface ServerConfig {
   metrics: boolean;
   /** When set, `GET /metrics` needs `Authorization: Bearer <metrics_token>`. */
   metrics_token: string;
+  /** PEM files: with both set, clients are served HTTPS. */
+  tls_cert: string;
+  tls_key: string;
 }
 
 /** `[database]`: where the ledger lives. */
@@ -119,7 +128,7 @@ export interface ChannelConfig {
 export interface Config {
   server: ServerConfig;
   database: DatabaseConfig;
-  timeouts: Timeouts;
+  timeouts: TimeoutsConfig;
   models: Record<string, ModelConfig>;
   groups: Record<string, GroupConfig>;
   channels: ChannelConfig[];
@@ -143,7 +152,8 @@ export function parseConfig(value: unknown): Config {
   throw new Error(`Validating config failed:\n${lines.join("\n")}`);
 }
 
-const readTimeouts: Field<Timeouts> = table<Timeouts>({
+const readTimeouts: Field<TimeoutsConfig> = table<TimeoutsConfig>({
+  body: withDefault(positiveInteger, () => 60_000),
   connect: withDefault(positiveInteger, () => 10_000),
   first_byte: withDefault(positiveInteger, () => 120_000),
   idle: withDefault(positiveInteger, () => 120_000),
@@ -161,6 +171,8 @@ const readServer: Field<ServerConfig> = table<ServerConfig>({
   log_format: withDefault(oneOf(["text", "json"]), () => "text"),
   metrics: withDefault(flag, () => true),
   metrics_token: withDefault(text, () => ""),
+  tls_cert: withDefault(text, () => ""),
+  tls_key: withDefault(text, () => ""),
 });
 
 const readModel: Field<ModelConfig> = table<ModelConfig>({

@@ -44,9 +44,11 @@ const FULL: Config = {
     log_format: "json",
     metrics: false,
     metrics_token: "m",
+    tls_cert: "",
+    tls_key: "",
   },
   database: { url: "postgres://db/tollgate" },
-  timeouts: { connect: 1, first_byte: 2, idle: 3, total: 4 },
+  timeouts: { body: 5, connect: 1, first_byte: 2, idle: 3, total: 4 },
   models: {
     "gpt-4.1": {
       context_window: 1_047_576,
@@ -106,9 +108,11 @@ Deno.test("validateConfig: an empty config takes every default", () => {
       log_format: "text",
       metrics: true,
       metrics_token: "",
+      tls_cert: "",
+      tls_key: "",
     },
     database: { url: "file:tollgate.db" },
-    timeouts: { connect: 10_000, first_byte: 120_000, idle: 120_000, total: 900_000 },
+    timeouts: { body: 60_000, connect: 10_000, first_byte: 120_000, idle: 120_000, total: 900_000 },
     models: {},
     groups: {},
     channels: [],
@@ -125,6 +129,7 @@ Deno.test("validateConfig: defaults of tables, groups and channels are filled in
   });
   assert.equal(config.server.max_body_bytes, 8_388_608);
   assert.deepEqual(config.timeouts, {
+    body: 60_000,
     connect: 10_000,
     first_byte: 120_000,
     idle: 5,

@@ -6,7 +6,8 @@
  */
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
-import { databaseUnavailable, type GatewayError } from "../errors.ts";
+import type { GatewayError } from "../errors.ts";
+import { databaseUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../log.ts";
 import { describeError } from "../log.ts";
 import { type LimitState, rateLimitHeaders } from "./headers.ts";

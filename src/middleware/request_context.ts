@@ -1,20 +1,27 @@
 /**
  * Each request's context: its id, error shape, config snapshot and record, made when it
  * arrives; and what every answer carries (`x-request-id`, an admitted request's
- * `x-ratelimit-*`), stamped when it leaves.
+ * `x-ratelimit-*`), stamped when it leaves. The middleware that makes it is the app's
+ * outermost: it also reports the request once its answer is made.
  */
+import type { Context, MiddlewareHandler } from "hono";
 import type { Principal } from "../auth/principal.ts";
 import type { ConfigSnapshot } from "../config/store.ts";
 import type { ErrorShape } from "../errors.ts";
-import type { Answer } from "../http/answer.ts";
-import type { IncomingRequest } from "../http/incoming.ts";
 import { newRecord, type RequestRecord } from "../observability/record.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** What a request carries from its arrival to its answer. */
 export interface RequestContext {
-  readonly request: IncomingRequest;
+  /** The client's request as the runtime's server handed it over. */
+  readonly request: Request;
+  /** The path as sent, without the query. */
+  readonly path: string;
+  /** The query with its `?`, or "". */
+  readonly search: string;
+  /** The TCP peer's address ("" when unknown, as in `app.request()` tests). */
+  readonly remoteAddr: string;
   readonly requestId: string;
   /** The error shape of this path: messages under /v1/messages, else OpenAI. */
   readonly shape: ErrorShape;
@@ -26,8 +33,17 @@ export interface RequestContext {
   limitHeaders?: Readonly<Record<string, string>>;
 }
 
-/** A route behind authentication: the answer to a request of the key's `principal`. */
-export type KeyRoute = (context: RequestContext, principal: Principal) => Answer | Promise<Answer>;
+/** The Hono environment of tollgate's app: the runtime's connection info and the context. */
+export interface GatewayEnv {
+  Bindings: { remoteAddr?: Deno.Addr } | undefined;
+  Variables: { context: RequestContext };
+}
+
+/** A route behind authentication: the response to a request of the key's `principal`. */
+export type KeyRoute = (
+  context: RequestContext,
+  principal: Principal,
+) => Response | Promise<Response>;
 
 /** The error shape for a path: the messages protocol owns everything under /messages. */
 export function shapeOf(path: string): ErrorShape {
@@ -35,45 +51,64 @@ export function shapeOf(path: string): ErrorShape {
 }
 
 /** Keeps a well-formed incoming `x-request-id`, else makes one at `now` (ms since the epoch). */
-export function requestIdFrom(incoming: string | undefined, now: number): string {
+export function requestIdFrom(incoming: string | null | undefined, now: number): string {
   return incoming && REQUEST_ID.test(incoming) ? incoming : newRequestId(now);
 }
 
 /**
  * `req_`, the time in 12 hex digits, then 20 random ones: later ids sort later, so the
- * ledger's index of request ids grows at its end, and a transaction of settlements
- * writes one page of it instead of one page per row (bench/README.md).
+ * ledger's index of request ids grows at its end.
  */
 export function newRequestId(now: number): string {
   // A UUID's first 8 and last 12 hex digits are random (its version and variant sit between).
   const uuid = crypto.randomUUID();
-  // In two halves of 24 bits: each a small integer, which prints in hex ~3x faster than
-  // a time past 2^31 does (bench/README.md).
-  const ms = Math.max(0, Math.floor(now));
-  const high = Math.floor(ms / 0x1000000).toString(16).padStart(6, "0");
-  const time = high + (ms % 0x1000000).toString(16).padStart(6, "0");
+  const time = Math.max(0, Math.floor(now)).toString(16).padStart(12, "0");
   return `req_${time}${uuid.slice(0, 8)}${uuid.slice(24)}`;
 }
 
+/** What the context middleware is built from. */
+export interface ContextOptions {
+  config: { current(): ConfigSnapshot };
+  now: () => number;
+  /** Told of every request once its answer is made (a stream reports itself when it ends). */
+  answered(context: RequestContext, response: Response): void;
+}
+
+/** Makes each request's context, stamps its answer and reports it. */
+export function requestContext(options: ContextOptions): MiddlewareHandler<GatewayEnv> {
+  return async function requestContext(c, next) {
+    const context = contextOf(c, options.config.current(), options.now());
+    c.set("context", context);
+    await next();
+    stampResponse(context, c.res);
+    options.answered(context, c.res);
+  };
+}
+
 /** The context of a request that just arrived, at `now` (ms since the epoch). */
-export function requestContext(
-  request: IncomingRequest,
-  snapshot: ConfigSnapshot,
-  now: number,
-): RequestContext {
+function contextOf(c: Context<GatewayEnv>, snapshot: ConfigSnapshot, now: number): RequestContext {
+  const request = c.req.raw;
+  const url = request.url;
+  const query = url.indexOf("?");
   const requestId = requestIdFrom(request.headers.get("x-request-id"), now);
+  const path = c.req.path;
+  const address = c.env?.remoteAddr;
   return {
     request,
+    path,
+    search: query < 0 || query === url.length - 1 ? "" : url.slice(query),
+    remoteAddr: address && "hostname" in address ? address.hostname : "",
     requestId,
-    shape: shapeOf(request.path),
+    shape: shapeOf(path),
     snapshot,
-    record: newRecord({ requestId, time: now, method: request.method, path: request.path }),
+    record: newRecord({ requestId, time: now, method: request.method, path }),
   };
 }
 
 /** Stamps what every answer carries: `x-request-id` and any `x-ratelimit-*`. */
-export function stampAnswer(context: RequestContext, answer: Answer): void {
-  answer.headers["x-request-id"] = context.requestId;
+function stampResponse(context: RequestContext, response: Response): void {
+  const { headers } = response;
+  headers.set("x-request-id", context.requestId);
   const { limitHeaders } = context;
-  if (limitHeaders) Object.assign(answer.headers, limitHeaders);
+  if (limitHeaders) { for (const name in limitHeaders) headers.set(name, limitHeaders[name]!); }
 }

@@ -1,12 +1,12 @@
 /**
- * Reads a client's JSON body under the size limit. The server reads it (http/incoming.ts),
- * refusing one over the limit once the limit is passed (never holding it whole); a body
- * cut short (shorter than its Content-Length, or its connection closed mid-way), badly
- * chunked, or not UTF-8 is the client's 400, not a gateway failure.
+ * Reads a client's JSON body under the size limit and the body deadline. A body declared
+ * over the limit is refused before a byte of it is read (the runtime then sends no
+ * `100 Continue`); one that grows past it is refused as soon as it does, never held
+ * whole. Bytes are read into one buffer of their own (a BYOB reader): a body sent a byte
+ * at a time costs its size, not a buffer a read. A body cut short, or not UTF-8, is the
+ * client's 400, not a gateway failure.
  */
 import { GatewayError } from "../errors.ts";
-import { BodyRefused, type IncomingRequest } from "../http/incoming.ts";
-import type { Awaitable } from "../awaitable.ts";
 
 /** A client body: the parsed JSON, its size in bytes, and the bytes as they came. */
 export interface JsonBody {
@@ -16,34 +16,123 @@ export interface JsonBody {
   raw: Uint8Array;
 }
 
+/** The limits a client's body is read under. */
+export interface BodyLimits {
+  maxBytes: number;
+  /** The whole body must have arrived this many milliseconds after the request did. */
+  timeoutMs: number;
+}
+
 /** Decodes a whole body, replacing what is not UTF-8 with U+FFFD: the runtime's fast path. */
 const UTF8 = new TextDecoder();
-/**
- * Decodes a whole body, refusing what is not UTF-8: several times slower (759 against 166
- * µs for a coding agent's 230 KB body, bench/README.md), so asked only of a body whose
- * fast decoding holds a U+FFFD, which valid UTF-8 may also spell.
- */
+/** Refuses what is not UTF-8; slower, so asked only of a body whose fast decoding holds a U+FFFD. */
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-/**
- * The parsed JSON body, at once when the body is all buffered; 413 past `maxBytes`, 400
- * `bad_request_body` for anything not JSON.
- */
-export function readJsonBody(
-  request: IncomingRequest,
-  maxBytes: number,
-): Awaitable<JsonBody> {
-  let bytes: Awaitable<Uint8Array>;
+/** The parsed JSON body: 413 past `maxBytes`, 408 past the deadline, 400 for anything not JSON. */
+export async function readJsonBody(request: Request, limits: BodyLimits): Promise<JsonBody> {
+  return parseJsonBody(await readBody(request, limits));
+}
+
+/** The body's bytes under `limits`, or the client's error. */
+export async function readBody(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+  const declared = declaredLength(request.headers.get("content-length"));
+  if (declared > limits.maxBytes) throw bodyTooLarge(limits.maxBytes);
+  if (!request.body || declared === 0) return new Uint8Array(0);
+  const reader = new BodyReader(request.body, declared, limits.maxBytes);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(bodyTimeout(limits.timeoutMs)), limits.timeoutMs);
+  });
   try {
-    bytes = request.body(maxBytes);
+    return await Promise.race([reader.read(), deadline]);
   } catch (error) {
-    throw refusal(error, maxBytes);
+    reader.cancel();
+    throw error instanceof GatewayError ? error : incomplete(error);
+  } finally {
+    clearTimeout(timer);
   }
-  return bytes instanceof Promise
-    ? bytes.then(parseJsonBody, (error) => {
-      throw refusal(error, maxBytes);
-    })
-    : parseJsonBody(bytes);
+}
+
+/** The Content-Length's value (the runtime's server has checked its form), -1 when absent. */
+function declaredLength(value: string | null): number {
+  return value === null ? -1 : Number(value);
+}
+
+/**
+ * Reads a body into one growing buffer: with a BYOB reader when the runtime's stream is a
+ * byte stream, else chunk by chunk (the runtime hands a body that came whole with its head
+ * as one chunk).
+ */
+class BodyReader {
+  readonly #stream: ReadableStream<Uint8Array>;
+  readonly #maxBytes: number;
+  #buffer: ArrayBuffer;
+  #filled = 0;
+  #reader: ReadableStreamBYOBReader | ReadableStreamDefaultReader<Uint8Array> | undefined;
+
+  constructor(stream: ReadableStream<Uint8Array>, declared: number, maxBytes: number) {
+    this.#stream = stream;
+    this.#maxBytes = maxBytes;
+    // One byte past a declared length: a stream that brings more is not its length's.
+    this.#buffer = new ArrayBuffer(declared >= 0 ? declared + 1 : Math.min(maxBytes + 1, 65_536));
+  }
+
+  async read(): Promise<Uint8Array> {
+    let byob: ReadableStreamBYOBReader | undefined;
+    try {
+      byob = this.#stream.getReader({ mode: "byob" });
+    } catch {
+      // Not a byte stream: the runtime made it from bytes it already holds.
+    }
+    if (byob) {
+      this.#reader = byob;
+      for (;;) {
+        this.#makeRoom();
+        const view = new Uint8Array(this.#buffer, this.#filled);
+        const { value, done } = await byob.read(view);
+        if (value) this.#buffer = value.buffer as ArrayBuffer;
+        if (done) break;
+        this.#filled += value.byteLength;
+        this.#checkSize();
+      }
+    } else {
+      const reader = this.#stream.getReader();
+      this.#reader = reader;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        this.#append(value);
+      }
+    }
+    return new Uint8Array(this.#buffer, 0, this.#filled);
+  }
+
+  cancel(): void {
+    this.#reader?.cancel().catch(() => {});
+  }
+
+  #append(bytes: Uint8Array): void {
+    while (this.#buffer.byteLength - this.#filled < bytes.byteLength) this.#grow();
+    new Uint8Array(this.#buffer, this.#filled).set(bytes);
+    this.#filled += bytes.byteLength;
+    this.#checkSize();
+  }
+
+  #makeRoom(): void {
+    if (this.#filled === this.#buffer.byteLength) this.#grow();
+  }
+
+  #grow(): void {
+    const size = Math.min(this.#buffer.byteLength * 2, this.#maxBytes + 1);
+    if (size <= this.#buffer.byteLength) throw bodyTooLarge(this.#maxBytes);
+    const grown = new ArrayBuffer(size);
+    new Uint8Array(grown).set(new Uint8Array(this.#buffer, 0, this.#filled));
+    this.#buffer = grown;
+  }
+
+  #checkSize(): void {
+    if (this.#filled > this.#maxBytes) throw bodyTooLarge(this.#maxBytes);
+  }
 }
 
 function parseJsonBody(bytes: Uint8Array): JsonBody {
@@ -63,26 +152,21 @@ function parseJsonBody(bytes: Uint8Array): JsonBody {
   }
 }
 
-function refusal(error: unknown, maxBytes: number): unknown {
-  return error instanceof BodyRefused ? bodyRefused(error, maxBytes) : error;
-}
-
-function bodyRefused(refused: BodyRefused, maxBytes: number): GatewayError {
-  if (refused.fault === "too_large") return bodyTooLarge(maxBytes);
-  if (refused.fault === "incomplete") return incomplete(refused);
-  return new GatewayError(
-    400,
-    "bad_request_body",
-    `Request body is not validly chunked: ${refused.message}. Send it again, or with a Content-Length.`,
-  );
-}
-
 /** The 413 for a body over the limit. */
 export function bodyTooLarge(maxBytes: number): GatewayError {
   return new GatewayError(
     413,
     "request_too_large",
-    `Request body is too large: the limit is ${maxBytes} bytes. Shorten the conversation or ask the operator to raise server.max_body_bytes.`,
+    `Request body is too large: the limit is ${maxBytes} bytes ([server] max_body_bytes). Shorten the conversation or ask the operator to raise server.max_body_bytes.`,
+  );
+}
+
+function bodyTimeout(timeoutMs: number): GatewayError {
+  return new GatewayError(
+    408,
+    "request_timeout",
+    `Request body did not arrive within ${timeoutMs} ms ([timeouts] body). Send the whole body at once, or ask the operator to raise timeouts.body.`,
+    { messagesType: "invalid_request_error" },
   );
 }
 

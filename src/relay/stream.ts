@@ -1,12 +1,12 @@
 /**
- * Relays an upstream SSE stream to the client: each batch of upstream events (one
- * network chunk) is read under the idle timeout, converted (passed through or
- * translated, counting usage) and written at once, the next read waiting for the write.
+ * Relays an upstream SSE stream to the client as the body of its response: each batch
+ * of upstream events (one network chunk) is read under the idle timeout when the client's
+ * side asks for more, converted (passed through or translated, counting usage) and
+ * handed on at once.
  * After the first byte went out an upstream failure ends the stream with the entry
  * protocol's error event; a client that goes away aborts the upstream request.
  */
 import { GatewayError } from "../errors.ts";
-import type { AnswerStream, ByteSink } from "../http/answer.ts";
 import { shuttingDown } from "./failover.ts";
 import { encodeSse, type SseBatch, type SseEvent } from "../protocols/sse.ts";
 import type { StreamConverter } from "../translate/translation.ts";
@@ -38,42 +38,40 @@ export interface StreamRelay {
   /** Told once, at the end, how long the stream waited on the upstream (overhead metric). */
   waited?: (ms: number) => void;
   /**
-   * Settles the request once the stream ended; `pipe` resolves only after it (it waits
+   * Settles the request once the stream ended; the body closes only after it (it waits
    * only to load the tokenizer, to estimate usage), so that a server that drained its
-   * connections has begun every settlement. The ledger write completes after the stream
-   * closed.
+   * requests has begun every settlement. The ledger write completes after the body closed.
    */
   onEnd: (outcome: RelayOutcome) => Promise<void> | void;
 }
 
-/** The client's answer body for a stream relay. */
-export function relayStream(relay: StreamRelay): AnswerStream {
-  return new RelayStream(relay);
+/** The client's response body for a stream relay. */
+export function relayStream(relay: StreamRelay): ReadableStream<Uint8Array> {
+  // No queue ahead of the client: the next upstream read waits for the client's side.
+  return new ReadableStream(new RelayStream(relay), { highWaterMark: 0 });
 }
 
 /**
- * The answer's stream. Its state is in fields and its steps are methods, not a closure
- * each: an idle stream holds all of it for as long as it is open.
+ * The response body's source. Its state is in fields and its steps are methods, not a
+ * closure each: an idle stream holds all of it for as long as it is open.
  */
-class RelayStream implements AnswerStream, Ringing {
+class RelayStream implements UnderlyingDefaultSource<Uint8Array>, Ringing {
   readonly #exchange: UpstreamExchange;
   readonly #events: AsyncIterator<SseBatch>;
   readonly #converter: StreamConverter;
   readonly #waited: ((ms: number) => void) | undefined;
   readonly #onEnd: (outcome: RelayOutcome) => Promise<void> | void;
   readonly #keepalive: Keepalive;
-  /** Dropped once sent: an idle stream does not keep its first chunk. */
+  /** Dropped once sent: an idle stream does not keep its first batch. */
   #first: SseBatch | undefined;
   #alarm: Alarm | undefined;
-  #sink: ByteSink | undefined;
-  /** A keep-alive being written: the next write waits for it (one write at a time). */
-  #keepaliveWrite: Promise<void> | undefined;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
   #ended = false;
   /** The settlement begun when the stream ended. */
   #settled: Promise<void> | void = undefined;
   /** Summed here and told once: a stream reads thousands of chunks. */
   #waitedMs = 0;
-  /** When the last read ended: what is sent after it counts as sent then (one clock reading a chunk). */
+  /** When the last read ended: what is sent after it counts as sent then. */
   #readAt = performance.now();
   #sentAt = this.#readAt;
 
@@ -87,41 +85,53 @@ class RelayStream implements AnswerStream, Ringing {
     this.#keepalive = relay.keepalive;
   }
 
-  async pipe(sink: ByteSink): Promise<void> {
-    this.#sink = sink;
-    const exchange = this.#exchange;
-    try {
-      const first = this.#first!;
-      this.#first = undefined;
-      if (await this.#relay(first)) return;
-      const { ms, clock } = this.#keepalive;
-      if (ms > 0 && !this.#ended) {
-        this.#alarm = clock.alarm(this);
-        this.#alarm.set(this.#sentAt + ms);
-      }
-      while (!this.#ended) {
-        const waitStart = exchange.idle.start();
-        let step: IteratorResult<SseBatch>;
-        try {
-          step = await this.#events.next();
-        } finally {
-          this.#readAt = exchange.idle.end();
-        }
-        this.#waitedMs += this.#readAt - waitStart;
-        if (await this.#relay(step.done ? UPSTREAM_ENDED : step.value)) return;
-      }
-    } catch (error) {
-      if (!this.#ended) await this.#endOnError(error);
-    } finally {
-      await this.#settled;
+  start(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    this.#controller = controller;
+    const { ms, clock } = this.#keepalive;
+    if (ms > 0) {
+      this.#alarm = clock.alarm(this);
+      this.#alarm.set(this.#sentAt + ms);
     }
   }
 
-  cancel(): void {
-    if (this.#ended) return;
+  /**
+   * Batches of the upstream's, converted, until one made bytes for the client (a batch
+   * may convert to nothing, and the runtime asks again only once something came).
+   */
+  async pull(): Promise<void> {
+    try {
+      while (!this.#ended && !await this.#relay(await this.#nextBatch()));
+    } catch (error) {
+      if (!this.#ended) await this.#endOnError(error);
+    }
+  }
+
+  /** The next batch: the first, read during failover, then the upstream's under the idle timeout. */
+  async #nextBatch(): Promise<SseBatch> {
+    const first = this.#first;
+    if (first) {
+      this.#first = undefined;
+      return first;
+    }
+    const exchange = this.#exchange;
+    const waitStart = exchange.idle.start();
+    let step: IteratorResult<SseBatch>;
+    try {
+      step = await this.#events.next();
+    } finally {
+      this.#readAt = exchange.idle.end();
+    }
+    this.#waitedMs += this.#readAt - waitStart;
+    return step.done ? UPSTREAM_ENDED : step.value;
+  }
+
+  /** The client went away: the upstream request is aborted and the request settled. */
+  cancel(): Promise<void> | void {
+    if (this.#ended) return this.#settled;
     this.#exchange.abort(new UpstreamFailure("client_gone", "The client disconnected."));
     void this.#events.return?.(undefined);
     this.#end("aborted", "The client disconnected mid-stream.");
+    return this.#settled;
   }
 
   /** The keep-alive alarm: a keep-alive if nothing went out for its time, else later. */
@@ -129,29 +139,31 @@ class RelayStream implements AnswerStream, Ringing {
     if (this.#ended) return;
     const { ms, bytes } = this.#keepalive;
     if (now - this.#sentAt < ms) return this.#alarm!.set(this.#sentAt + ms);
-    // A client still taking the last keep-alive gets no other; it is looked at again an
-    // interval from now (its time already past, the alarm would ring at every turn).
-    if (!this.#keepaliveWrite) {
+    // A client that has not taken what was queued gets no more: it is looked at again an
+    // interval from now.
+    if ((this.#controller.desiredSize ?? 0) >= 0) {
       this.#sentAt = now;
-      const written = this.#sink!.write(bytes);
-      this.#keepaliveWrite = written;
-      written.then(this.#keepaliveWritten, this.#keepaliveWritten);
+      this.#enqueue(bytes);
     }
     this.#alarm!.set(now + ms);
   }
 
-  readonly #keepaliveWritten = (): void => {
-    this.#keepaliveWrite = undefined;
-  };
-
-  /** One write at a time: a keep-alive under way goes out first; the `last` ends the body. */
-  #write(bytes: Uint8Array, last = false): Promise<void> {
-    const keepalive = this.#keepaliveWrite;
-    return keepalive ? keepalive.then(() => this.#send(bytes, last)) : this.#send(bytes, last);
+  #enqueue(bytes: Uint8Array): void {
+    try {
+      this.#controller.enqueue(bytes);
+    } catch {
+      // The body was cancelled meanwhile: cancel() ends the stream.
+    }
   }
 
-  #send(bytes: Uint8Array, last: boolean): Promise<void> {
-    return last ? this.#sink!.last(bytes) : this.#sink!.write(bytes);
+  /** Ends the body once the settlement began (see StreamRelay.onEnd). */
+  async #close(): Promise<void> {
+    await this.#settled;
+    try {
+      this.#controller.close();
+    } catch {
+      // Cancelled meanwhile.
+    }
   }
 
   #end(status: RelayOutcome["status"], reason?: string): void {
@@ -178,9 +190,9 @@ class RelayStream implements AnswerStream, Ringing {
   }
 
   /**
-   * Converts and writes one batch; true once the stream ended. A batch the converter left
-   * as it was goes out as the upstream's own bytes; the last one (its body ended with it)
-   * goes out with the closing events and the end of the body, in one write.
+   * Converts and hands on one batch; whether it made bytes or ended the stream. A batch
+   * the converter left as it was goes out as the upstream's own bytes; the last one (its
+   * body ended with it) goes out with the closing events, and the body ends after it.
    */
   async #relay(batch: SseBatch): Promise<boolean> {
     const converter = this.#converter;
@@ -195,22 +207,21 @@ class RelayStream implements AnswerStream, Ringing {
       this.#sentAt = this.#readAt;
       bytes = batch.bytes;
     } else bytes = this.#encode(events);
-    if (!last) {
-      if (bytes) await this.#write(bytes);
-      return this.#endOnFailure();
-    }
-    if (bytes) await this.#write(bytes, true);
+    if (bytes) this.#enqueue(bytes);
+    if (!last) return await this.#endOnFailure() || bytes !== undefined;
     const failure = converter.failure();
     this.#end(failure ? "failed" : "ok", failure?.message);
+    await this.#close();
     return true;
   }
 
   /** The upstream reported an error mid-stream: its events went out; stop reading. */
-  #endOnFailure(): boolean {
+  async #endOnFailure(): Promise<boolean> {
     const failure = this.#converter.failure();
     if (!failure) return false;
     this.#exchange.abort(new UpstreamFailure("network", failure.message));
     this.#end("failed", failure.message);
+    await this.#close();
     return true;
   }
 
@@ -239,7 +250,7 @@ class RelayStream implements AnswerStream, Ringing {
     const bytes = this.#encode(this.#converter.error(gatewayError));
     this.#exchange.abort(new UpstreamFailure("network", gatewayError.message));
     this.#end("failed", gatewayError.message);
-    // The client may be gone too: then the stream simply ends.
-    if (bytes) await this.#write(bytes).catch(() => {});
+    if (bytes) this.#enqueue(bytes);
+    await this.#close();
   }
 }

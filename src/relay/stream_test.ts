@@ -48,129 +48,109 @@ function silentEvents(): AsyncIterator<SseBatch> {
 const FIRST = "data: first\n\n";
 const KEEPALIVE = ": keep-alive\n\n";
 
-/**
- * A client that records what a stream writes (each write, and whether it ended the body),
- * and tells when a write has `text` in it.
- */
-function recordingSink() {
-  let written = "";
-  const writes: { text: string; last: boolean }[] = [];
-  const waiting: { text: string; resolve: () => void }[] = [];
-  const record = (bytes: Uint8Array, last: boolean): Promise<void> => {
-    const text = decoder.decode(bytes);
-    writes.push({ text, last });
-    written += text;
-    for (const wait of waiting) if (written.includes(wait.text)) wait.resolve();
-    return Promise.resolve();
-  };
+/** A client reading a stream's body: what it read so far, chunk by chunk. */
+function readingClient(stream: ReadableStream<Uint8Array>) {
+  const reader = stream.getReader();
+  const chunks: string[] = [];
   return {
-    get written() {
-      return written;
+    chunks,
+    /** Reads chunks until one has `text` in it. */
+    async until(text: string): Promise<void> {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the stream ended before "${text}"`);
+        chunks.push(decoder.decode(value));
+        if (chunks.at(-1)!.includes(text)) return;
+      }
     },
-    writes,
-    write: (bytes: Uint8Array) => record(bytes, false),
-    last: (bytes: Uint8Array) => record(bytes, true),
-    /** Resolves once the stream wrote `text`. */
-    until(text: string): Promise<void> {
-      const { promise, resolve } = Promise.withResolvers<void>();
-      waiting.push({ text, resolve });
-      if (written.includes(text)) resolve();
-      return promise;
+    /** Reads to the end of the body. */
+    async rest(): Promise<string[]> {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return chunks;
+        chunks.push(decoder.decode(value));
+      }
     },
+    /** The next chunk if one is queued now, else "nothing queued" (no waiting). */
+    async queued(): Promise<string> {
+      // A read of a queued chunk is settled at once, so it wins the race with a settled value.
+      const read = await Promise.race([reader.read(), Promise.resolve(undefined)]);
+      if (read === undefined) return "nothing queued";
+      return read.value ? decoder.decode(read.value) : "ended";
+    },
+    cancel: () => reader.cancel(),
   };
 }
 
 Deno.test("stream: silent streams get keep-alives from one clock, which holds nothing once they end", async () => {
   const clock = new AlarmClock();
   const ended: RelayOutcome[] = [];
-  const streams = Array.from({ length: 3 }, () => {
-    const stream = relayStream({
+  const clients = Array.from({ length: 3 }, () =>
+    readingClient(relayStream({
       exchange: silentExchange(),
       events: silentEvents(),
       first: { events: [{ data: "first" }], bytes: encoder.encode(FIRST) },
       keepalive: { ms: 10, bytes: encoder.encode(KEEPALIVE), clock },
       converter: passthrough(),
       onEnd: (outcome) => void ended.push(outcome),
-    });
-    const sink = recordingSink();
-    return { stream, sink, piped: stream.pipe(sink) };
-  });
-  await Promise.all(streams.map(({ sink }) => sink.until(FIRST)));
+    })));
+  await Promise.all(clients.map((client) => client.until(FIRST)));
   // Every stream's next keep-alive is an alarm of the shared clock, not a timer of its own.
   assert.equal(clock.size, 3);
-  for (const { stream, sink, piped } of streams) {
-    await sink.until(KEEPALIVE);
-    assert.ok(sink.written.startsWith(FIRST), sink.written);
-    stream.cancel();
-    await piped;
+  for (const client of clients) {
+    await client.until(KEEPALIVE);
+    assert.equal(client.chunks[0], FIRST);
+    await client.cancel();
   }
   assert.equal(clock.size, 0, "an ended stream leaves no alarm (and the test no timer)");
   assert.deepEqual(ended.map((outcome) => outcome.status), ["aborted", "aborted", "aborted"]);
 });
 
-Deno.test("stream: a client still taking a keep-alive is looked at again an interval later, not at once", async () => {
-  const ms = 20;
-  // The clock's readings at each ring of the stream's alarm.
-  const rang: number[] = [];
+Deno.test("stream: a client that stopped reading gets one keep-alive queued, not one a ring", async () => {
+  const ms = 5;
   const thirdRing = Promise.withResolvers<void>();
-  // The app's clock, noting when each of its alarms rings.
+  let rings = 0;
+  // The app's clock, telling when its alarms rang three times.
   const clock = new class extends AlarmClock {
     override alarm(target: Ringing) {
       return super.alarm({
         ring(now) {
-          if (rang.push(now) === 3) thirdRing.resolve();
           target.ring(now);
+          if (++rings === 3) thirdRing.resolve();
         },
       });
     }
   }();
-  const stream = relayStream({
+  const client = readingClient(relayStream({
     exchange: silentExchange(),
     events: silentEvents(),
     first: { events: [{ data: "first" }], bytes: encoder.encode(FIRST) },
     keepalive: { ms, bytes: encoder.encode(KEEPALIVE), clock },
     converter: passthrough(),
     onEnd: () => {},
-  });
-  // A client that stopped reading: its first keep-alive's write never completes (until freed).
-  const stalled = Promise.withResolvers<void>();
-  const keepalives: string[] = [];
-  const piped = stream.pipe({
-    write: (bytes) => {
-      const text = decoder.decode(bytes);
-      if (text !== KEEPALIVE) return Promise.resolve();
-      keepalives.push(text);
-      return stalled.promise;
-    },
-    last: () => Promise.resolve(),
-  });
+  }));
+  await client.until(FIRST);
+  // The client reads nothing more while the alarm rings three times.
   await thirdRing.promise;
-  assert.equal(keepalives.length, 1, "no second keep-alive while the first is being written");
-  // Set for a time already past, the alarm would ring again at once, every turn of the loop.
-  assert.ok(rang[2]! - rang[1]! >= ms, `rang at ${rang.join(", ")}`);
-  stalled.resolve();
-  stream.cancel();
-  await piped;
+  assert.equal(await client.queued(), KEEPALIVE);
+  assert.equal(await client.queued(), "nothing queued");
+  await client.cancel();
   assert.equal(clock.size, 0);
 });
 
 Deno.test("stream: no keep-alive alarm when keep-alives are off", async () => {
   const clock = new AlarmClock();
-  const stream = relayStream({
+  const client = readingClient(relayStream({
     exchange: silentExchange(),
     events: silentEvents(),
     first: { events: [{ data: "first" }], bytes: encoder.encode(FIRST) },
     keepalive: { ms: 0, bytes: encoder.encode(KEEPALIVE), clock },
     converter: passthrough(),
     onEnd: () => {},
-  });
-  const sink = recordingSink();
-  const piped = stream.pipe(sink);
-  await sink.until(FIRST);
+  }));
+  await client.until(FIRST);
   assert.equal(clock.size, 0);
-  assert.equal(sink.written, FIRST);
-  stream.cancel();
-  await piped;
+  await client.cancel();
 });
 
 /**
@@ -191,49 +171,42 @@ function eventsOf(batches: string[], lastKnown = false): AsyncIterator<SseBatch>
   };
 }
 
-Deno.test("stream: the closing events of a translation go out with the end of the body, in one write", async () => {
+Deno.test("stream: the closing events of a translation go out with the last batch when the body ended with it", async () => {
   const closing: SseEvent = { event: "message_stop", data: '{"type":"message_stop"}' };
   const translating = { ...passthrough(), end: () => [closing] };
   const ended: RelayOutcome[] = [];
-  const relay = (converter: StreamConverter, lastKnown = false) => {
-    const sink = recordingSink();
-    const piped = relayStream({
+  const relay = (converter: StreamConverter, lastKnown = false) =>
+    readingClient(relayStream({
       exchange: silentExchange(),
       events: eventsOf(["second"], lastKnown),
       first: { events: [{ data: "first" }], bytes: encoder.encode(FIRST) },
       keepalive: { ms: 0, bytes: encoder.encode(KEEPALIVE), clock: new AlarmClock() },
       converter,
       onEnd: (outcome) => void ended.push(outcome),
-    }).pipe(sink);
-    return { sink, piped };
-  };
+    })).rest();
 
-  const translated = relay(translating);
-  await translated.piped;
-  assert.deepEqual(translated.sink.writes, [
-    { text: FIRST, last: false },
-    { text: "data: second\n\n", last: false },
-    { text: 'event: message_stop\ndata: {"type":"message_stop"}\n\n', last: true },
-  ]);
-
-  // Nothing to close with: the server ends the body after the stream, as before.
-  const passed = relay(passthrough());
-  await passed.piped;
-  assert.deepEqual(passed.sink.writes.map((write) => write.last), [false, false]);
-  assert.deepEqual(ended.map((outcome) => outcome.status), ["ok", "ok"]);
-
-  // The body ended with the last batch: it goes out with the closing events and the end.
-  const known = relay(translating, true);
-  await known.piped;
-  assert.deepEqual(known.sink.writes, [
-    { text: FIRST, last: false },
-    { text: 'data: second\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n', last: true },
-  ]);
-  const knownPassed = relay(passthrough(), true);
-  await knownPassed.piped;
-  assert.deepEqual(knownPassed.sink.writes, [
-    { text: FIRST, last: false },
-    { text: "data: second\n\n", last: true },
-  ]);
+  const stop = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+  assert.deepEqual(await relay(translating), [FIRST, "data: second\n\n", stop]);
+  assert.deepEqual(await relay(passthrough()), [FIRST, "data: second\n\n"]);
+  // The body ended with the last batch: the closing events go out with it, in one chunk.
+  assert.deepEqual(await relay(translating, true), [FIRST, `data: second\n\n${stop}`]);
+  assert.deepEqual(await relay(passthrough(), true), [FIRST, "data: second\n\n"]);
   assert.deepEqual(ended.map((outcome) => outcome.status), ["ok", "ok", "ok", "ok"]);
+});
+
+Deno.test("stream: a batch that converts to nothing does not leave the client waiting", async () => {
+  // A converter that swallows the upstream's "skip" events (as translation swallows pings).
+  const swallowing = {
+    ...passthrough(),
+    events: (batch: SseEvent[]) => batch.filter((event) => event.data !== "skip"),
+  };
+  const chunks = await readingClient(relayStream({
+    exchange: silentExchange(),
+    events: eventsOf(["skip", "skip", "last"]),
+    first: { events: [{ data: "first" }], bytes: encoder.encode(FIRST) },
+    keepalive: { ms: 0, bytes: encoder.encode(KEEPALIVE), clock: new AlarmClock() },
+    converter: swallowing,
+    onEnd: () => {},
+  })).rest();
+  assert.deepEqual(chunks, [FIRST, "data: last\n\n"]);
 });

@@ -14,7 +14,6 @@ import { sendWithFailover } from "../relay/failover.ts";
 import { readJsonBody } from "../relay/body.ts";
 import type { RoutePlan } from "../routing/router.ts";
 import { createTranslator } from "../translate/translation.ts";
-import { jsonAnswer } from "../http/answer.ts";
 import type { KeyRoute } from "../middleware/request_context.ts";
 import { type RelayDeps, upstreamProtocol } from "./relay.ts";
 
@@ -23,7 +22,10 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
   return async function countTokens(context, principal) {
     const { config } = context.snapshot;
     const { requestId, request: client } = context;
-    const body = await readJsonBody(client, config.server.max_body_bytes);
+    const body = await readJsonBody(client, {
+      maxBytes: config.server.max_body_bytes,
+      timeoutMs: config.timeouts.body,
+    });
     const request = parseCountTokensRequest(body.value);
     const plan = deps.router.plan(config, principal, request.model, "messages");
     // The protocol of the first channel that does not speak messages, if one comes up.
@@ -54,18 +56,16 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
           entry: "messages",
           body: { ...request.body, model: attempt.upstreamModel },
           clientHeaders: client.headers,
-          search: client.search,
+          search: context.search,
           stream: false,
           connectMs: { ...config.timeouts, ...attempt.channel.timeouts }.connect,
         }),
     });
     if (result.ok) {
       result.served.exchange.finish();
-      return {
-        status: 200,
+      return new Response(result.served.body!.bytes, {
         headers: { "content-type": "application/json" },
-        body: result.served.body!.bytes,
-      };
+      });
     }
     if (result.attempts > 0) throw result.error;
 
@@ -90,7 +90,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
     }
     const protocol = upstreamBody === request.body ? "messages" : target;
     const count = await loadTokenCounter();
-    return jsonAnswer({
+    return Response.json({
       input_tokens: estimateUsage(protocol, upstreamBody, "", count).input_tokens,
     });
   };

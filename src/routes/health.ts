@@ -5,7 +5,6 @@
  */
 import { hash } from "node:crypto";
 import type { Config } from "../config/schema.ts";
-import { type Answer, jsonAnswer } from "../http/answer.ts";
 import type { RequestContext } from "../middleware/request_context.ts";
 import { perConfig } from "../routing/catalog.ts";
 import type { Router } from "../routing/router.ts";
@@ -14,9 +13,9 @@ import type { Router } from "../routing/router.ts";
 const DATABASE_CHECK_MS = 2_000;
 
 /** Always 200 while the process runs. */
-export function healthz(): () => Answer {
+export function healthz(): () => Response {
   return function healthz() {
-    return jsonAnswer({ status: "ok" });
+    return Response.json({ status: "ok" });
   };
 }
 
@@ -29,19 +28,19 @@ const configHash = perConfig((config: Config) =>
 export function readyz(options: {
   router: Router;
   databaseReady?: () => Promise<boolean>;
-}): (context: RequestContext) => Promise<Answer> {
+}): (context: RequestContext) => Promise<Response> {
   return async function readyz(context) {
     const { config, version } = context.snapshot;
     const channels = options.router.channelStates(config);
     const usable = channels.filter((state) => state.up).length;
     const database = await reachable(options.databaseReady);
     const ready = database && usable > 0;
-    return jsonAnswer({
+    return Response.json({
       status: ready ? "ready" : "not ready",
       config: { version, hash: configHash(config) },
       database: database ? "ok" : "unreachable",
       channels: { usable, total: channels.length },
-    }, ready ? 200 : 503);
+    }, { status: ready ? 200 : 503 });
   };
 }
 

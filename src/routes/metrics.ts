@@ -2,14 +2,13 @@
  * GET /metrics: the Prometheus exposition. Off with `[server] metrics = false`; with a
  * `metrics_token` it needs that token as a Bearer credential (an API key does not do).
  */
-import type { Answer } from "../http/answer.ts";
 import type { RequestContext } from "../middleware/request_context.ts";
 import { hashKeySecret, timingSafeEqualText } from "../auth/keys.ts";
 import { GatewayError } from "../errors.ts";
 import type { Metrics } from "../observability/metrics.ts";
 
 /** The /metrics handler. */
-export function metricsRoute(metrics: Metrics): (context: RequestContext) => Promise<Answer> {
+export function metricsRoute(metrics: Metrics): (context: RequestContext) => Promise<Response> {
   return async function metricsRoute(context) {
     const server = context.snapshot.config.server;
     if (!server.metrics) {
@@ -32,6 +31,6 @@ export function metricsRoute(metrics: Metrics): (context: RequestContext) => Pro
       }
     }
     const { text, contentType } = await metrics.render();
-    return { status: 200, headers: { "content-type": contentType }, body: text };
+    return new Response(text, { headers: { "content-type": contentType } });
   };
 }

@@ -1,7 +1,6 @@
 /** GET /v1/models: the models a key may use, readable by both SDK families. */
 import type { Principal } from "../auth/principal.ts";
 import type { Config } from "../config/schema.ts";
-import { type Answer, jsonAnswer } from "../http/answer.ts";
 import type { RequestContext } from "../middleware/request_context.ts";
 import { GatewayError } from "../errors.ts";
 import type { Router } from "../routing/router.ts";
@@ -22,14 +21,14 @@ function modelRecord(config: Config, id: string, createdMs: number) {
 }
 
 /** A models route: the key's principal, and the model id of /v1/models/{id}. */
-export type ModelsRoute = (context: RequestContext, principal: Principal, id?: string) => Answer;
+export type ModelsRoute = (context: RequestContext, principal: Principal, id?: string) => Response;
 
 /** Lists the key's models (group models with a channel, minus the key's restriction). */
 export function listModels(router: Router): ModelsRoute {
   return function listModels(context, principal) {
     const { config, loadedAt } = context.snapshot;
     const data = router.modelsFor(config, principal).map((id) => modelRecord(config, id, loadedAt));
-    return jsonAnswer({
+    return Response.json({
       object: "list",
       data,
       has_more: false,
@@ -51,6 +50,6 @@ export function retrieveModel(router: Router): ModelsRoute {
         { messagesType: "not_found_error" },
       );
     }
-    return jsonAnswer(modelRecord(config, id, loadedAt));
+    return Response.json(modelRecord(config, id, loadedAt));
   };
 }

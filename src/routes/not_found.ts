@@ -37,3 +37,15 @@ export function diagnosePath(path: string, method: string): string {
 export function pathNotFound(path: string, method: string): GatewayError {
   return new GatewayError(404, "not_found", diagnosePath(path, method));
 }
+
+/** The paths tollgate serves and the methods each takes (HEAD with every GET). */
+const ROUTES: readonly [RegExp, readonly string[]][] = [
+  [/^\/(healthz|readyz|metrics)$/, ["GET", "HEAD"]],
+  [/^\/v1\/models(\/[^/]+)?$/, ["GET", "HEAD"]],
+  [/^\/v1\/(chat\/completions|responses|messages|messages\/count_tokens)$/, ["POST"]],
+];
+
+/** The methods `path` takes, for a 405's `Allow`; none when tollgate does not serve it. */
+export function allowedMethods(path: string): readonly string[] {
+  return ROUTES.find(([pattern]) => pattern.test(path))?.[1] ?? [];
+}

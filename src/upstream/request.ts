@@ -19,6 +19,11 @@ const FORWARDED_HEADERS = {
 };
 const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 
+/** The client's request headers, as far as forwarding reads them. */
+export interface ClientHeaders {
+  get(name: string): string | null | undefined;
+}
+
 /** A ready upstream request (the body already serialized; header names lowercase). */
 export type UpstreamRequest = Http1Request;
 
@@ -91,7 +96,7 @@ export function requestTemplates(): typeof requestTemplate {
 export function upstreamRequest(template: RequestTemplate, options: {
   /** The body to serialize, or bytes to send as they are. */
   body: Record<string, unknown> | Uint8Array;
-  clientHeaders: ReadonlyMap<string, string>;
+  clientHeaders: ClientHeaders;
   /** The client's query string (with `?`), kept for the messages protocol's `?beta=true`. */
   search: string;
 }): UpstreamRequest {

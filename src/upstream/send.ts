@@ -5,7 +5,12 @@ import type { Send } from "./call.ts";
 import { echoResponse } from "./echo.ts";
 import type { HttpClient } from "./http1/client.ts";
 import { loadTokenCounter } from "../protocols/token_count.ts";
-import { requestTemplates, type UpstreamOperation, upstreamRequest } from "./request.ts";
+import {
+  type ClientHeaders,
+  requestTemplates,
+  type UpstreamOperation,
+  upstreamRequest,
+} from "./request.ts";
 import { fromFetchResponse } from "./response.ts";
 
 /** What a send needs beside the attempt. */
@@ -17,7 +22,7 @@ export interface SendOptions {
   body: Record<string, unknown>;
   /** Bytes to send in place of `body`: the client's own, its model perhaps replaced. */
   raw?: Uint8Array;
-  clientHeaders: ReadonlyMap<string, string>;
+  clientHeaders: ClientHeaders;
   search: string;
   stream: boolean;
   /** The attempt's `connect` timeout in milliseconds. */

@@ -1,0 +1,34 @@
+/**
+ * The database being unreachable, as a client sees it: a store's DatabaseUnavailableError
+ * becomes the 503 `database_unavailable` of design.md's catalogue, with Retry-After.
+ */
+import type { Awaitable } from "../awaitable.ts";
+import { GatewayError } from "../errors.ts";
+import { DatabaseUnavailableError } from "./store.ts";
+
+/**
+ * The 503 of a request that cannot be admitted because the database is unavailable: no
+ * key can be checked nor any hold taken, so nothing is relayed. Clients may retry.
+ */
+export function databaseUnavailable(cause: unknown): GatewayError {
+  return new GatewayError(
+    503,
+    "database_unavailable",
+    "tollgate cannot reach its database, so it cannot check keys or hold the cost of this " +
+      "request; nothing was sent upstream. Retry in a moment; if it persists, the operator " +
+      "should check that the database in [database] url is up.",
+    { cause, headers: { "retry-after": "1" } },
+  );
+}
+
+/**
+ * A store's call, whose `DatabaseUnavailableError` becomes the 503 above; at once when the
+ * call answered at once (a store's calls reject, never throw).
+ */
+export function unlessUnavailable<T>(call: Awaitable<T>): Awaitable<T> {
+  return call instanceof Promise ? call.catch(rethrowUnavailable) : call;
+}
+
+function rethrowUnavailable(error: unknown): never {
+  throw error instanceof DatabaseUnavailableError ? databaseUnavailable(error) : error;
+}
