@@ -1,0 +1,172 @@
+/**
+ * What the runtime's server (hyper under `Deno.serve`) must still do for tollgate, sent
+ * byte for byte over a socket: `Expect: 100-continue` answered, a body declared over the
+ * limit refused with its 413 before it is read, a body that stops coming ended by `[timeouts] body`, and many idle connections
+ * that do not keep a new client waiting.
+ */
+import assert from "node:assert/strict";
+import { channel, configWith, type TestGateway } from "./harness.ts";
+import { chatBody, withScope } from "./support.ts";
+
+const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
+
+/** A raw connection to the gateway that reads what it answers as text. */
+async function connect(gateway: TestGateway) {
+  const { hostname, port } = new URL(gateway.url);
+  const connection = await Deno.connect({ hostname, port: Number(port) });
+  let received = "";
+  const buffer = new Uint8Array(65_536);
+  return {
+    send: (text: string | Uint8Array) =>
+      connection.write(typeof text === "string" ? ENCODER.encode(text) : text),
+    /** Reads until what was received contains `text` (or the connection ends). */
+    async until(text: string): Promise<string> {
+      while (!received.includes(text)) {
+        const count = await connection.read(buffer).catch(() => null);
+        if (count === null) break;
+        received += DECODER.decode(buffer.subarray(0, count));
+      }
+      return received;
+    },
+    /** Everything until the gateway closes the connection. */
+    async rest(): Promise<string> {
+      for (;;) {
+        const count = await connection.read(buffer).catch(() => null);
+        if (count === null) return received;
+        received += DECODER.decode(buffer.subarray(0, count));
+      }
+    },
+    close: () => {
+      try {
+        connection.close();
+      } catch {
+        // Closed by the gateway already.
+      }
+    },
+  };
+}
+
+/** A gateway on the echo channel with `server` lines and a key. */
+async function echoGateway(s: Parameters<Parameters<typeof withScope>[0]>[0], extra = "") {
+  const gateway = await s.gateway(
+    `${extra}\n${configWith(channel({ name: "echo", protocol: "echo", models: ["echo"] }))}`,
+  );
+  const { secret } = await gateway.createKey();
+  return { gateway, secret };
+}
+
+function head(secret: string, fields: string): string {
+  return `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\n` +
+    `Content-Type: application/json\r\n${fields}\r\n`;
+}
+
+Deno.test("serving: Expect: 100-continue gets 100 Continue, then the body's answer", () =>
+  withScope(async (s) => {
+    const { gateway, secret } = await echoGateway(s);
+    const body = JSON.stringify(chatBody("echo", "continued"));
+    const client = await connect(gateway);
+    try {
+      await client.send(
+        head(secret, `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n`),
+      );
+      assert.match(await client.until("\r\n\r\n"), /^HTTP\/1\.1 100 Continue\r\n/);
+      await client.send(body);
+      const answer = await client.until('"continued"');
+      assert.match(answer, /\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+    } finally {
+      client.close();
+    }
+  }));
+
+Deno.test("serving: a body declared over max_body_bytes is 413 before a byte of it is sent", () =>
+  withScope(async (s) => {
+    const { gateway, secret } = await echoGateway(s, "[server]\nmax_body_bytes = 4096");
+    const client = await connect(gateway);
+    try {
+      await client.send(head(secret, "Content-Length: 200000000\r\nExpect: 100-continue\r\n"));
+      // The runtime's server may say 100 Continue first (hyper sends it as the body's
+      // stream is made); the client has sent nothing of the body either way.
+      const answer = await client.until("}}");
+      assert.match(answer, /^(HTTP\/1\.1 100 Continue\r\n\r\n)?HTTP\/1\.1 413 /, answer);
+      assert.match(answer, /"code":"request_too_large"/);
+      assert.match(answer, /the limit is 4096 bytes \(\[server\] max_body_bytes\)/);
+    } finally {
+      client.close();
+    }
+  }));
+
+Deno.test("serving: a body declared over the limit and sent anyway still gets its 413 and message", () =>
+  withScope(async (s) => {
+    const { gateway, secret } = await echoGateway(s, "[server]\nmax_body_bytes = 4096");
+    // fetch sends the whole 32 MB while the gateway answers: the client must read the 413,
+    // not a reset connection.
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body: new Uint8Array(32 * 1024 * 1024).fill(0x20),
+    });
+    assert.equal(response.status, 413);
+    assert.match((await response.json()).error.message, /max_body_bytes/);
+  }));
+
+Deno.test("serving: a body that stops coming is 408 request_timeout after [timeouts] body", () =>
+  withScope(async (s) => {
+    const { gateway, secret } = await echoGateway(s, "[timeouts]\nbody = 200");
+    const client = await connect(gateway);
+    try {
+      await client.send(head(secret, "Content-Length: 1000\r\n"));
+      await client.send('{"model":"echo",');
+      const answer = await client.until("}}");
+      assert.match(answer, /^HTTP\/1\.1 408 /);
+      assert.match(answer, /"code":"request_timeout"/);
+      assert.match(answer, /within 200 ms \(\[timeouts\] body\)/);
+    } finally {
+      client.close();
+    }
+    // The gateway goes on serving.
+    const ok = await gateway.post("/v1/chat/completions", secret, chatBody("echo", "after"));
+    assert.equal(ok.status, 200, await ok.text());
+  }));
+
+Deno.test("serving: a chunked body sent a byte at a time is read whole", () =>
+  withScope(async (s) => {
+    const { gateway, secret } = await echoGateway(s);
+    const body = JSON.stringify(chatBody("echo", "bytewise"));
+    const client = await connect(gateway);
+    try {
+      await client.send(head(secret, "Transfer-Encoding: chunked\r\n"));
+      for (const byte of ENCODER.encode(body)) {
+        await client.send(`1\r\n${String.fromCharCode(byte)}\r\n`);
+      }
+      await client.send("0\r\n\r\n");
+      assert.match(await client.until('"bytewise"'), /^HTTP\/1\.1 200 OK\r\n/);
+    } finally {
+      client.close();
+    }
+  }));
+
+Deno.test("serving: 3,000 idle connections do not keep a new request from being served", () =>
+  withScope(async (s) => {
+    const { gateway, secret } = await echoGateway(s);
+    const { hostname, port } = new URL(gateway.url);
+    const idle: Deno.Conn[] = [];
+    try {
+      for (let i = 0; i < 3_000; i++) {
+        idle.push(await Deno.connect({ hostname, port: Number(port) }));
+      }
+      // Half of them began a request and went quiet.
+      for (const connection of idle.slice(0, 1_500)) {
+        await connection.write(ENCODER.encode("POST /v1/chat/completions HTTP/1.1\r\n"));
+      }
+      const response = await gateway.post(
+        "/v1/chat/completions",
+        secret,
+        chatBody("echo", "served"),
+      );
+      assert.equal(response.status, 200);
+      assert.equal((await response.json()).choices[0].message.content, "served");
+    } finally {
+      for (const connection of idle) connection.close();
+    }
+  }));
