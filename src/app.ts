@@ -13,6 +13,7 @@ import type { EntryProtocol } from "./config/schema.ts";
 import type { ConfigSnapshot } from "./config/store.ts";
 import { asGatewayError, errorResponse, GatewayError } from "./errors.ts";
 import { describeError, type Logger } from "./log.ts";
+import { headerLimits } from "./middleware/header_limits.ts";
 import {
   type GatewayEnv,
   type KeyRoute,
@@ -98,6 +99,7 @@ export function createApp(deps: AppDeps): App {
       if (!record.streaming) observer.finished(record, context.snapshot.config.server);
     },
   }));
+  app.use(headerLimits());
   app.onError((error, c) => failed(c.get("context"), error));
   // Not thrown: Hono calls this outside the middleware's error handling.
   app.notFound((c) => {

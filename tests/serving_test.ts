@@ -170,3 +170,25 @@ Deno.test("serving: 3,000 idle connections do not keep a new request from being 
       for (const connection of idle) connection.close();
     }
   }));
+
+Deno.test("serving: more header fields, or larger ones, than [server] allows are 431 naming the limit", () =>
+  withScope(async (s) => {
+    const { gateway, secret } = await echoGateway(
+      s,
+      "[server]\nmax_headers = 20\nmax_header_bytes = 2048",
+    );
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) many[`x-field-${i}`] = "v";
+    const counted = await gateway.post("/v1/messages", secret, chatBody("echo"), many);
+    assert.equal(counted.status, 431);
+    const countedBody = await counted.json();
+    assert.equal(countedBody.error.type, "request_too_large");
+    assert.match(countedBody.error.message, /over the limit of 20 \(\[server\] max_headers\)/);
+    const large = await gateway.post("/v1/chat/completions", secret, chatBody("echo"), {
+      "x-large": "a".repeat(3_000),
+    });
+    assert.equal(large.status, 431);
+    assert.match((await large.json()).error.message, /\[server\] max_header_bytes/);
+    const ok = await gateway.post("/v1/chat/completions", secret, chatBody("echo"));
+    assert.equal(ok.status, 200, await ok.text());
+  }));

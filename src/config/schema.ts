@@ -50,6 +50,10 @@ export interface ServerConfig {
   listen: string;
   entry_points: EntryProtocol[];
   max_body_bytes: number;
+  /** A client's request head (its header fields) larger than this: 431. */
+  max_header_bytes: number;
+  /** More header fields than this in a client's request: 431. */
+  max_headers: number;
   trusted_proxies: string[];
   /** SIGTERM/SIGINT: how long requests in flight get to finish before they are ended. */
   shutdown_grace_ms: number;
@@ -164,6 +168,8 @@ const readServer: Field<ServerConfig> = table<ServerConfig>({
   listen: withDefault(text, () => "127.0.0.1:8080"),
   entry_points: withDefault(list(oneOf(ENTRY_PROTOCOLS)), () => [...ENTRY_PROTOCOLS]),
   max_body_bytes: withDefault(positiveInteger, () => 8_388_608),
+  max_header_bytes: withDefault(positiveInteger, () => 65_536),
+  max_headers: withDefault(positiveInteger, () => 100),
   trusted_proxies: withDefault(list(text), () => []),
   shutdown_grace_ms: withDefault(nonNegativeInteger, () => 30_000),
   keepalive_ms: withDefault(nonNegativeInteger, () => 15_000),
