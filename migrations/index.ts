@@ -9,6 +9,8 @@ import holdsById from "./004_holds_by_id.sql" with { type: "text" };
 import balancesByBatch from "./005_balances_by_batch.sql" with { type: "text" };
 import postgresInit from "./postgres/001_init.sql" with { type: "text" };
 import postgresLimits from "./postgres/002_limits.sql" with { type: "text" };
+import storedResponses from "./007_stored_responses.sql" with { type: "text" };
+import postgresStoredResponses from "./postgres/004_stored_responses.sql" with { type: "text" };
 
 /** One numbered migration: its name and its SQL. */
 export interface Migration {
@@ -23,10 +25,12 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "003_lean_holds", sql: leanHolds },
   { name: "004_holds_by_id", sql: holdsById },
   { name: "005_balances_by_batch", sql: balancesByBatch },
+  { name: "007_stored_responses", sql: storedResponses },
 ];
 
 /** Every PostgreSQL migration (migrations/postgres/), in the order it is applied. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { name: "001_init", sql: postgresInit },
   { name: "002_limits", sql: postgresLimits },
+  { name: "004_stored_responses", sql: postgresStoredResponses },
 ];

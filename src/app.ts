@@ -24,6 +24,8 @@ import { countTokensRoute } from "./routes/count_tokens.ts";
 import { listModels, retrieveModel } from "./routes/models.ts";
 import { allowedMethods, pathNotFound } from "./routes/not_found.ts";
 import { relayRoute } from "./routes/relay.ts";
+import { deleteResponse, listInputItems, retrieveResponse } from "./routes/responses.ts";
+import type { StoredResponses } from "./stored/stored_responses.ts";
 import { bodyTooLarge } from "./relay/body.ts";
 import { createRouter, type Router } from "./routing/router.ts";
 import { createObserver, type Observer } from "./observability/observer.ts";
@@ -56,6 +58,8 @@ export interface AppDeps {
   limiter?: Limiter;
   /** Whether the database answers, for `/readyz`. */
   databaseReady?: () => Promise<boolean>;
+  /** Stored responses of the responses API; none kept (nor resolved) when absent. */
+  responses?: StoredResponses;
 }
 
 /** tollgate's app: a Hono app whose `fetch` the server hands each request. */
@@ -131,7 +135,19 @@ export function createApp(deps: AppDeps): App {
     return withKey((context, principal) => retrieve(context, principal, id))(c.get("context"));
   });
   app.post("/v1/chat/completions", entryPoint("chat", relayRoute("chat", relayDeps)));
-  app.post("/v1/responses", entryPoint("responses", relayRoute("responses", relayDeps)));
+  const { responses } = deps;
+  app.post(
+    "/v1/responses",
+    entryPoint("responses", relayRoute("responses", { ...relayDeps, responses })),
+  );
+  if (responses) {
+    const stored =
+      (route: (store: StoredResponses, id: string) => KeyRoute) => (c: Context<GatewayEnv>) =>
+        exposed("responses", withKey(route(responses, c.req.param("id")!)))(c.get("context"));
+    app.get("/v1/responses/:id", stored(retrieveResponse));
+    app.delete("/v1/responses/:id", stored(deleteResponse));
+    app.get("/v1/responses/:id/input_items", stored(listInputItems));
+  }
   app.post("/v1/messages", entryPoint("messages", relayRoute("messages", relayDeps)));
   app.post("/v1/messages/count_tokens", entryPoint("messages", countTokensRoute(relayDeps)));
   return app;

@@ -18,6 +18,8 @@ import type { LineWriter } from "./observability/line_writer.ts";
 import { createMetrics } from "./observability/metrics.ts";
 import { createObserver } from "./observability/observer.ts";
 import { createRouter } from "./routing/router.ts";
+import { storedResponseRows } from "./db/stored_responses.ts";
+import { createStoredResponses } from "./stored/stored_responses.ts";
 import { createHttpClient } from "./upstream/http1/client.ts";
 
 /** A running gateway. */
@@ -38,6 +40,9 @@ export interface RunningServer {
   /** Stops accepting, drains in-flight requests, and closes everything. */
   shutdown(): Promise<void>;
 }
+
+/** How often expired stored responses are looked for. */
+const EXPIRY_INTERVAL_MS = 60_000;
 
 /** Splits `host:port` (IPv6 hosts in brackets). */
 export function parseListen(listen: string): { hostname: string; port: number } {
@@ -99,6 +104,17 @@ export async function startServer(options: {
       log.error("hold recovery failed", { error: describeError(error) })
     );
   }, HEARTBEAT_MS);
+  const responses = createStoredResponses({
+    rows: async () => storedResponseRows(await db.queries()),
+    now,
+  });
+  // Stored responses past [responses] retention_days are removed in the background (reads
+  // already ignore them), a batch a minute.
+  const expiry = setInterval(() => {
+    responses.expire().catch((error) =>
+      log.error("removing expired responses failed", { error: describeError(error) })
+    );
+  }, EXPIRY_INTERVAL_MS);
 
   const store = createConfigStore(config, { now });
   const router = createRouter({ now });
@@ -146,6 +162,7 @@ export async function startServer(options: {
       })
       : undefined,
     databaseReady: () => db.store.ping().then(() => true),
+    responses,
   });
 
   const listen = parseListen(config.server.listen);
@@ -168,6 +185,7 @@ export async function startServer(options: {
     stopping ??= (async () => {
       watcher.close();
       clearInterval(keeper);
+      clearInterval(expiry);
       // Stop accepting at once; requests in flight get the grace period to finish, then
       // end with their protocol's error and settle (the server waits for that too).
       const grace = setTimeout(

@@ -290,6 +290,7 @@ Deno.test("errors: a field another protocol cannot honour is 400 convert_request
       "convert_request_failed",
     );
     assert.equal(refused.error.param, "n");
+    // A previous response tollgate never stored is the client's 400 on any channel.
     const previous = await assertOpenAiError(
       await gateway.post(
         "/v1/responses",
@@ -299,7 +300,7 @@ Deno.test("errors: a field another protocol cannot honour is 400 convert_request
         }),
       ),
       400,
-      "convert_request_failed",
+      "previous_response_not_found",
     );
     assert.equal(previous.error.param, "previous_response_id");
     assert.equal(fake.requests.length, 0, "nothing went upstream");

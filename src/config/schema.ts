@@ -128,11 +128,20 @@ export interface ChannelConfig {
   timeouts: Partial<Timeouts>;
 }
 
+/** `[responses]`: stored responses of the responses API. */
+export interface ResponsesConfig {
+  /** Keep `/v1/responses` answers (unless the client says `store: false`). */
+  store: boolean;
+  /** Days a stored response is kept. */
+  retention_days: number;
+}
+
 /** The whole validated config. */
 export interface Config {
   server: ServerConfig;
   database: DatabaseConfig;
   timeouts: TimeoutsConfig;
+  responses: ResponsesConfig;
   models: Record<string, ModelConfig>;
   groups: Record<string, GroupConfig>;
   channels: ChannelConfig[];
@@ -241,6 +250,10 @@ const readConfig: Field<Config> = table<Config>({
   server: orDefaults(readServer),
   database: orDefaults(table<DatabaseConfig>({ url: withDefault(text, () => "file:tollgate.db") })),
   timeouts: orDefaults(readTimeouts),
+  responses: orDefaults(table<ResponsesConfig>({
+    store: withDefault(flag, () => true),
+    retention_days: withDefault(positiveInteger, () => 30),
+  })),
   models: withDefault(tableOf(readModel), () => ({})),
   groups: withDefault(tableOf(readGroup), () => ({})),
   channels: withDefault(list(readChannel), () => []),

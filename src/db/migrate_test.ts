@@ -76,7 +76,9 @@ Deno.test("migration 005 keeps holds in flight, which the batch then settles and
          expires_at, request_id, model, entry_point, stream, input_tokens, input_cost_micros)
        VALUES ('hold_1', 'inst_a', 1, 'key_a', 700, 70, 1, 2, 'req_1', 'm', 'chat', 1, 5, 3)`,
     ], "write");
-    assert.deepEqual(await migrate(client), { applied: ["005_balances_by_batch"] });
+    assert.deepEqual(await migrate(client, MIGRATIONS.slice(0, 5)), {
+      applied: ["005_balances_by_batch"],
+    });
     const figures = async () => ({
       ...(await client.execute(
         "SELECT balance_micros, held_micros, used_tokens, held_tokens FROM accounts, api_keys",

@@ -91,6 +91,30 @@ export interface LedgerTable {
   duration_ms: number;
 }
 
+/** A stored `/v1/responses` answer; JSON columns are text. */
+export interface StoredResponsesTable {
+  id: string;
+  account_id: number;
+  key_id: string;
+  model: string;
+  /** The id of the chain's first response: one conversation, for cache affinity. */
+  conversation: string;
+  created_at: number;
+  expires_at: number;
+  /** The response object as the client got it. */
+  response: string;
+  /** Every input item that led to it, resolved, with ids (a JSON array). */
+  input_items: string;
+}
+
+/** One item of a stored response (input or output), by id, for `item_reference`. */
+export interface StoredItemsTable {
+  account_id: number;
+  id: string;
+  response_id: string;
+  item: string;
+}
+
 /** Every table of tollgate's database. */
 export interface Database {
   accounts: AccountsTable;
@@ -98,6 +122,8 @@ export interface Database {
   instances: InstancesTable;
   holds: HoldsTable;
   ledger: LedgerTable;
+  stored_responses: StoredResponsesTable;
+  stored_items: StoredItemsTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -105,3 +131,4 @@ export type ApiKey = Selectable<ApiKeysTable>;
 export type NewApiKey = Insertable<ApiKeysTable>;
 export type LedgerRow = Selectable<LedgerTable>;
 export type NewLedgerRow = Insertable<LedgerTable>;
+export type StoredResponseRow = Selectable<StoredResponsesTable>;

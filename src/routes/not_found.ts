@@ -9,20 +9,27 @@ const ENDPOINTS = [
   "/models",
 ];
 
-/** What went wrong with a path that matched no route, and what to configure instead. */
-export function diagnosePath(path: string, method: string): string {
-  const unknown = `Unknown path ${method} ${path}.`;
+/** The base-URL mistake a path shows (a doubled slash, `/v1` or endpoint), if any. */
+export function baseUrlMistake(path: string): string | undefined {
   if (path.includes("//")) {
-    return `${unknown} It contains "//": the base URL ends with "/". Remove the trailing slash from the base URL.`;
+    return `It contains "//": the base URL ends with "/". Remove the trailing slash from the base URL.`;
   }
   if (/\/v1\/v1(\/|$)/.test(path)) {
-    return `${unknown} It repeats "/v1": the client adds "/v1" to a base URL that already ends in "/v1". Messages-protocol clients (Claude Code, the Anthropic SDK) take the base URL without "/v1".`;
+    return `It repeats "/v1": the client adds "/v1" to a base URL that already ends in "/v1". Messages-protocol clients (Claude Code, the Anthropic SDK) take the base URL without "/v1".`;
   }
   for (const endpoint of ENDPOINTS) {
     if (path.split(endpoint).length > 2) {
-      return `${unknown} It repeats "${endpoint}": the base URL already contains the endpoint path. Set the base URL to the gateway root plus "/v1" and let the client add "${endpoint}".`;
+      return `It repeats "${endpoint}": the base URL already contains the endpoint path. Set the base URL to the gateway root plus "/v1" and let the client add "${endpoint}".`;
     }
   }
+  return undefined;
+}
+
+/** What went wrong with a path that matched no route, and what to configure instead. */
+export function diagnosePath(path: string, method: string): string {
+  const unknown = `Unknown path ${method} ${path}.`;
+  const mistake = baseUrlMistake(path);
+  if (mistake) return `${unknown} ${mistake}`;
   const endpoint = ENDPOINTS.find((e) => path === e || path.startsWith(`${e}/`));
   if (endpoint && !path.startsWith("/v1/")) {
     return `${unknown} It is missing "/v1": OpenAI-protocol clients take the base URL with "/v1" at the end (so the client calls /v1${endpoint}).`;
@@ -43,9 +50,15 @@ const ROUTES: readonly [RegExp, readonly string[]][] = [
   [/^\/(healthz|readyz|metrics)$/, ["GET", "HEAD"]],
   [/^\/v1\/models(\/[^/]+)?$/, ["GET", "HEAD"]],
   [/^\/v1\/(chat\/completions|responses|messages|messages\/count_tokens)$/, ["POST"]],
+  [/^\/v1\/responses\/[^/]+$/, ["GET", "HEAD", "DELETE"]],
+  [/^\/v1\/responses\/[^/]+\/input_items$/, ["GET", "HEAD"]],
 ];
 
-/** The methods `path` takes, for a 405's `Allow`; none when tollgate does not serve it. */
+/**
+ * The methods `path` takes, for a 405's `Allow`; none when tollgate does not serve it, or
+ * when the path is a base-URL mistake (`/v1/responses/responses` is no response's id).
+ */
 export function allowedMethods(path: string): readonly string[] {
+  if (baseUrlMistake(path)) return [];
   return ROUTES.find(([pattern]) => pattern.test(path))?.[1] ?? [];
 }

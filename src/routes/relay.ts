@@ -7,7 +7,7 @@ import type { Principal } from "../auth/principal.ts";
 import type { Accounting } from "../billing/accounting.ts";
 import { holdInputTokens, likelyInputTokens } from "../billing/estimate.ts";
 import type { ChannelConfig, Config, EntryProtocol } from "../config/schema.ts";
-import type { Logger } from "../log.ts";
+import { describeError, type Logger } from "../log.ts";
 import type { Observer } from "../observability/observer.ts";
 import { elapsedMs } from "../observability/record.ts";
 import { serverTiming } from "../observability/server_timing.ts";
@@ -29,6 +29,7 @@ import { GatewayError } from "../errors.ts";
 import type { EntryRequest } from "../protocols/types.ts";
 import { checkContextWindow } from "../limits/context_window.ts";
 import type { Admission, Limiter } from "../limits/limiter.ts";
+import type { StoredResponses, StoredTurn } from "../stored/stored_responses.ts";
 
 /** What the relay route is built from. */
 export interface RelayDeps {
@@ -43,6 +44,8 @@ export interface RelayDeps {
   observer: Observer;
   /** The clock of the exchanges' deadlines and the streams' keep-alives: one timer for all. */
   clock: AlarmClock;
+  /** Stored responses: given to the responses entry point only. */
+  responses?: StoredResponses;
 }
 
 /** The handler of one entry point. */
@@ -57,13 +60,26 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
       maxBytes: config.server.max_body_bytes,
       timeoutMs: config.timeouts.body,
     });
-    const request = protocolOf(entry).parseRequest(body.value);
-    record.model = request.model;
-    const plan = deps.router.plan(config, principal, request.model, entry);
-    const admission = await admit(deps.limiter, config, principal, request, body.bytes);
+    const parsed = protocolOf(entry).parseRequest(body.value);
+    record.model = parsed.model;
+    const plan = deps.router.plan(config, principal, parsed.model, entry);
+    const turn = await deps.responses?.begin(config, principal, parsed.body);
+    // A resolved conversation is what the channel is sent, and what is billed.
+    const request = turn?.resolved ? { ...parsed, body: turn.body } : parsed;
+    const raw = turn?.resolved ? ENCODER.encode(JSON.stringify(turn.body)) : body.raw;
+    const admission = await admit(deps.limiter, config, principal, request, raw.byteLength);
     if (admission.headers) context.limitHeaders = admission.headers;
     try {
-      const admitted = { entry, request, bodyBytes: body.bytes, raw: body.raw, plan, admission };
+      const admitted = {
+        entry,
+        request,
+        echo: turn?.resolved ? parsed.body : undefined,
+        bodyBytes: raw.byteLength,
+        raw,
+        plan,
+        admission,
+        turn,
+      };
       return await forward(context, principal, deps, admitted, keepalive);
     } catch (error) {
       // Settlement gives the slot back on the paths that reach it; this covers the others,
@@ -107,10 +123,14 @@ interface Admitted {
   entry: EntryProtocol;
   request: EntryRequest;
   bodyBytes: number;
-  /** The client's body as it came; kept only until an upstream answered. */
+  /** The body as it goes upstream; kept only until an upstream answered. */
   raw: Uint8Array;
+  /** The client's own body, when the channel is sent another (a resolved conversation). */
+  echo?: Record<string, unknown>;
   plan: RoutePlan;
   admission: Admission;
+  /** The stored-responses turn of a responses request. */
+  turn?: StoredTurn;
 }
 
 /**
@@ -221,6 +241,8 @@ async function forward(
     };
     // It waits only to load the tokenizer, when the upstream reported no usage to bill.
     await settlement.settle(outcome, served.attempts, served.attempt);
+    // Kept before it is answered, so that the client's next turn finds it on any node.
+    if (admitted.turn) await keepQuietly(deps, requestId, admitted.turn.keepWhole(converted.body));
     record.firstByteMs = elapsedMs(record);
     return new Response(converted.body, {
       headers: { "content-type": "application/json", "server-timing": serverTiming(record) },
@@ -237,8 +259,8 @@ async function forward(
       bytes: keepalive,
       clock: deps.clock,
     },
-    converter: translation.stream(),
-    ...streamEnd(deps, settlement, config.server, served),
+    converter: admitted.turn ? admitted.turn.watch(translation.stream()) : translation.stream(),
+    ...streamEnd(deps, settlement, config.server, served, admitted.turn),
   });
   record.firstByteMs = elapsedMs(record);
   return new Response(stream, {
@@ -256,11 +278,12 @@ function translatorFor(
   deps: RelayDeps,
   requestId: string,
   config: Config,
-  { entry, request, bodyBytes }: Admitted,
+  { entry, request, bodyBytes, echo }: Admitted,
 ): Translator {
   return createTranslator({
     entry,
     request,
+    echo,
     requestId,
     defaultMaxOutputTokens: config.models[request.model]?.max_output_tokens ??
       DEFAULT_MAX_OUTPUT_TOKENS,
@@ -280,17 +303,34 @@ function streamEnd(
   settlement: Settlement,
   server: Config["server"],
   { attempts, attempt }: Served,
+  turn: StoredTurn | undefined,
 ): Pick<StreamRelay, "waited" | "onEnd"> {
   const { record } = settlement;
   return {
     waited: (ms) => record.upstreamMs += ms,
     onEnd: async (outcome) => {
       await settlement.settle(outcome, attempts, attempt);
+      // The body closes after this: a completed stream is kept before the client sees its end.
+      if (turn && outcome.status === "ok") {
+        await keepQuietly(deps, record.requestId, turn.keepStream());
+      }
       deps.observer.metrics.streamClosed();
       record.status = 200;
       deps.observer.finished(record, server);
     },
   };
+}
+
+/** Waits for a stored response to be written; a failure is logged, the answer goes out. */
+async function keepQuietly(deps: RelayDeps, requestId: string, keeping: Promise<void>) {
+  try {
+    await keeping;
+  } catch (error) {
+    deps.log.error("storing a response failed", {
+      request_id: requestId,
+      error: describeError(error),
+    });
+  }
 }
 
 /** The protocol a channel answers an entry point in: its own, or the entry's for `echo`. */

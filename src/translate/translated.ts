@@ -35,7 +35,7 @@ export function translated(options: TranslatorOptions, upstream: EntryProtocol):
   const answerContext = (): ResponseEncodeContext => ({
     model: options.request.model,
     request: request(),
-    body: options.request.body,
+    body: options.echo ?? options.request.body,
     requestId: options.requestId,
     newId: options.newId ??
       ((prefix) => prefix + crypto.randomUUID().replaceAll("-", "").slice(0, 24)),

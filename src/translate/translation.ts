@@ -58,6 +58,11 @@ export interface Translation {
 export interface TranslatorOptions {
   entry: EntryProtocol;
   request: EntryRequest;
+  /**
+   * The client's body as it sent it, when `request` carries another (a stored conversation
+   * resolved): translated answers echo its parameters.
+   */
+  echo?: Record<string, unknown>;
   requestId: string;
   /** Output cap for a target that requires one (messages) when the client set none. */
   defaultMaxOutputTokens: number;

@@ -66,8 +66,8 @@ export interface ResponseState {
   usage: Usage | undefined;
 }
 
-// The echoed parameters are the client's own values, else the API's defaults. Nothing is
-// stored upstream or here, so `store` is false and there is no previous response to name.
+// The echoed parameters are the client's own values, else the API's defaults (`store`
+// among them: tollgate keeps what the client does not ask it to leave).
 /** The `response` object of a state, with the request parameters the API echoes. */
 export function responseObject(context: ResponseEncodeContext, state: ResponseState): Item {
   const body = context.body;
@@ -88,12 +88,12 @@ export function responseObject(context: ResponseEncodeContext, state: ResponseSt
     model: context.model,
     output: state.output,
     parallel_tool_calls: body.parallel_tool_calls ?? true,
-    previous_response_id: null,
+    previous_response_id: body.previous_response_id ?? null,
     prompt_cache_key: body.prompt_cache_key ?? null,
     reasoning: { effort: reasoning?.effort ?? null, summary: reasoning?.summary ?? null },
     safety_identifier: body.safety_identifier ?? null,
     service_tier: "default",
-    store: false,
+    store: body.store ?? true,
     temperature: body.temperature ?? 1,
     text: { format: { type: "text" }, verbosity: "medium", ...text },
     tool_choice: body.tool_choice ?? "auto",

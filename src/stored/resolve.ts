@@ -1,0 +1,112 @@
+/**
+ * A responses request's conversation, resolved from the store: `previous_response_id`
+ * brings the previous response's input and output before the request's own input, and
+ * each `item_reference` is replaced by the item it names. The channel, whatever its
+ * protocol, is then sent the whole conversation as items (design.md, "Stored responses").
+ */
+import { GatewayError } from "../errors.ts";
+import type { StoredResponseRows } from "../db/stored_responses.ts";
+import { inputItems, type Item, upstreamItem, withIds } from "./items.ts";
+
+/** A request's conversation: what goes upstream and what is kept with its answer. */
+export interface ResolvedTurn {
+  /** The body for the channel: the client's own when nothing was resolved. */
+  body: Record<string, unknown>;
+  /** Every input item that led to the answer, with ids (kept as its `input_items`). */
+  inputItems: Item[];
+  /** The items this request added, with ids (kept for `item_reference`). */
+  newItems: Item[];
+  /** The chain's first response id, when the request continues one. */
+  conversation?: string;
+}
+
+/** What resolving reads: the account's rows, the clock and fresh ids. */
+export interface ResolveDeps {
+  rows: StoredResponseRows;
+  accountId: number;
+  now: number;
+  newId(prefix: string): string;
+}
+
+/** Resolves `body`'s previous response and item references; 400s for what is not found. */
+export async function resolveTurn(
+  body: Record<string, unknown>,
+  deps: ResolveDeps,
+): Promise<ResolvedTurn> {
+  const previousId = body.previous_response_id;
+  const own = inputItems(body.input);
+  const references = own.some((item) => item.type === "item_reference");
+  if ((typeof previousId !== "string" || previousId === "") && !references) {
+    const items = withIds(own, deps.newId);
+    return { body, inputItems: items, newItems: items };
+  }
+  let prior: Item[] = [];
+  let conversation: string | undefined;
+  if (typeof previousId === "string" && previousId !== "") {
+    const row = await deps.rows.find(deps.accountId, previousId, deps.now);
+    if (!row) throw previousNotFound(previousId);
+    const response = JSON.parse(row.response) as { output?: Item[] };
+    prior = [...JSON.parse(row.input_items) as Item[], ...(response.output ?? [])];
+    conversation = row.conversation;
+  }
+  const resolved = await resolveReferences(own, prior, deps);
+  const newItems = withIds(resolved.map((entry) => entry.item), deps.newId);
+  const upstream: Record<string, unknown> = {
+    ...body,
+    input: [
+      ...prior.map(upstreamItem),
+      ...resolved.map((entry) => entry.stored ? upstreamItem(entry.item) : entry.item),
+    ],
+  };
+  delete upstream.previous_response_id;
+  return {
+    body: upstream,
+    inputItems: [...prior, ...newItems],
+    newItems: newItems.filter((_, i) => !resolved[i]!.stored),
+    ...(conversation ? { conversation } : {}),
+  };
+}
+
+/** The request's items with each reference replaced by its item, and whether it was stored. */
+async function resolveReferences(
+  own: Item[],
+  prior: Item[],
+  deps: ResolveDeps,
+): Promise<{ item: Item; stored: boolean }[]> {
+  const ids = own.filter((item) => item.type === "item_reference").map((item) => item.id);
+  const inChain = new Map(prior.map((item) => [item.id, item]));
+  const wanted = ids.filter((id): id is string => typeof id === "string" && !inChain.has(id));
+  const found = wanted.length > 0
+    ? await deps.rows.items(deps.accountId, wanted, deps.now)
+    : new Map<string, string>();
+  return own.map((item, i) => {
+    if (item.type !== "item_reference") return { item, stored: false };
+    const id = item.id;
+    const stored = typeof id === "string" ? inChain.get(id) ?? parsed(found.get(id)) : undefined;
+    if (!stored) {
+      throw new GatewayError(
+        400,
+        "invalid_request",
+        `Item with id ${JSON.stringify(id)} not found: an item_reference must name an item of ` +
+          "a response stored for this account (not deleted, not expired). Send the item itself.",
+        { param: `input[${i}].id` },
+      );
+    }
+    return { item: stored, stored: true };
+  });
+}
+
+function parsed(text: string | undefined): Item | undefined {
+  return text === undefined ? undefined : JSON.parse(text) as Item;
+}
+
+/** The 400 of a `previous_response_id` the account has no live response of. */
+export function previousNotFound(id: string): GatewayError {
+  return new GatewayError(
+    400,
+    "previous_response_not_found",
+    `Previous response with id ${JSON.stringify(id)} not found: it was never stored for ` +
+      "this account, or it was deleted or has expired. Send the conversation's items instead.",
+    { param: "previous_response_id" },
+  );
+}

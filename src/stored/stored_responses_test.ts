@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import type { Principal } from "../auth/principal.ts";
+import { parseConfig } from "../config/schema.ts";
+import { openDatabase } from "../db/database.ts";
+import { storedResponseRows } from "../db/stored_responses.ts";
+import { createStoredResponses } from "./stored_responses.ts";
+
+const DAY_MS = 86_400_000;
+
+/** A store on a fresh SQLite file, with a clock the test moves. */
+async function withStore(
+  test: (store: ReturnType<typeof createStoredResponses>, clock: { now: number }) => Promise<void>,
+) {
+  const dir = await Deno.makeTempDir({ prefix: "tollgate_stored_" });
+  const db = await openDatabase(`file:${dir}/tollgate.db`);
+  try {
+    assert.equal((await db.migrate()).error, undefined);
+    const clock = { now: 1_800_000_000_000 };
+    await test(
+      createStoredResponses({
+        rows: () => Promise.resolve(storedResponseRows(db.kysely)),
+        now: () => clock.now,
+      }),
+      clock,
+    );
+  } finally {
+    await db.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const PRINCIPAL = { id: "key_1", accountId: 1 } as Principal;
+const config = (days: number) => parseConfig({ responses: { retention_days: days } });
+
+function answer(id: string, text: string): string {
+  return JSON.stringify({
+    id,
+    object: "response",
+    model: "m",
+    output: [{
+      id: `msg_${id}`,
+      type: "message",
+      role: "assistant",
+      content: [{ type: "output_text", text }],
+    }],
+  });
+}
+
+Deno.test("stored responses: kept for retention_days, then neither found nor chained, and removed", () =>
+  withStore(async (store, clock) => {
+    const turn = await store.begin(config(2), PRINCIPAL, { model: "m", input: "hi" });
+    assert.ok(turn);
+    await turn.keepWhole(answer("resp_1", "hello"));
+    assert.ok(await store.find(1, "resp_1"));
+    assert.equal(await store.find(2, "resp_1"), undefined, "another account's");
+    clock.now += 2 * DAY_MS - 1;
+    assert.ok(await store.find(1, "resp_1"), "kept to the last millisecond");
+    clock.now += 1;
+    assert.equal(await store.find(1, "resp_1"), undefined);
+    await assert.rejects(
+      store.begin(config(2), PRINCIPAL, { input: "x", previous_response_id: "resp_1" }),
+      (error: { code?: string }) => error.code === "previous_response_not_found",
+    );
+    assert.equal(await store.expire(), 1);
+    assert.equal(await store.expire(), 0);
+  }));
+
+Deno.test("stored responses: a chain is one read; each response holds the conversation whole", () =>
+  withStore(async (store) => {
+    let previous: string | undefined;
+    for (let i = 1; i <= 50; i++) {
+      const body: Record<string, unknown> = { model: "m", input: `turn ${i}` };
+      if (previous) body.previous_response_id = previous;
+      const turn = await store.begin(config(30), PRINCIPAL, body);
+      assert.ok(turn);
+      if (previous) {
+        // Every earlier question and answer, then this turn's input.
+        assert.equal((turn.body.input as unknown[]).length, 2 * (i - 1) + 1);
+        assert.equal(turn.conversation, "resp_1");
+      }
+      await turn.keepWhole(answer(`resp_${i}`, `answer ${i}`));
+      previous = `resp_${i}`;
+    }
+    const last = await store.find(1, "resp_50");
+    assert.equal(JSON.parse(last!.input_items).length, 99);
+  }));
+
+Deno.test("stored responses: [responses] store = false keeps and resolves nothing", () =>
+  withStore(async (store) => {
+    const off = parseConfig({ responses: { store: false } });
+    assert.equal(await store.begin(off, PRINCIPAL, { model: "m", input: "hi" }), undefined);
+  }));
