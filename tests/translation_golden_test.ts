@@ -14,7 +14,8 @@ import OpenAI from "openai";
 import type { EntryProtocol } from "../src/config/schema.ts";
 import { protocolOf } from "../src/protocols/index.ts";
 import { encodeSse, type SseEvent } from "../src/protocols/sse.ts";
-import { createTranslator, type Translation } from "../src/translate/translation.ts";
+import type { Translation } from "../src/translate/translation.ts";
+import { createTranslator } from "../src/translate/translator.ts";
 import { CASES } from "../src/translate/chat/test_support.ts";
 import { parseEvents } from "./support.ts";
 

@@ -6,36 +6,15 @@
  */
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.ts";
-import { migrate, type MigrationResult } from "./migrate.ts";
+import { migrate } from "./migrate.ts";
+import type { Db, ServingDb } from "./serving_db.ts";
 import type { SqliteConnection } from "./sql_client.ts";
 import { openSqliteFile } from "./sqlite_file.ts";
 import { createSqliteStore, isSqliteUnavailable } from "./sqlite_store.ts";
-import type { Store } from "./store.ts";
 
-/** Which SQL a database speaks: SQLite (files and libSQL servers) or PostgreSQL. */
-export type DatabaseKind = "sqlite" | "postgres";
-
-/** An open database as `tollgate serve` uses it: the store at once, the query builder on demand. */
-export interface ServingDb {
-  kind: DatabaseKind;
-  /** Holds, settlement, key lookup, instances and recovery, atomic in the database. */
-  store: Store;
-  /** Whether an error of this database means it is unavailable for now (not a bug). */
-  isUnavailable(error: unknown): boolean;
-  /** Applies this dialect's embedded migrations not applied yet. */
-  migrate(): Promise<MigrationResult>;
-  /**
-   * The typed query builder, loaded by the first call: a gateway on a SQLite file serves
-   * through the store alone and never loads it (~5 MiB), unless its first start makes a key.
-   */
-  queries(): Promise<Kysely<Database>>;
-  close(): Promise<void>;
-}
-
-/** An open database with its typed query builder at hand (the CLI's, tests'). */
-export interface Db extends ServingDb {
-  kysely: Kysely<Database>;
-}
+// What an open database is lives in serving_db.ts, which postgres.ts (loaded from here)
+// builds too; those who open a database here take its types from here.
+export type { DatabaseKind, Db, ServingDb } from "./serving_db.ts";
 
 /** The file path of a `file:` URL (`file:rel.db`, `file:///abs.db`), without query options. */
 export function filePath(url: string): string {

@@ -1,10 +1,10 @@
 /** Opens a PostgreSQL database (`postgres://` or `postgresql://` URL) as a `ServingDb`. */
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import type { ServingDb } from "./database.ts";
 import { migratePostgres } from "./postgres_migrate.ts";
 import { createPostgresStore, isPostgresUnavailable } from "./postgres_store.ts";
 import type { Database } from "./schema.ts";
+import type { ServingDb } from "./serving_db.ts";
 
 /** Connections per process: holds and settlements are short calls, a few go a long way. */
 const POOL_SIZE = 16;

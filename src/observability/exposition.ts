@@ -6,7 +6,7 @@
 import { Counter, Gauge, Registry } from "prom-client";
 import { microsToUsd } from "../billing/money.ts";
 import { CountedHistogram } from "./counted_histogram.ts";
-import type { MetricsState } from "./metrics.ts";
+import type { MetricsState } from "./metrics_state.ts";
 
 /** Renders `state` in the Prometheus text format, with its content type. */
 export function exposition(

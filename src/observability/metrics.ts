@@ -3,18 +3,12 @@
  * counts here; prom-client renders them when scraped (exposition.ts, loaded by the first
  * scrape: a gateway nobody scrapes never loads it). No process-global state.
  */
-import { HistogramCounts, type HistogramSeries } from "./histogram_counts.ts";
+import { HistogramCounts } from "./histogram_counts.ts";
+import type { ChannelState, MetricsState } from "./metrics_state.ts";
 import type { RequestRecord } from "./record.ts";
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 const OVERHEAD_SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1];
-
-/** A channel's health as the router sees it at scrape time. */
-export interface ChannelState {
-  channel: string;
-  /** Has a usable key and is not cooling down. */
-  up: boolean;
-}
 
 /** What the gateway reports to Prometheus. */
 export interface Metrics {
@@ -29,47 +23,6 @@ export interface Metrics {
   configReloaded(ok: boolean): void;
   /** The exposition in the Prometheus text format, and its content type. */
   render(): Promise<{ text: string; contentType: string }>;
-}
-
-/** The histogram children one finished request observes, bound once per label set. */
-interface RequestHistograms {
-  duration: HistogramSeries;
-  firstByte: HistogramSeries;
-  overhead: HistogramSeries;
-}
-
-/** Totals of one model, handed to prom-client only when scraped. */
-export interface ModelTotals {
-  input: number;
-  output: number;
-  cached: number;
-  cacheWrite: number;
-  costMicros: number;
-}
-
-/** Requests of one label set: their count, their model's totals and their histograms. */
-export interface RequestSeries {
-  labels: { entry_point: string; model: string; channel: string; status: string };
-  count: number;
-  totals: ModelTotals;
-  histograms: RequestHistograms;
-}
-
-/** Everything the metrics counted, as the exposition reads it at each scrape. */
-export interface MetricsState {
-  series: Map<string, RequestSeries>;
-  models: Map<string, ModelTotals>;
-  activeStreams: number;
-  holdsInFlight: number;
-  /** Failed upstream attempts by channel and kind. */
-  failures: Map<string, { labels: { channel: string; kind: string }; count: number }>;
-  reloads: { ok: number; failed: number };
-  histograms: {
-    duration: HistogramCounts<"entry_point" | "model">;
-    firstByte: HistogramCounts<"entry_point" | "model">;
-    overhead: HistogramCounts<"entry_point">;
-  };
-  channels: () => ChannelState[];
 }
 
 /** tollgate's metrics; `channels` is read at each scrape. */

@@ -13,7 +13,7 @@ import { parseCountTokensRequest } from "../protocols/messages/index.ts";
 import { sendWithFailover } from "../relay/failover.ts";
 import { readJsonBody } from "../relay/body.ts";
 import type { RoutePlan } from "../routing/router.ts";
-import { createTranslator } from "../translate/translation.ts";
+import { createTranslator } from "../translate/translator.ts";
 import type { KeyRoute } from "../middleware/request_context.ts";
 import { type RelayDeps, upstreamProtocol } from "./relay.ts";
 

@@ -18,7 +18,7 @@ import { Settlement } from "../relay/settle.ts";
 import { relayStream, type StreamRelay } from "../relay/stream.ts";
 import type { Attempt, RoutePlan, Router } from "../routing/router.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
-import { createTranslator, type Translator } from "../translate/translation.ts";
+import { createTranslator, type Translator } from "../translate/translator.ts";
 import type { AlarmClock } from "../upstream/alarm_clock.ts";
 import type { SendOptions } from "../upstream/send.ts";
 import type { ShutdownWatch } from "../upstream/shutdown_watch.ts";

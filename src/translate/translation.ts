@@ -2,15 +2,14 @@
  * The translation of one request toward one upstream protocol: what the relay asks of
  * it on every attempt (the upstream body) and on the attempt that answered (the client
  * body or stream, the usage, the produced text). The same protocol passes through
- * (passthrough.ts); another is translated through the IR (translated.ts).
+ * (passthrough.ts); another is translated through the IR (translated.ts); translator.ts
+ * picks one.
  */
 import type { EntryProtocol } from "../config/schema.ts";
 import type { GatewayError } from "../errors.ts";
 import type { SseEvent } from "../protocols/sse.ts";
 import type { EntryRequest, Usage } from "../protocols/types.ts";
 import type { WholeAnswer } from "../upstream/response.ts";
-import { passthrough } from "./passthrough.ts";
-import { translated } from "./translated.ts";
 
 /** A whole upstream answer, converted for the client. */
 export interface ConvertedResponse {
@@ -75,26 +74,4 @@ export interface TranslatorOptions {
   drop(what: string, why: string): void;
   /** Fresh ids for translated answers; random unless a test passes a counter. */
   newId?(prefix: string): string;
-}
-
-/** Hands out the translation toward each upstream protocol, built once per protocol. */
-export interface Translator {
-  toward(upstream: EntryProtocol): Translation;
-}
-
-/** A translator for one request. */
-export function createTranslator(options: TranslatorOptions): Translator {
-  const built = new Map<EntryProtocol, Translation>();
-  return {
-    toward(upstream) {
-      let translation = built.get(upstream);
-      if (!translation) {
-        translation = upstream === options.entry
-          ? passthrough(options)
-          : translated(options, upstream);
-        built.set(upstream, translation);
-      }
-      return translation;
-    },
-  };
 }

@@ -1,0 +1,33 @@
+/**
+ * An open database, whichever kind it is: what database.ts hands out and each kind's
+ * opener (postgres.ts, database.ts for SQLite) builds.
+ */
+import type { Kysely } from "kysely";
+import type { MigrationResult } from "./migrate.ts";
+import type { Database } from "./schema.ts";
+import type { Store } from "./store.ts";
+
+/** Which SQL a database speaks: SQLite (files and libSQL servers) or PostgreSQL. */
+export type DatabaseKind = "sqlite" | "postgres";
+
+/** An open database as `tollgate serve` uses it: the store at once, the query builder on demand. */
+export interface ServingDb {
+  kind: DatabaseKind;
+  /** Holds, settlement, key lookup, instances and recovery, atomic in the database. */
+  store: Store;
+  /** Whether an error of this database means it is unavailable for now (not a bug). */
+  isUnavailable(error: unknown): boolean;
+  /** Applies this dialect's embedded migrations not applied yet. */
+  migrate(): Promise<MigrationResult>;
+  /**
+   * The typed query builder, loaded by the first call: a gateway on a SQLite file serves
+   * through the store alone and never loads it (~5 MiB), unless its first start makes a key.
+   */
+  queries(): Promise<Kysely<Database>>;
+  close(): Promise<void>;
+}
+
+/** An open database with its typed query builder at hand (the CLI's, tests'). */
+export interface Db extends ServingDb {
+  kysely: Kysely<Database>;
+}
