@@ -14,6 +14,7 @@ import type { ConfigSnapshot } from "./config/store.ts";
 import { asGatewayError, errorResponse, GatewayError } from "./errors.ts";
 import { describeError, type Logger } from "./log.ts";
 import { headerLimits } from "./middleware/header_limits.ts";
+import { browserCors } from "./middleware/cors.ts";
 import {
   type GatewayEnv,
   type KeyRoute,
@@ -104,6 +105,7 @@ export function createApp(deps: AppDeps): App {
     },
   }));
   app.use(headerLimits());
+  app.use("/v1/*", browserCors());
   app.onError((error, c) => failed(c.get("context"), error));
   // Not thrown: Hono calls this outside the middleware's error handling.
   app.notFound((c) => {

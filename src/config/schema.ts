@@ -67,6 +67,8 @@ export interface ServerConfig {
   metrics: boolean;
   /** When set, `GET /metrics` needs `Authorization: Bearer <metrics_token>`. */
   metrics_token: string;
+  /** Browser origins allowed to call the API (`*` for any); none by default. */
+  cors_origins: string[];
   /** PEM files: with both set, clients are served HTTPS. */
   tls_cert: string;
   tls_key: string;
@@ -186,6 +188,7 @@ const readServer: Field<ServerConfig> = table<ServerConfig>({
   log_format: withDefault(oneOf(["text", "json"]), () => "text"),
   metrics: withDefault(flag, () => true),
   metrics_token: withDefault(text, () => ""),
+  cors_origins: withDefault(list(text), () => []),
   tls_cert: withDefault(text, () => ""),
   tls_key: withDefault(text, () => ""),
 });
