@@ -82,6 +82,20 @@ Deno.test("config check of an invalid config exits 1 with every problem", async 
   });
 });
 
+Deno.test("config check prints the database resolved beside the config file", async () => {
+  await withCli(async (cli) => {
+    const nested = join(cli.dir, "etc", "config.toml");
+    await Deno.mkdir(join(cli.dir, "etc"));
+    await Deno.writeTextFile(nested, `[database]\nurl = "file:tollgate.db"\n`);
+    const run = await cli.run(["config", "check", "--config", nested]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stdout,
+      new RegExp(`database: +file:${join(cli.dir, "etc", "tollgate.db")}$`, "m"),
+    );
+  });
+});
+
 Deno.test("config check of a missing file exits 1", async () => {
   await withCli(async (cli) => {
     const run = await cli.run(["config", "check", "--config", join(cli.dir, "none.toml")]);

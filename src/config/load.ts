@@ -1,4 +1,5 @@
 /** Loads the config file: TOML, `${VAR}` expansion from the environment, then the schema. */
+import { dirname, isAbsolute, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { type Config, validateConfig } from "./schema.ts";
 import { formatPath, type PathSegment } from "./validate.ts";
@@ -27,7 +28,23 @@ export class ConfigError extends Error {
 const VARIABLE = /\$\{([^}]*)\}/g;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Reads, expands and validates the config file at `path`; throws ConfigError listing every problem. */
+/** How a config is read: from which environment, and how a relative database path is taken. */
+export interface ParseOptions {
+  /** Environment for `${VAR}`; `Deno.env.get` unless a test passes its own. */
+  env?: EnvLookup;
+  /** Names the config in errors: its path, or "(text)". */
+  source?: string;
+  /**
+   * The folder a relative `file:` database path is taken from: the config file's own, so
+   * every command finds the same database whatever its working directory. Unset: kept as written.
+   */
+  baseDir?: string;
+}
+
+/**
+ * Reads, expands and validates the config file at `path`; throws ConfigError listing every
+ * problem. A relative `file:` database path is resolved against the file's folder.
+ */
 export async function loadConfig(path: string, env: EnvLookup = defaultEnv): Promise<Config> {
   let text: string;
   try {
@@ -38,15 +55,17 @@ export async function loadConfig(path: string, env: EnvLookup = defaultEnv): Pro
       : `the file cannot be read (${error instanceof Error ? error.message : String(error)})`;
     throw new ConfigError(path, [`(file): ${reason}`], { cause: error });
   }
-  return parseConfigText(text, env, path);
+  return parseConfigText(text, { env, source: path, baseDir: configDir(path) });
 }
 
-/** Parses config text as `loadConfig` does, without the file; `source` names it in errors. */
-export function parseConfigText(
-  text: string,
-  env: EnvLookup = defaultEnv,
-  source = "(text)",
-): Config {
+/** The folder of the config file at `path`, from which its relative paths are taken. */
+export function configDir(path: string): string {
+  return dirname(resolve(path));
+}
+
+/** Parses config text as `loadConfig` does, without the file. */
+export function parseConfigText(text: string, options: ParseOptions = {}): Config {
+  const { env = defaultEnv, source = "(text)", baseDir } = options;
   let raw: unknown;
   try {
     raw = parse(text);
@@ -70,7 +89,12 @@ export function parseConfigText(
   });
 
   const result = validateConfig(expanded);
-  if ("config" in result && problems.length === 0) return result.config;
+  if ("config" in result && problems.length === 0) {
+    if (baseDir !== undefined) {
+      result.config.database.url = fileUrlFrom(result.config.database.url, baseDir);
+    }
+    return result.config;
+  }
   if ("problems" in result) {
     for (const problem of result.problems) {
       const path = formatPath(problem.path);
@@ -103,6 +127,18 @@ export function debugLogging(env: EnvLookup = defaultEnv): boolean {
 /** The database URL to open: $TOLLGATE_DATABASE_URL when set, else the config's. */
 export function databaseUrl(config: Config, env: EnvLookup = defaultEnv): string {
   return env("TOLLGATE_DATABASE_URL") || config.database.url;
+}
+
+/**
+ * A `file:` URL with a relative path made absolute from `baseDir`; any other URL, an
+ * absolute path and `:memory:` as they are. Query options stay.
+ */
+export function fileUrlFrom(url: string, baseDir: string): string {
+  const match = /^file:(?!\/\/)([^?]*)(.*)$/s.exec(url);
+  if (match === null) return url;
+  const [, path = "", query = ""] = match;
+  if (path === "" || path === ":memory:" || isAbsolute(path)) return url;
+  return `file:${resolve(baseDir, path)}${query}`;
 }
 
 /** Expands `${VAR}` in every string value (not keys), reporting each missing variable. */

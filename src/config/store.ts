@@ -5,7 +5,7 @@
  */
 import { resolve } from "node:path";
 import type { Config } from "./schema.ts";
-import { ConfigError, type EnvLookup, parseConfigText } from "./load.ts";
+import { configDir, ConfigError, type EnvLookup, parseConfigText } from "./load.ts";
 
 /** One version of the config: what it says, its version number (1 first) and when it was loaded. */
 export interface ConfigSnapshot {
@@ -133,7 +133,7 @@ export function watchConfigFile(
     }
     let config: Config;
     try {
-      config = parseConfigText(text, env, path);
+      config = parseConfigText(text, { env, source: path, baseDir: configDir(path) });
     } catch (error) {
       rejectedText = text;
       report(error);

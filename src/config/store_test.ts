@@ -18,33 +18,38 @@ async function withTempDir(fn: (dir: string) => Promise<void>) {
 
 Deno.test("store: replace bumps the version and notifies subscribers", () => {
   let clock = 1000;
-  const store = createConfigStore(parseConfigText(configText("a:1"), noEnv), { now: () => clock });
+  const store = createConfigStore(parseConfigText(configText("a:1"), { env: noEnv }), {
+    now: () => clock,
+  });
   assert.equal(store.current().version, 1);
   assert.equal(store.current().loadedAt, 1000);
 
   const seen: ConfigSnapshot[] = [];
   const unsubscribe = store.subscribe((snapshot) => seen.push(snapshot));
   clock = 2000;
-  const next = store.replace(parseConfigText(configText("b:2"), noEnv));
+  const next = store.replace(parseConfigText(configText("b:2"), { env: noEnv }));
   assert.equal(next.version, 2);
   assert.equal(next.loadedAt, 2000);
   assert.equal(store.current(), next);
   assert.deepEqual(seen, [next]);
 
   unsubscribe();
-  store.replace(parseConfigText(configText("c:3"), noEnv));
+  store.replace(parseConfigText(configText("c:3"), { env: noEnv }));
   assert.equal(seen.length, 1);
   assert.equal(store.current().version, 3);
 });
 
 Deno.test("store: a throwing listener does not stop the others", () => {
-  const store = createConfigStore(parseConfigText(configText("a:1"), noEnv));
+  const store = createConfigStore(parseConfigText(configText("a:1"), { env: noEnv }));
   let heard = 0;
   store.subscribe(() => {
     throw new Error("boom");
   });
   store.subscribe(() => heard++);
-  assert.throws(() => store.replace(parseConfigText(configText("b:2"), noEnv)), AggregateError);
+  assert.throws(
+    () => store.replace(parseConfigText(configText("b:2"), { env: noEnv })),
+    AggregateError,
+  );
   assert.equal(heard, 1);
   assert.equal(store.current().version, 2);
 });
@@ -53,7 +58,7 @@ Deno.test("watch: valid, invalid, valid again through reload()", async () => {
   await withTempDir(async (dir) => {
     const path = join(dir, "config.toml");
     await Deno.writeTextFile(path, configText("127.0.0.1:1"));
-    const store = createConfigStore(parseConfigText(await Deno.readTextFile(path), noEnv));
+    const store = createConfigStore(parseConfigText(await Deno.readTextFile(path), { env: noEnv }));
     const reloads: number[] = [];
     const errors: unknown[] = [];
     const watcher = watchConfigFile(store, path, {
@@ -94,7 +99,7 @@ Deno.test("watch: an edited file is reloaded", async () => {
   await withTempDir(async (dir) => {
     const path = join(dir, "config.toml");
     await Deno.writeTextFile(path, configText("127.0.0.1:1"));
-    const store = createConfigStore(parseConfigText(await Deno.readTextFile(path), noEnv));
+    const store = createConfigStore(parseConfigText(await Deno.readTextFile(path), { env: noEnv }));
     const { promise: reloaded, resolve } = Promise.withResolvers<ConfigSnapshot>();
     const watcher = watchConfigFile(store, path, {
       env: noEnv,
@@ -120,7 +125,7 @@ Deno.test("watch: SIGHUP listener is added and removed", async () => {
   await withTempDir(async (dir) => {
     const path = join(dir, "config.toml");
     await Deno.writeTextFile(path, configText("127.0.0.1:1"));
-    const store = createConfigStore(parseConfigText(await Deno.readTextFile(path), noEnv));
+    const store = createConfigStore(parseConfigText(await Deno.readTextFile(path), { env: noEnv }));
     const watcher = watchConfigFile(store, path, { env: noEnv });
     watcher.close();
     watcher.close(); // closing twice is harmless
