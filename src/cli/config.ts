@@ -22,7 +22,8 @@ export function runConfigCommand(args: string[], ctx: CliContext): Promise<numbe
 async function checkCommand(args: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, CONFIG_OPTION, CONFIG_USAGE);
   expectPositionals(positionals, [], CONFIG_USAGE);
-  const { config, configPath } = await loadCliConfig(ctx, values.config);
+  // Checks what `serve` would refuse, an unset secret included.
+  const { config, configPath } = await loadCliConfig(ctx, values.config, "required");
   ctx.io.stdout(summarizeConfig(config, configPath, databaseUrl(config, ctx.env)));
   return 0;
 }

@@ -28,10 +28,21 @@ export class ConfigError extends Error {
 const VARIABLE = /\$\{([^}]*)\}/g;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** How a config is read: from which environment, and how a relative database path is taken. */
-export interface ParseOptions {
+/** How a config file is read. */
+export interface LoadOptions {
   /** Environment for `${VAR}`; `Deno.env.get` unless a test passes its own. */
   env?: EnvLookup;
+  /**
+   * `required` (the default; what `serve` and `config check` need): an unset `${VAR}` is a
+   * problem. `ignored` (commands that manage keys, accounts and usage): an unset variable
+   * outside `[database]` is left as written, so they run without the channels' secrets;
+   * it is still reported if the config cannot be read without it.
+   */
+  secrets?: "required" | "ignored";
+}
+
+/** How config text is read: `LoadOptions`, and where it came from. */
+export interface ParseOptions extends LoadOptions {
   /** Names the config in errors: its path, or "(text)". */
   source?: string;
   /**
@@ -45,7 +56,7 @@ export interface ParseOptions {
  * Reads, expands and validates the config file at `path`; throws ConfigError listing every
  * problem. A relative `file:` database path is resolved against the file's folder.
  */
-export async function loadConfig(path: string, env: EnvLookup = defaultEnv): Promise<Config> {
+export async function loadConfig(path: string, options: LoadOptions = {}): Promise<Config> {
   let text: string;
   try {
     text = await Deno.readTextFile(path);
@@ -55,7 +66,7 @@ export async function loadConfig(path: string, env: EnvLookup = defaultEnv): Pro
       : `the file cannot be read (${error instanceof Error ? error.message : String(error)})`;
     throw new ConfigError(path, [`(file): ${reason}`], { cause: error });
   }
-  return parseConfigText(text, { env, source: path, baseDir: configDir(path) });
+  return parseConfigText(text, { ...options, source: path, baseDir: configDir(path) });
 }
 
 /** The folder of the config file at `path`, from which its relative paths are taken. */
@@ -65,7 +76,7 @@ export function configDir(path: string): string {
 
 /** Parses config text as `loadConfig` does, without the file. */
 export function parseConfigText(text: string, options: ParseOptions = {}): Config {
-  const { env = defaultEnv, source = "(text)", baseDir } = options;
+  const { env = defaultEnv, source = "(text)", baseDir, secrets = "required" } = options;
   let raw: unknown;
   try {
     raw = parse(text);
@@ -82,10 +93,13 @@ export function parseConfigText(text: string, options: ParseOptions = {}): Confi
   }
 
   const problems: string[] = [];
+  const unset: string[] = [];
   const unexpanded: string[] = [];
-  const expanded = expandVariables(raw, [], env, (path, message) => {
+  const expanded = expandVariables(raw, [], env, (path, message, missing) => {
     unexpanded.push(formatPath(path));
-    problems.push(`${formatPath(path)}: ${message}`);
+    // The database is opened by every command: its variables are always needed.
+    const ignored = missing && secrets === "ignored" && path[0] !== "database";
+    (ignored ? unset : problems).push(`${formatPath(path)}: ${message}`);
   });
 
   const result = validateConfig(expanded);
@@ -96,6 +110,8 @@ export function parseConfigText(text: string, options: ParseOptions = {}): Confi
     return result.config;
   }
   if ("problems" in result) {
+    // The config is unreadable: an unset variable may be why, so it is reported after all.
+    problems.push(...unset);
     for (const problem of result.problems) {
       const path = formatPath(problem.path);
       // A value left as "${VAR}" is already reported; its schema error would only repeat it.
@@ -146,13 +162,17 @@ function expandVariables(
   value: unknown,
   path: PathSegment[],
   env: EnvLookup,
-  report: (path: PathSegment[], message: string) => void,
+  report: (path: PathSegment[], message: string, missing: boolean) => void,
 ): unknown {
   if (typeof value === "string") {
     const missing: string[] = [];
     const result = value.replace(VARIABLE, (whole, name: string) => {
       if (!VARIABLE_NAME.test(name)) {
-        report(path, `"${whole}" is not a valid variable reference; use \${NAME} with A-Z, 0-9, _`);
+        report(
+          path,
+          `"${whole}" is not a valid variable reference; use \${NAME} with A-Z, 0-9, _`,
+          false,
+        );
         return whole;
       }
       const found = env(name);
@@ -163,7 +183,7 @@ function expandVariables(
       return found;
     });
     for (const name of missing) {
-      report(path, `environment variable "${name}" is not set; set it or change this value`);
+      report(path, `environment variable "${name}" is not set; set it or change this value`, true);
     }
     return result;
   }

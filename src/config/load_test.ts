@@ -37,7 +37,7 @@ headers = { "x-team" = "\${TEAM}-a" }
 
 Deno.test("config.example.toml loads with no environment variables", async () => {
   const example = fileURLToPath(new URL("../../config.example.toml", import.meta.url));
-  const config = await loadConfig(example, noEnv);
+  const config = await loadConfig(example, { env: noEnv });
   assert.equal(config.server.listen, "127.0.0.1:8080");
   assert.equal(config.database.url, `file:${join(dirname(example), "tollgate.db")}`);
   assert.deepEqual(config.groups.default?.models, ["*"]);
@@ -72,6 +72,28 @@ Deno.test("a missing variable is an error naming it and where it is used", () =>
   assert.deepEqual(problems, [
     'channels[0].keys[0]: environment variable "OPENAI_API_KEY" is not set; set it or change this value',
   ]);
+});
+
+Deno.test("with secrets ignored, a channel's unset variables are left as written", () => {
+  const config = parseConfigText(OPENAI_CHANNEL, { env: noEnv, secrets: "ignored" });
+  const channel = config.channels[0];
+  assert.equal(channel?.base_url, "${BASE}/v1");
+  assert.deepEqual(channel?.keys, ["${OPENAI_API_KEY}", "literal"]);
+  assert.deepEqual(channel?.headers, { "x-team": "${TEAM}-a" });
+});
+
+Deno.test("with secrets ignored, the database's variables are still needed", () => {
+  const text = `[database]\nurl = "file:\${DATA_DIR}/t.db"\n${OPENAI_CHANNEL}`;
+  assert.deepEqual(problemsOf(() => parseConfigText(text, { env: noEnv, secrets: "ignored" })), [
+    'database.url: environment variable "DATA_DIR" is not set; set it or change this value',
+  ]);
+});
+
+Deno.test("with secrets ignored, an unset variable is reported when the config is invalid anyway", () => {
+  const text = `${OPENAI_CHANNEL}protocol_typo = 1\n`;
+  const problems = problemsOf(() => parseConfigText(text, { env: noEnv, secrets: "ignored" }));
+  assert.ok(problems.includes('channels[0]: unknown key "protocol_typo"'), problems.join("\n"));
+  assert.ok(problems.some((p) => p.includes('"OPENAI_API_KEY" is not set')), problems.join("\n"));
 });
 
 Deno.test("an unset variable in a URL is reported once, not again as a bad URL", () => {
@@ -130,7 +152,7 @@ Deno.test("TOML syntax errors carry line and column", () => {
 Deno.test("loadConfig reports a missing file with what to do", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const error = await loadConfig(join(dir, "nope.toml"), noEnv).catch((e) => e);
+    const error = await loadConfig(join(dir, "nope.toml"), { env: noEnv }).catch((e) => e);
     assert.ok(error instanceof ConfigError);
     assert.match(error.message, /does not exist; pass --config PATH/);
   } finally {
@@ -157,11 +179,11 @@ Deno.test("a relative file: database is found beside the config file, whatever t
     await Deno.mkdir(join(dir, "etc"));
     const path = join(dir, "etc", "config.toml");
     await Deno.writeTextFile(path, `[database]\nurl = "file:data/tollgate.db?mode=rwc"`);
-    const config = await loadConfig(path, noEnv);
+    const config = await loadConfig(path, { env: noEnv });
     assert.equal(config.database.url, `file:${join(dir, "etc", "data", "tollgate.db")}?mode=rwc`);
     // The operator's own variable is the shell's: taken as given.
     const env = envOf({ TOLLGATE_DATABASE_URL: "file:here.db" });
-    assert.equal(databaseUrl(await loadConfig(path, env), env), "file:here.db");
+    assert.equal(databaseUrl(await loadConfig(path, { env }), env), "file:here.db");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

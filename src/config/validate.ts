@@ -28,6 +28,8 @@ export type Field<T> = (
 export type Fields<T> = { [K in keyof T]-?: Field<T[K]> };
 
 const BARE_KEY = /^[A-Za-z0-9_-]+$/;
+/** A `${NAME}` reference the loader left in place: its variable is not set. */
+const UNSET_VARIABLE = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
 
 /** Writes a path the way TOML would: dotted bare keys, quoted odd keys, `[i]` for array items. */
 export function formatPath(path: readonly PathSegment[]): string {
@@ -174,10 +176,15 @@ export const nonNegativeNumber: Field<number> = (value, path, problems) => {
   return value;
 };
 
-/** An http:// or https:// URL; output trimmed, and without tabs or line breaks (as the URL parser reads it). */
+/**
+ * An http:// or https:// URL; output trimmed, and without tabs or line breaks (as the URL
+ * parser reads it). A value that still names an unset `${VAR}` is not checked: the loader
+ * reports the variable where it is needed, and a command that needs no channel runs without it.
+ */
 export const httpUrl: Field<string> = (value, path, problems) => {
   const expected = "must be a URL starting with http:// or https://";
   if (typeof value !== "string") return mismatch(problems, path, expected, value);
+  if (UNSET_VARIABLE.test(value)) return value;
   const trimmed = value.trim();
   // The scheme must be followed by "//": the URL parser alone would take "http:host".
   const url = /^https?:\/\//i.test(trimmed) ? URL.parse(trimmed) : null;
