@@ -1,6 +1,7 @@
 /** `tollgate config check`: validate the config and summarise what it sets up. */
 import { databaseUrl } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
+import { configWarnings } from "../config/warnings.ts";
 import {
   type CliContext,
   CONFIG_OPTION,
@@ -25,6 +26,8 @@ async function checkCommand(args: string[], ctx: CliContext): Promise<number> {
   // Checks what `serve` would refuse, an unset secret included.
   const { config, configPath } = await loadCliConfig(ctx, values.config, "required");
   ctx.io.stdout(summarizeConfig(config, configPath, databaseUrl(config, ctx.env)));
+  // Warnings, not errors: serve would run this config.
+  for (const warning of configWarnings(config)) ctx.io.stderr(`Warning: ${warning}.`);
   return 0;
 }
 

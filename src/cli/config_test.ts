@@ -96,6 +96,36 @@ Deno.test("config check prints the database resolved beside the config file", as
   });
 });
 
+Deno.test("config check refuses a listen without a port, as serve would", async () => {
+  await withCli(async (cli) => {
+    const config = join(cli.dir, "noport.toml");
+    await Deno.writeTextFile(config, `[server]\nlisten = "0.0.0.0"\n`);
+    const run = await cli.run(["config", "check", "--config", config]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /\n {2}server\.listen: must be "host:port"/);
+  });
+});
+
+Deno.test("config check warns of a model served without a price, and still passes", async () => {
+  await withCli(async (cli) => {
+    const config = join(cli.dir, "unpriced.toml");
+    await Deno.writeTextFile(
+      config,
+      `[groups.default]\n[[channels]]\nname = "openai"\nprotocol = "chat"\n` +
+        `base_url = "https://api.openai.com/v1"\nmodels = ["gpt-4o-mini"]\n`,
+    );
+    const run = await cli.run(["config", "check", "--config", config]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /is valid/);
+    assert.equal(
+      run.stderr,
+      'Warning: model "gpt-4o-mini" (channel "openai") has no input_price or output_price: ' +
+        "its requests cost nothing; set input_price and output_price under " +
+        '[models."gpt-4o-mini"].',
+    );
+  });
+});
+
 Deno.test("config check of a missing file exits 1", async () => {
   await withCli(async (cli) => {
     const run = await cli.run(["config", "check", "--config", join(cli.dir, "none.toml")]);

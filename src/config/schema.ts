@@ -7,6 +7,7 @@ import {
   integer,
   INVALID,
   list,
+  listenAddress,
   matching,
   nonEmptyText,
   nonNegativeInteger,
@@ -151,7 +152,7 @@ const readTimeouts: Field<Timeouts> = table<Timeouts>({
 });
 
 const readServer: Field<ServerConfig> = table<ServerConfig>({
-  listen: withDefault(text, () => "127.0.0.1:8080"),
+  listen: withDefault(listenAddress, () => "127.0.0.1:8080"),
   entry_points: withDefault(list(oneOf(ENTRY_PROTOCOLS)), () => [...ENTRY_PROTOCOLS]),
   max_body_bytes: withDefault(positiveInteger, () => 8_388_608),
   trusted_proxies: withDefault(list(text), () => []),

@@ -170,7 +170,7 @@ Deno.test("validateConfig: each kind of problem is reported at its path", () => 
     [
       "a string is a number",
       { server: { listen: 8080 } },
-      "server.listen: must be a string, got a number",
+      'server.listen: must be "host:port", e.g. "127.0.0.1:8080" or "[::]:8080", got a number',
     ],
     [
       "a flag is a string",
@@ -247,7 +247,7 @@ Deno.test("validateConfig: each kind of problem is reported at its path", () => 
 });
 
 Deno.test("validateConfig: an unknown key is reported at its table's own path, one problem each", () => {
-  assert.deepEqual(problemsOf({ server: { bogus: 1, listen: "x", other: true } }), [
+  assert.deepEqual(problemsOf({ server: { bogus: 1, listen: "x:1", other: true } }), [
     'server: unknown key "bogus"',
     'server: unknown key "other"',
   ]);
@@ -297,6 +297,30 @@ Deno.test("validateConfig: a positive integer refuses fractions, zero, negatives
     assert.ok("config" in validateConfig(build(1)), `${name} = 1`);
     assert.ok("config" in validateConfig(build(2 ** 53 - 1)), `${name} = 2^53 - 1`);
   }
+});
+
+Deno.test("validateConfig: listen is host:port, as the server splits it", () => {
+  for (
+    const listen of [
+      "127.0.0.1:8080",
+      "0.0.0.0:0",
+      "[::]:80",
+      "[::1]:65535",
+      ":8080",
+      "localhost:1",
+    ]
+  ) {
+    assert.equal(parseConfig({ server: { listen } }).server.listen, listen);
+  }
+  const expected = 'server.listen: must be "host:port", e.g. "127.0.0.1:8080" or "[::]:8080"';
+  for (
+    const listen of ["127.0.0.1", "localhost", "", "::1:8080", "[::1]", "a:b", "a b:1", "a:-1"]
+  ) {
+    assert.deepEqual(problemsOf({ server: { listen } }), [expected], JSON.stringify(listen));
+  }
+  assert.deepEqual(problemsOf({ server: { listen: "a:65536" } }), [
+    "server.listen: must have a port from 0 to 65535",
+  ]);
 });
 
 Deno.test("validateConfig: base_url must parse as an http:// or https:// URL", () => {
@@ -381,7 +405,7 @@ Deno.test("validateConfig: the checks across channels and groups", () => {
 Deno.test("validateConfig: the checks across fields wait for well-formed fields, not for known keys", () => {
   const missingGroup = { channels: [{ name: "a", protocol: "echo", models: ["m"] }] };
   assert.deepEqual(problemsOf({ ...missingGroup, server: { listen: 1 } }), [
-    "server.listen: must be a string, got a number",
+    'server.listen: must be "host:port", e.g. "127.0.0.1:8080" or "[::]:8080", got a number',
   ]);
   assert.deepEqual(problemsOf({ ...missingGroup, bogus: 1 }), [
     '(top level): unknown key "bogus"',
@@ -397,7 +421,7 @@ Deno.test("validateConfig: every field at fault is reported, not only the first"
       channels: [{ name: "", protocol: "grpc", models: [""], weight: 1.5 }],
     }),
     [
-      "server.listen: must be a string, got a number",
+      'server.listen: must be "host:port", e.g. "127.0.0.1:8080" or "[::]:8080", got a number',
       "server.max_body_bytes: must be a positive integer, got zero",
       'server.log_format: must be one of "text", "json"',
       "groups.default.price_multiplier: must be a non-negative number, got a negative number",
@@ -422,12 +446,12 @@ Deno.test("validateConfig: problems never quote the value, which may be a secret
 
 Deno.test("parseConfig: throws an Error listing every problem with its path", () => {
   assert.throws(
-    () => parseConfig({ server: { listen: 1, bogus: true } }),
+    () => parseConfig({ server: { metrics: 1, bogus: true } }),
     (error: unknown) => {
       assert.ok(error instanceof Error);
       assert.equal(
         error.message,
-        'Validating config failed:\n  server.listen: must be a string, got a number\n  server: unknown key "bogus"',
+        'Validating config failed:\n  server.metrics: must be true or false, got a number\n  server: unknown key "bogus"',
       );
       return true;
     },

@@ -194,6 +194,20 @@ export const httpUrl: Field<string> = (value, path, problems) => {
   return trimmed.replace(/[\t\n\r]/g, "");
 };
 
+/**
+ * A `host:port` to listen on (an IPv6 host in brackets; no host: every address), as the
+ * server splits it. A value naming an unset `${VAR}` is left to the loader, as for `httpUrl`.
+ */
+export const listenAddress: Field<string> = (value, path, problems) => {
+  const expected = 'must be "host:port", e.g. "127.0.0.1:8080" or "[::]:8080"';
+  if (typeof value !== "string") return mismatch(problems, path, expected, value);
+  if (UNSET_VARIABLE.test(value)) return value;
+  const port = /^(?:\[[0-9A-Fa-f:.]+\]|[^\s:[\]]*):(\d+)$/.exec(value.trim())?.[1];
+  if (port === undefined) return fail(problems, path, expected);
+  if (Number(port) > 65_535) return fail(problems, path, "must have a port from 0 to 65535");
+  return value;
+};
+
 function integerFrom(minimum: number, noun: string): Field<number> {
   const expected = `must be ${noun}`;
   return (value, path, problems) => {
