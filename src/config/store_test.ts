@@ -95,29 +95,52 @@ Deno.test("watch: valid, invalid, valid again through reload()", async () => {
   });
 });
 
-Deno.test("watch: an edited file is reloaded", async () => {
+Deno.test("watch: an edited file is reloaded at the next poll, and only a change is", async () => {
   await withTempDir(async (dir) => {
     const path = join(dir, "config.toml");
     await Deno.writeTextFile(path, configText("127.0.0.1:1"));
     const store = createConfigStore(parseConfigText(await Deno.readTextFile(path), { env: noEnv }));
-    const { promise: reloaded, resolve } = Promise.withResolvers<ConfigSnapshot>();
+    const reloads: ConfigSnapshot[] = [];
+    let reloaded = Promise.withResolvers<void>();
+    let poll = () => {};
+    let stopped = false;
     const watcher = watchConfigFile(store, path, {
       env: noEnv,
       sighup: false,
-      debounceMs: 20,
-      onReload: resolve,
+      debounceMs: 0,
+      // The test polls; no timer runs.
+      startPolling: (next) => {
+        poll = next;
+        return () => void (stopped = true);
+      },
+      onReload: (snapshot) => {
+        reloads.push(snapshot);
+        reloaded.resolve();
+      },
     });
     try {
+      poll(); // unchanged: nothing to reload
       // Written as editors do: a new file renamed over the old one.
       await Deno.writeTextFile(join(dir, "config.toml.tmp"), configText("127.0.0.1:9"));
       await Deno.rename(join(dir, "config.toml.tmp"), path);
-      const snapshot = await reloaded;
-      assert.equal(snapshot.version, 2);
-      assert.equal(snapshot.config.server.listen, "127.0.0.1:9");
-      assert.equal(store.current(), snapshot);
+      assert.equal(reloads.length, 0, "nothing happens before the poll");
+      poll();
+      await reloaded.promise;
+      assert.equal(reloads.length, 1);
+      assert.equal(reloads[0]?.version, 2);
+      assert.equal(reloads[0]?.config.server.listen, "127.0.0.1:9");
+      assert.equal(store.current(), reloads[0]);
+
+      reloaded = Promise.withResolvers<void>();
+      await Deno.writeTextFile(path, configText("127.0.0.1:10"));
+      poll();
+      await reloaded.promise;
+      assert.equal(store.current().config.server.listen, "127.0.0.1:10");
+      assert.equal(store.current().version, 3);
     } finally {
       watcher.close();
     }
+    assert.ok(stopped, "closing stops the polling");
   });
 });
 
