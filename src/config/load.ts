@@ -2,7 +2,8 @@
 import { dirname, isAbsolute, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { type Config, validateConfig } from "./schema.ts";
-import { formatPath, type PathSegment } from "./validate.ts";
+import { locateKeys } from "./locate.ts";
+import { formatPath, type PathSegment, type Problem } from "./problems.ts";
 
 /** Looks up an environment variable; `Deno.env.get` unless a test passes its own. */
 export type EnvLookup = (name: string) => string | undefined;
@@ -92,14 +93,14 @@ export function parseConfigText(text: string, options: ParseOptions = {}): Confi
     throw error;
   }
 
-  const problems: string[] = [];
-  const unset: string[] = [];
+  const problems: Problem[] = [];
+  const unset: Problem[] = [];
   const unexpanded: string[] = [];
   const expanded = expandVariables(raw, [], env, (path, message, missing) => {
     unexpanded.push(formatPath(path));
     // The database is opened by every command: its variables are always needed.
     const ignored = missing && secrets === "ignored" && path[0] !== "database";
-    (ignored ? unset : problems).push(`${formatPath(path)}: ${message}`);
+    (ignored ? unset : problems).push({ path, message });
   });
 
   const result = validateConfig(expanded);
@@ -113,13 +114,20 @@ export function parseConfigText(text: string, options: ParseOptions = {}): Confi
     // The config is unreadable: an unset variable may be why, so it is reported after all.
     problems.push(...unset);
     for (const problem of result.problems) {
-      const path = formatPath(problem.path);
       // A value left as "${VAR}" is already reported; its schema error would only repeat it.
-      if (unexpanded.some((prefix) => isWithin(path, prefix))) continue;
-      problems.push(`${path}: ${problem.message}`);
+      const path = formatPath(problem.path);
+      if (!unexpanded.some((prefix) => isWithin(path, prefix))) problems.push(problem);
     }
   }
-  throw new ConfigError(source, problems);
+  const locate = locateKeys(text);
+  throw new ConfigError(
+    source,
+    problems.map((problem) => {
+      const line = locate(problem.keyPath ?? problem.path);
+      const where = line === undefined ? "" : ` (line ${line})`;
+      return `${formatPath(problem.path)}: ${problem.message}${where}`;
+    }),
+  );
 }
 
 /** Picks the config file: the flag, else $TOLLGATE_CONFIG, else ./config.toml if present, else ./config.example.toml. */

@@ -70,7 +70,7 @@ Deno.test("a missing variable is an error naming it and where it is used", () =>
     parseConfigText(OPENAI_CHANNEL, { env: envOf({ BASE: "https://api.example.com", TEAM: "t" }) })
   );
   assert.deepEqual(problems, [
-    'channels[0].keys[0]: environment variable "OPENAI_API_KEY" is not set; set it or change this value',
+    'channels[0].keys[0]: environment variable "OPENAI_API_KEY" is not set; set it or change this value (line 7)',
   ]);
 });
 
@@ -85,14 +85,17 @@ Deno.test("with secrets ignored, a channel's unset variables are left as written
 Deno.test("with secrets ignored, the database's variables are still needed", () => {
   const text = `[database]\nurl = "file:\${DATA_DIR}/t.db"\n${OPENAI_CHANNEL}`;
   assert.deepEqual(problemsOf(() => parseConfigText(text, { env: noEnv, secrets: "ignored" })), [
-    'database.url: environment variable "DATA_DIR" is not set; set it or change this value',
+    'database.url: environment variable "DATA_DIR" is not set; set it or change this value (line 2)',
   ]);
 });
 
 Deno.test("with secrets ignored, an unset variable is reported when the config is invalid anyway", () => {
   const text = `${OPENAI_CHANNEL}protocol_typo = 1\n`;
   const problems = problemsOf(() => parseConfigText(text, { env: noEnv, secrets: "ignored" }));
-  assert.ok(problems.includes('channels[0]: unknown key "protocol_typo"'), problems.join("\n"));
+  assert.ok(
+    problems.includes('channels[0]: unknown key "protocol_typo" (line 10)'),
+    problems.join("\n"),
+  );
   assert.ok(problems.some((p) => p.includes('"OPENAI_API_KEY" is not set')), problems.join("\n"));
 });
 
@@ -133,7 +136,17 @@ Deno.test("cross-field checks name the channel", () => {
     })
   );
   assert.deepEqual(problems, [
-    'channels[0].groups: channel "a" names group "default", which is not defined under [groups]',
+    'channels[0].groups: channel "a" names group "default", which is not defined under [groups] (line 1)',
+  ]);
+});
+
+Deno.test("each problem names the line of its key, an unknown key's own", () => {
+  const text = `[server]\nlisten = 8080\nbogus = true\n[groups.default]\n[[channels]]\n` +
+    `name = "x"\nprotocol = "chat"\nmodels = ["m"]\nkeys = ["\${NOPE}"]\n`;
+  assert.deepEqual(problemsOf(() => parseConfigText(text, { env: noEnv })), [
+    'channels[0].keys[0]: environment variable "NOPE" is not set; set it or change this value (line 9)',
+    'server.listen: must be "host:port", e.g. "127.0.0.1:8080" or "[::]:8080", got a number (line 2)',
+    'server: unknown key "bogus" (line 3)',
   ]);
 });
 

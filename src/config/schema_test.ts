@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type Config, parseConfig, type Problem, validateConfig } from "./schema.ts";
-import { formatPath } from "./validate.ts";
+import { formatPath } from "./problems.ts";
 
 /** The problems of `value` as `path: message` lines; fails if it is valid. */
 function problemsOf(value: unknown): string[] {
