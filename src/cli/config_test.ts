@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parse } from "smol-toml";
+import { z } from "zod";
 import { runCli } from "./main.ts";
 import { redactUrl } from "./output.ts";
 import { withCli } from "./test_harness.ts";
@@ -124,6 +126,30 @@ Deno.test("config check warns of a model served without a price, and still passe
         '[models."gpt-4o-mini"].',
     );
   });
+});
+
+Deno.test("config schema prints a JSON Schema that takes the example config and refuses a bad one", async () => {
+  const stdout: string[] = [];
+  const code = await runCli(["config", "schema"], {
+    stdout: (t) => stdout.push(t),
+    stderr: () => {},
+  }, { env: () => undefined });
+  assert.equal(code, 0);
+  const schema = JSON.parse(stdout.join("\n"));
+  assert.equal(schema.$schema, "https://json-schema.org/draft/2020-12/schema");
+  assert.equal(schema.additionalProperties, false);
+  assert.deepEqual(schema.properties.channels.items.required, ["name", "protocol", "models"]);
+  assert.equal(schema.properties.server.properties.max_body_bytes.default, 8_388_608);
+  // Read back by a JSON Schema reader (zod's own), as an editor would use it.
+  const editor = z.fromJSONSchema(schema);
+  const example = fileURLToPath(new URL("../../config.example.toml", import.meta.url));
+  assert.ok(editor.safeParse(parse(await Deno.readTextFile(example))).success);
+  const bad = editor.safeParse({ server: { bogus: 1 }, channels: [{ name: "a", models: [] }] });
+  assert.deepEqual(bad.error?.issues.map((issue) => issue.path.join(".")), [
+    "server",
+    "channels.0.protocol",
+    "channels.0.models",
+  ]);
 });
 
 Deno.test("config check of a missing file exits 1", async () => {
