@@ -3,7 +3,7 @@
  * what was expected and, for a value of the wrong kind, which kind it was. A message never
  * quotes the value, which may be a secret.
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 
 /** A message from the value zod refused: `is required` when it is missing. */
 type Wording = (value: unknown) => string;
@@ -28,12 +28,12 @@ export function text() {
 
 /** A string that matches `pattern`; `message` says what it must look like. */
 export function matching(pattern: RegExp, message: string) {
-  return text().regex(pattern, message);
+  return text().check(z.regex(pattern, message));
 }
 
 /** A string of at least one character. */
 export function nonEmptyText() {
-  return text().min(1, "must not be empty");
+  return text().check(z.minLength(1, "must not be empty"));
 }
 
 /** `true` or `false`. */
@@ -68,7 +68,7 @@ export function integer() {
 /** A finite number of at least 0, such as a price. */
 export function nonNegativeNumber() {
   const wording = numberWording("must be a non-negative number");
-  return z.number(says(wording)).min(0, says(wording));
+  return z.number(says(wording)).check(z.minimum(0, says(wording)));
 }
 
 /**
@@ -78,10 +78,11 @@ export function nonNegativeNumber() {
  */
 export function httpUrl() {
   const expected = "must be a URL starting with http:// or https://";
-  return z.string(says(mismatch(expected)))
-    .trim()
-    .refine((value) => UNSET_VARIABLE.test(value) || isHttpUrl(value), expected)
-    .overwrite((value) => value.replace(/[\t\n\r]/g, ""));
+  return z.string(says(mismatch(expected))).check(
+    z.trim(),
+    z.refine((value) => UNSET_VARIABLE.test(value) || isHttpUrl(value), expected),
+    z.overwrite((value) => value.replace(/[\t\n\r]/g, "")),
+  );
 }
 
 /**
@@ -92,40 +93,44 @@ export function listenAddress() {
   const expected = 'must be "host:port", e.g. "127.0.0.1:8080" or "[::]:8080"';
   const portOf = (value: string) =>
     /^(?:\[[0-9A-Fa-f:.]+\]|[^\s:[\]]*):(\d+)$/.exec(value.trim())?.[1];
-  return z.string(says(mismatch(expected)))
-    .refine((value) => UNSET_VARIABLE.test(value) || portOf(value) !== undefined, {
+  return z.string(says(mismatch(expected))).check(
+    z.refine((value) => UNSET_VARIABLE.test(value) || portOf(value) !== undefined, {
       message: expected,
       abort: true,
-    })
-    .refine(
+    }),
+    z.refine(
       (value) => UNSET_VARIABLE.test(value) || Number(portOf(value)) <= 65_535,
       "must have a port from 0 to 65535",
-    );
+    ),
+  );
 }
 
 /** A table with exactly the keys of `shape`; any other key is a problem of its own. */
-export function table<S extends z.ZodRawShape>(shape: S) {
+export function table<S extends z.core.$ZodLooseShape>(shape: S) {
   return onlyTables(z.strictObject(shape, says(mismatch("must be a table"))));
 }
 
 /** A table of any keys, each value read by `value` and each key checked by `key` if given. */
-export function tableOf<V extends z.ZodType>(value: V, key?: { pattern: RegExp; message: string }) {
-  const keys = key ? z.string().regex(key.pattern, key.message) : z.string();
+export function tableOf<V extends z.ZodMiniType>(
+  value: V,
+  key?: { pattern: RegExp; message: string },
+) {
+  const keys = key ? z.string().check(z.regex(key.pattern, key.message)) : z.string();
   return onlyTables(z.record(keys, value, says(mismatch("must be a table"))));
 }
 
 /** An array whose every item is read by `item`; with `atLeastOne`, an empty one is a problem. */
-export function list<T extends z.ZodType>(item: T, atLeastOne?: string) {
+export function list<T extends z.ZodMiniType>(item: T, atLeastOne?: string) {
   const array = z.array(item, says(mismatch("must be an array")));
-  return atLeastOne === undefined ? array : array.min(1, atLeastOne);
+  return atLeastOne === undefined ? array : array.check(z.minLength(1, atLeastOne));
 }
 
 /**
  * `schema`, refusing objects that are not plain tables before it reads them: zod would take
  * a TOML date (an object with no keys of its own) for an empty table.
  */
-function onlyTables<S extends z.ZodType>(schema: S) {
-  return z.preprocess((value, ctx) => {
+function onlyTables<S extends z.ZodMiniType>(schema: S) {
+  const refuseOtherObjects = z.transform((value: unknown, ctx) => {
     if (typeof value === "object" && value !== null && !Array.isArray(value) && !isTable(value)) {
       ctx.issues.push({
         code: "custom",
@@ -134,14 +139,15 @@ function onlyTables<S extends z.ZodType>(schema: S) {
       });
     }
     return value;
-  }, schema);
+  });
+  return z.pipe(refuseOtherObjects, schema);
 }
 
 function integerFrom(minimum: number | undefined, noun: string) {
   const wording = numberWording(`must be ${noun}`);
   // z.int() also refuses integers beyond 2^53, which are no longer exact.
   const integer = z.int(says(wording));
-  return minimum === undefined ? integer : integer.min(minimum, says(wording));
+  return minimum === undefined ? integer : integer.check(z.minimum(minimum, says(wording)));
 }
 
 /** For a number field: the kind of a non-number, else what is wrong with the number. */

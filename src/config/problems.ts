@@ -1,5 +1,5 @@
 /** A config's problems as the operator reads them: a TOML path and what was expected there. */
-import type { z } from "zod";
+import type * as z from "zod/mini";
 
 /** A key in a table or an index in an array. */
 export type PathSegment = string | number;

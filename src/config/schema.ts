@@ -2,7 +2,7 @@
  * The config file's schema (zod): what `config.toml` may say, with its defaults, the
  * checks across fields, and its JSON Schema for editors.
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 import {
   flag,
   httpUrl,
@@ -32,44 +32,56 @@ export type ChannelProtocol = EntryProtocol | "echo";
 
 /** `[timeouts]`: the timeouts of a request, in milliseconds. */
 export const TimeoutsSchema = table({
-  connect: positiveInteger().default(10_000).describe("Connecting to an upstream, in ms."),
-  first_byte: positiveInteger().default(120_000).describe(
+  connect: withDefault(positiveInteger(), 10_000, "Connecting to an upstream, in ms."),
+  first_byte: withDefault(
+    positiveInteger(),
+    120_000,
     "An upstream's headers (and, streaming, its first event) must come within this, in ms.",
   ),
-  idle: positiveInteger().default(120_000).describe(
+  idle: withDefault(
+    positiveInteger(),
+    120_000,
     "Streaming: silence longer than this ends the stream, in ms.",
   ),
-  total: positiveInteger().default(900_000).describe("The hard cap on one request, in ms."),
+  total: withDefault(positiveInteger(), 900_000, "The hard cap on one request, in ms."),
 });
 /** The resolved timeouts of a request, in milliseconds. */
 export type Timeouts = z.infer<typeof TimeoutsSchema>;
 
 /** `[server]`: the listener, its entry points and what it logs. */
 export const ServerSchema = table({
-  listen: listenAddress().default("127.0.0.1:8080").describe(
-    'The address to listen on, "host:port".',
-  ),
-  entry_points: list(oneOf(ENTRY_PROTOCOLS)).default(() => [...ENTRY_PROTOCOLS]).describe(
+  listen: withDefault(listenAddress(), "127.0.0.1:8080", 'The address to listen on, "host:port".'),
+  entry_points: withDefault(
+    list(oneOf(ENTRY_PROTOCOLS)),
+    () => [...ENTRY_PROTOCOLS],
     "The POST endpoints exposed; the others answer 404.",
   ),
-  max_body_bytes: positiveInteger().default(8_388_608).describe(
+  max_body_bytes: withDefault(
+    positiveInteger(),
+    8_388_608,
     "A larger request body is refused with 413.",
   ),
-  trusted_proxies: list(text()).default(() => []).describe(
-    "CIDRs whose X-Forwarded-For is believed.",
-  ),
-  shutdown_grace_ms: nonNegativeInteger().default(30_000).describe(
+  trusted_proxies: withDefault(list(text()), () => [], "CIDRs whose X-Forwarded-For is believed."),
+  shutdown_grace_ms: withDefault(
+    nonNegativeInteger(),
+    30_000,
     "SIGTERM/SIGINT: how long requests in flight get to finish before they are ended.",
   ),
-  keepalive_ms: nonNegativeInteger().default(15_000).describe(
+  keepalive_ms: withDefault(
+    nonNegativeInteger(),
+    15_000,
     "A keep-alive (SSE comment, or messages `ping`) during upstream silence this long; 0: off.",
   ),
-  request_log: flag().default(true).describe("One line per request on stdout."),
-  log_format: oneOf(["text", "json"]).default("text").describe(
+  request_log: withDefault(flag(), true, "One line per request on stdout."),
+  log_format: withDefault(
+    oneOf(["text", "json"]),
+    "text",
     "The request log's format: text for a terminal, JSON for a log shipper.",
   ),
-  metrics: flag().default(true).describe("GET /metrics in the Prometheus text format."),
-  metrics_token: text().default("").describe(
+  metrics: withDefault(flag(), true, "GET /metrics in the Prometheus text format."),
+  metrics_token: withDefault(
+    text(),
+    "",
     "When set, GET /metrics needs `Authorization: Bearer <metrics_token>`.",
   ),
 });
@@ -78,7 +90,9 @@ export type ServerConfig = z.infer<typeof ServerSchema>;
 
 /** `[database]`: where the ledger lives. */
 export const DatabaseSchema = table({
-  url: text().default("file:tollgate.db").describe(
+  url: withDefault(
+    text(),
+    "file:tollgate.db",
     "file: (SQLite; a relative path is taken from the config file's folder), libsql:// or " +
       "postgres://; $TOLLGATE_DATABASE_URL overrides.",
   ),
@@ -88,44 +102,51 @@ export type DatabaseConfig = z.infer<typeof DatabaseSchema>;
 
 /** `[models."id"]`: metadata of one model that the upstream model list does not carry. */
 export const ModelSchema = table({
-  context_window: positiveInteger().optional().describe(
+  context_window: optional(
+    positiveInteger(),
     "Input plus requested output above this: 400 context_length_exceeded.",
   ),
-  reasoning: flag().optional().describe(
+  reasoning: optional(
+    flag(),
     "The model reasons (takes a reasoning effort or thinking budget): only then does a " +
       "translated request carry the client's reasoning settings, which other models reject.",
   ),
-  max_output_tokens: positiveInteger().optional().describe(
+  max_output_tokens: optional(
+    positiveInteger(),
     "Also the default max output when translating to messages.",
   ),
-  rpm: positiveInteger().optional().describe("Requests per minute to this model, across all keys."),
-  tpm: positiveInteger().optional().describe(
+  rpm: optional(positiveInteger(), "Requests per minute to this model, across all keys."),
+  tpm: optional(
+    positiveInteger(),
     "Tokens (input plus output) per minute of this model, across all keys.",
   ),
-  input_price: nonNegativeNumber().optional().describe("USD per 1M input tokens."),
-  output_price: nonNegativeNumber().optional().describe("USD per 1M output tokens."),
-  cached_input_price: nonNegativeNumber().optional().describe(
+  input_price: optional(nonNegativeNumber(), "USD per 1M input tokens."),
+  output_price: optional(nonNegativeNumber(), "USD per 1M output tokens."),
+  cached_input_price: optional(
+    nonNegativeNumber(),
     "USD per 1M cache-read tokens; input_price by default.",
   ),
-  cache_write_price: nonNegativeNumber().optional().describe(
+  cache_write_price: optional(
+    nonNegativeNumber(),
     "USD per 1M cache-write tokens; input_price by default.",
   ),
-  owned_by: text().optional().describe("`owned_by` in the model list."),
-  display_name: text().optional().describe("`display_name` in the model list."),
+  owned_by: optional(text(), "`owned_by` in the model list."),
+  display_name: optional(text(), "`display_name` in the model list."),
 });
 /** Metadata of one model that the upstream model list does not carry. */
 export type ModelConfig = z.infer<typeof ModelSchema>;
 
 /** `[groups.NAME]`: which models its keys may use, at what price and rate. */
 export const GroupSchema = table({
-  models: list(text()).default(() => ["*"]).describe('["*"] or an explicit list.'),
-  price_multiplier: nonNegativeNumber().default(1),
-  rpm: positiveInteger().optional().describe("Per key: requests per minute."),
-  tpm: positiveInteger().optional().describe("Per key: tokens (input plus output) per minute."),
-  concurrency: positiveInteger().optional().describe("Per key: requests at once."),
-  account_rpm: positiveInteger().optional().describe("Per account, across its keys: rpm."),
-  account_tpm: positiveInteger().optional().describe("Per account, across its keys: tpm."),
-  account_concurrency: positiveInteger().optional().describe(
+  models: withDefault(list(text()), () => ["*"], '["*"] or an explicit list.'),
+  price_multiplier: withDefault(nonNegativeNumber(), 1),
+  rpm: optional(positiveInteger(), "Per key: requests per minute."),
+  tpm: optional(positiveInteger(), "Per key: tokens (input plus output) per minute."),
+  concurrency: optional(positiveInteger(), "Per key: requests at once."),
+  account_rpm: optional(positiveInteger(), "Per account, across its keys: rpm."),
+  account_tpm: optional(positiveInteger(), "Per account, across its keys: tpm."),
+  account_concurrency: optional(
+    positiveInteger(),
     "Per account, across its keys: requests at once.",
   ),
 });
@@ -140,45 +161,54 @@ const HEADER_VALUE = /^[^\r\n\0]*$/;
 /** `[[channels]]`: one upstream, where requests for its models may be sent. */
 export const ChannelSchema = table({
   name: nonEmptyText(),
-  protocol: oneOf(["chat", "responses", "messages", "echo"]).describe(
+  protocol: described(
+    oneOf(["chat", "responses", "messages", "echo"]),
     "What the upstream speaks; echo is built in and needs no upstream.",
   ),
-  base_url: httpUrl().optional().describe(
+  base_url: optional(
+    httpUrl(),
     "With /v1; tollgate appends /chat/completions, /responses or /messages.",
   ),
-  keys: list(text()).default(() => []).describe(
+  keys: withDefault(
+    list(text()),
+    () => [],
     'Upstream keys, rotated; "${VAR}" reads the environment.',
   ),
   models: list(nonEmptyText(), "must list at least one model"),
-  groups: list(text()).default(() => ["default"]),
-  priority: integer().default(0).describe("Higher first; equal priority shares by weight."),
-  weight: positiveInteger().default(1),
-  model_map: tableOf(text()).default(() => ({})).describe(
-    "Client model id -> upstream model id.",
+  groups: withDefault(list(text()), () => ["default"]),
+  priority: withDefault(integer(), 0, "Higher first; equal priority shares by weight."),
+  weight: withDefault(positiveInteger(), 1),
+  model_map: withDefault(tableOf(text()), () => ({}), "Client model id -> upstream model id."),
+  headers: withDefault(
+    tableOf(matching(HEADER_VALUE, "must be a header value on one line"), {
+      pattern: HEADER_NAME,
+      message: "must be a header name: letters, digits and !#$%&'*+-.^_`|~",
+    }),
+    () => ({}),
+    "Extra headers sent upstream.",
   ),
-  headers: tableOf(matching(HEADER_VALUE, "must be a header value on one line"), {
-    pattern: HEADER_NAME,
-    message: "must be a header name: letters, digits and !#$%&'*+-.^_`|~",
-  }).default(() => ({})).describe("Extra headers sent upstream."),
   // No defaults here: a channel overrides only the timeouts it names.
-  timeouts: table({
-    connect: positiveInteger().optional(),
-    first_byte: positiveInteger().optional(),
-    idle: positiveInteger().optional(),
-    total: positiveInteger().optional(),
-  }).prefault({}).describe("Overrides of [timeouts] for this channel."),
+  timeouts: orDefaults(
+    table({
+      connect: optional(positiveInteger()),
+      first_byte: optional(positiveInteger()),
+      idle: optional(positiveInteger()),
+      total: optional(positiveInteger()),
+    }),
+    "Overrides of [timeouts] for this channel.",
+  ),
 });
 /** One upstream channel: where requests for its models may be sent. */
 export type ChannelConfig = z.infer<typeof ChannelSchema>;
 
 /** The whole config file. */
 export const ConfigSchema = table({
-  server: ServerSchema.prefault({}),
-  database: DatabaseSchema.prefault({}),
-  timeouts: TimeoutsSchema.prefault({}),
-  models: tableOf(ModelSchema).default(() => ({})),
-  groups: tableOf(GroupSchema).default(() => ({})),
-  channels: list(ChannelSchema).default(() => []),
+  server: orDefaults(ServerSchema),
+  database: orDefaults(DatabaseSchema),
+  timeouts: orDefaults(TimeoutsSchema),
+  models: withDefault(tableOf(ModelSchema), () => ({})),
+  groups: withDefault(tableOf(GroupSchema), () => ({})),
+  channels: withDefault(list(ChannelSchema), () => []),
 }).check(z.superRefine(checkChannels, {
   // The checks across fields need every field well-formed; unknown keys alone leave it so,
   // and a misspelt `base_ur` is then reported alongside the base_url it leaves missing.
@@ -206,8 +236,40 @@ export function configJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(ConfigSchema, { io: "input", unrepresentable: "any" });
 }
 
+/** `schema` with a description, which the JSON Schema carries to editors. */
+function described<S extends z.ZodMiniType>(schema: S, description: string): S {
+  return schema.check(z.describe(description));
+}
+
+/**
+ * `schema`, taking `value` when the key is left out: a function gives a fresh array or
+ * table each time, so no two configs share one.
+ */
+function withDefault<S extends z.ZodMiniType>(
+  schema: S,
+  value: z.core.util.NoUndefined<z.output<S>> | (() => z.core.util.NoUndefined<z.output<S>>),
+  description?: string,
+) {
+  // Described inside: checks added to the default's own schema would clone it, and the
+  // clone would keep one value of `value()` for every config.
+  return z._default(description === undefined ? schema : described(schema, description), value);
+}
+
+/** A table that, when left out, is read as an empty one, so each of its keys takes its default. */
+function orDefaults<S extends z.ZodMiniType>(schema: S, description?: string) {
+  const inner = description === undefined ? schema : described(schema, description);
+  return z.prefault(inner, {} as z.input<S>);
+}
+
+/** `schema`, or nothing when the key is left out. */
+function optional<S extends z.ZodMiniType>(schema: S, description?: string) {
+  return description === undefined
+    ? z.optional(schema)
+    : described(z.optional(schema), description);
+}
+
 /** What one field cannot say alone: unique channel names, a base_url, groups that exist. */
-function checkChannels(config: Config, ctx: z.RefinementCtx): void {
+function checkChannels(config: Config, ctx: z.core.$RefinementCtx<Config>): void {
   const names = new Set<string>();
   config.channels.forEach((channel, index) => {
     const path = ["channels", index];

@@ -4,7 +4,7 @@
  * and a same-protocol request is relayed byte for byte. Each protocol's `parseRequest` is
  * built from these helpers.
  */
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import type { EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { EntryRequest } from "./types.ts";
@@ -37,7 +37,7 @@ export function entryRequest(
  * The fields `envelope` reads from `body`, beside the client's own object; else a 400
  * `invalid_request` naming the first field at fault.
  */
-export function readEnvelope<S extends z.ZodType<Record<string, unknown>>>(
+export function readEnvelope<S extends z.ZodMiniType<Record<string, unknown>>>(
   envelope: S,
   body: unknown,
 ): { fields: z.output<S>; body: Record<string, unknown> } {
@@ -61,7 +61,7 @@ export function readEnvelope<S extends z.ZodType<Record<string, unknown>>>(
 }
 
 /** The first fault of `body` against `envelope`, in the envelope's field order; undefined when valid. */
-export function firstFault(envelope: z.ZodType, body: unknown): Fault | undefined {
+export function firstFault(envelope: z.ZodMiniType, body: unknown): Fault | undefined {
   const result = envelope.safeParse(body);
   return result.success ? undefined : faultOf(result.error.issues);
 }

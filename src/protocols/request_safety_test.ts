@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { GatewayError } from "../errors.ts";
 import { protocolOf } from "./index.ts";
 import { parseCountTokensRequest } from "./messages/index.ts";
-import { type HostileBody, hostileBodies } from "./request_safety_cases.ts";
+import { hostileBodies, type HostileBody } from "./request_safety_cases.ts";
 
 /** What validating `body` ends in: "ok", or the 400's param (or "body" when it names none). */
 function outcome({ protocol, text }: HostileBody): string {

@@ -5,7 +5,7 @@
  * reads only the keys it names, whatever else the body holds, and never descends into a
  * field it does not check (a message's content, a tool's parameters).
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 import { asRecord } from "./json_read.ts";
 
 /** The largest token limit accepted: a 32-bit count, far above any model's, and safe to store. */
@@ -15,14 +15,14 @@ export const MAX_TOKEN_LIMIT = 2_147_483_647;
 export const BODY_EXPECTED = "a JSON object";
 
 /** `schema`, with `null` and absence accepted too (the OpenAI API reads `null` as absent). */
-export function nullish<S extends z.ZodType>(schema: S) {
-  return schema.nullish();
+export function nullish<S extends z.ZodMiniType>(schema: S) {
+  return z.nullish(schema);
 }
 
 const MODEL_EXPECTED = { error: "a non-empty string naming the model" };
 
 /** `model`: the model id the client asks for. */
-export const model = z.string(MODEL_EXPECTED).min(1, MODEL_EXPECTED);
+export const model = z.string(MODEL_EXPECTED).check(z.minLength(1, MODEL_EXPECTED));
 
 /** An optional flag such as `stream`. */
 export const optionalBoolean = nullish(z.boolean({ error: "a boolean" }));
@@ -75,7 +75,7 @@ export function isMessage(value: unknown): boolean {
 export const messageList = z.custom<RequestMessage[]>(
   (value) => Array.isArray(value) && value.length > 0,
   { error: "a non-empty array of messages" },
-).check((payload) => {
+).check(z.check((payload) => {
   const messages = payload.value;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index];
@@ -90,10 +90,13 @@ export const messageList = z.custom<RequestMessage[]>(
     }
     return;
   }
-});
+}));
 
 /** A token count from `least`: one message for every way a value can fail it. */
 function tokenLimit(least: number) {
   const expected = { error: `an integer from ${least} to ${MAX_TOKEN_LIMIT}` };
-  return z.int(expected).min(least, expected).max(MAX_TOKEN_LIMIT, expected);
+  return z.int(expected).check(
+    z.minimum(least, expected),
+    z.maximum(MAX_TOKEN_LIMIT, expected),
+  );
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import { ChatRequestSchema } from "./chat/schema.ts";
 import { firstFault } from "./request.ts";
 import {
@@ -19,7 +19,7 @@ import {
 
 interface RuleCase {
   name: string;
-  rule: z.ZodType;
+  rule: z.ZodMiniType;
   accepts: unknown[];
   refuses: unknown[];
 }

@@ -2,7 +2,7 @@
  * The chat-completions request as far as tollgate reads it (OpenAI
  * `ChatCompletionCreateParams`); every other field passes through untouched.
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 import {
   BODY_EXPECTED,
   messageList,

@@ -2,7 +2,7 @@
  * The messages request as far as tollgate reads it (Anthropic `MessageCreateParams`);
  * every other field passes through untouched.
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 import {
   BODY_EXPECTED,
   messageList,
