@@ -105,6 +105,21 @@ export function listenAddress() {
   );
 }
 
+/**
+ * An origin a browser may call from: `"*"` for any, else a scheme, host and port as the
+ * browser sends them in `Origin` (`https://app.example.com`, no path, no trailing slash).
+ */
+export function corsOrigin() {
+  const expected = 'must be "*" or an origin such as "https://app.example.com" (no path)';
+  const isOrigin = (value: string) => {
+    const url = /^https?:\/\//i.test(value) ? URL.parse(value) : null;
+    return url !== null && url.origin === value;
+  };
+  return z.string(says(mismatch(expected))).check(
+    z.refine((value) => value === "*" || isOrigin(value), expected),
+  );
+}
+
 /** A table with exactly the keys of `shape`; any other key is a problem of its own. */
 export function table<S extends z.core.$ZodLooseShape>(shape: S) {
   return onlyTables(z.strictObject(shape, says(mismatch("must be a table"))));
@@ -123,6 +138,38 @@ export function tableOf<V extends z.ZodMiniType>(
 export function list<T extends z.ZodMiniType>(item: T, atLeastOne?: string) {
   const array = z.array(item, says(mismatch("must be an array")));
   return atLeastOne === undefined ? array : array.check(z.minLength(1, atLeastOne));
+}
+
+/** `schema` with a description, which the JSON Schema carries to editors. */
+export function described<S extends z.ZodMiniType>(schema: S, description: string): S {
+  return schema.check(z.describe(description));
+}
+
+/**
+ * `schema`, taking `value` when the key is left out: a function gives a fresh array or
+ * table each time, so no two configs share one.
+ */
+export function withDefault<S extends z.ZodMiniType>(
+  schema: S,
+  value: z.core.util.NoUndefined<z.output<S>> | (() => z.core.util.NoUndefined<z.output<S>>),
+  description?: string,
+) {
+  // Described inside: checks added to the default's own schema would clone it, and the
+  // clone would keep one value of `value()` for every config.
+  return z._default(description === undefined ? schema : described(schema, description), value);
+}
+
+/** A table that, when left out, is read as an empty one, so each of its keys takes its default. */
+export function orDefaults<S extends z.ZodMiniType>(schema: S, description?: string) {
+  const inner = description === undefined ? schema : described(schema, description);
+  return z.prefault(inner, {} as z.input<S>);
+}
+
+/** `schema`, or nothing when the key is left out. */
+export function optional<S extends z.ZodMiniType>(schema: S, description?: string) {
+  return description === undefined
+    ? z.optional(schema)
+    : described(z.optional(schema), description);
 }
 
 /**

@@ -47,8 +47,9 @@ export interface ParseOptions extends LoadOptions {
   /** Names the config in errors: its path, or "(text)". */
   source?: string;
   /**
-   * The folder a relative `file:` database path is taken from: the config file's own, so
-   * every command finds the same database whatever its working directory. Unset: kept as written.
+   * The folder a relative path (a `file:` database, the TLS files) is taken from: the config
+   * file's own, so every command finds the same database whatever its working directory.
+   * Unset: kept as written.
    */
   baseDir?: string;
 }
@@ -105,9 +106,7 @@ export function parseConfigText(text: string, options: ParseOptions = {}): Confi
 
   const result = validateConfig(expanded);
   if ("config" in result && problems.length === 0) {
-    if (baseDir !== undefined) {
-      result.config.database.url = fileUrlFrom(result.config.database.url, baseDir);
-    }
+    if (baseDir !== undefined) resolvePaths(result.config, baseDir);
     return result.config;
   }
   if ("problems" in result) {
@@ -151,6 +150,14 @@ export function debugLogging(env: EnvLookup = defaultEnv): boolean {
 /** The database URL to open: $TOLLGATE_DATABASE_URL when set, else the config's. */
 export function databaseUrl(config: Config, env: EnvLookup = defaultEnv): string {
   return env("TOLLGATE_DATABASE_URL") || config.database.url;
+}
+
+/** Makes the config's relative file paths (database, TLS) absolute from `baseDir`. */
+function resolvePaths(config: Config, baseDir: string): void {
+  config.database.url = fileUrlFrom(config.database.url, baseDir);
+  const { server } = config;
+  if (server.tls_cert !== "") server.tls_cert = resolve(baseDir, server.tls_cert);
+  if (server.tls_key !== "") server.tls_key = resolve(baseDir, server.tls_key);
 }
 
 /**

@@ -186,14 +186,20 @@ Deno.test("databaseUrl honours $TOLLGATE_DATABASE_URL", () => {
   assert.equal(databaseUrl(config, envOf({ TOLLGATE_DATABASE_URL: "file:b.db" })), "file:b.db");
 });
 
-Deno.test("a relative file: database is found beside the config file, whatever the working directory", async () => {
+Deno.test("a relative file: database and TLS files are found beside the config file, whatever the working directory", async () => {
   const dir = await Deno.makeTempDir();
   try {
     await Deno.mkdir(join(dir, "etc"));
     const path = join(dir, "etc", "config.toml");
-    await Deno.writeTextFile(path, `[database]\nurl = "file:data/tollgate.db?mode=rwc"`);
+    await Deno.writeTextFile(
+      path,
+      `[server]\ntls_cert = "tls/cert.pem"\ntls_key = "/abs/key.pem"\n` +
+        `[database]\nurl = "file:data/tollgate.db?mode=rwc"`,
+    );
     const config = await loadConfig(path, { env: noEnv });
     assert.equal(config.database.url, `file:${join(dir, "etc", "data", "tollgate.db")}?mode=rwc`);
+    assert.equal(config.server.tls_cert, join(dir, "etc", "tls", "cert.pem"));
+    assert.equal(config.server.tls_key, "/abs/key.pem");
     // The operator's own variable is the shell's: taken as given.
     const env = envOf({ TOLLGATE_DATABASE_URL: "file:here.db" });
     assert.equal(databaseUrl(await loadConfig(path, { env }), env), "file:here.db");

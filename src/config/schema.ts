@@ -4,6 +4,8 @@
  */
 import * as z from "zod/mini";
 import {
+  corsOrigin,
+  described,
   flag,
   httpUrl,
   integer,
@@ -14,10 +16,13 @@ import {
   nonNegativeInteger,
   nonNegativeNumber,
   oneOf,
+  optional,
+  orDefaults,
   positiveInteger,
   table,
   tableOf,
   text,
+  withDefault,
 } from "./fields.ts";
 import { formatPath, type Problem, problemsOf } from "./problems.ts";
 
@@ -32,6 +37,11 @@ export type ChannelProtocol = EntryProtocol | "echo";
 
 /** `[timeouts]`: the timeouts of a request, in milliseconds. */
 export const TimeoutsSchema = table({
+  body: withDefault(
+    positiveInteger(),
+    60_000,
+    "A client's whole request body must arrive within this, in ms; else 408.",
+  ),
   connect: withDefault(positiveInteger(), 10_000, "Connecting to an upstream, in ms."),
   first_byte: withDefault(
     positiveInteger(),
@@ -45,8 +55,10 @@ export const TimeoutsSchema = table({
   ),
   total: withDefault(positiveInteger(), 900_000, "The hard cap on one request, in ms."),
 });
-/** The resolved timeouts of a request, in milliseconds. */
-export type Timeouts = z.infer<typeof TimeoutsSchema>;
+/** `[timeouts]`: a client's request body and the upstream calls, in milliseconds. */
+export type TimeoutsConfig = z.infer<typeof TimeoutsSchema>;
+/** The resolved timeouts of a call to an upstream (a channel may override each), in ms. */
+export type Timeouts = Omit<TimeoutsConfig, "body">;
 
 /** `[server]`: the listener, its entry points and what it logs. */
 export const ServerSchema = table({
@@ -60,6 +72,36 @@ export const ServerSchema = table({
     positiveInteger(),
     8_388_608,
     "A larger request body is refused with 413.",
+  ),
+  max_answer_bytes: withDefault(
+    positiveInteger(),
+    67_108_864,
+    "An upstream's whole answer larger than this: 502.",
+  ),
+  max_header_bytes: withDefault(
+    positiveInteger(),
+    65_536,
+    "The most a client's request head may take; larger: 431.",
+  ),
+  max_headers: withDefault(
+    positiveInteger(),
+    100,
+    "The most header fields a client's request may have; more: 431.",
+  ),
+  max_answer_head_bytes: withDefault(
+    positiveInteger(),
+    65_536,
+    "The most an upstream's response head may take.",
+  ),
+  max_chunk_extension_bytes: withDefault(
+    nonNegativeInteger(),
+    1_024,
+    "The most chunk extensions an upstream's chunked answer may carry; 0: none.",
+  ),
+  max_trailer_bytes: withDefault(
+    nonNegativeInteger(),
+    16_384,
+    "The most trailer fields an upstream's chunked answer may carry; 0: none.",
   ),
   trusted_proxies: withDefault(list(text()), () => [], "CIDRs whose X-Forwarded-For is believed."),
   shutdown_grace_ms: withDefault(
@@ -84,6 +126,19 @@ export const ServerSchema = table({
     "",
     "When set, GET /metrics needs `Authorization: Bearer <metrics_token>`.",
   ),
+  cors_origins: withDefault(
+    list(corsOrigin()),
+    () => [],
+    'Browser origins allowed to call the API ("*" for any); none by default.',
+  ),
+  dashboard: withDefault(flag(), true, "The web dashboard at /admin and its API at /admin/api."),
+  tls_cert: withDefault(
+    text(),
+    "",
+    "A PEM certificate file to serve HTTPS with, beside tls_key; a relative path is taken " +
+      "from the config file's folder.",
+  ),
+  tls_key: withDefault(text(), "", "The PEM private key file of tls_cert."),
 });
 /** `[server]`: the listener, its entry points and what it logs. */
 export type ServerConfig = z.infer<typeof ServerSchema>;
@@ -99,6 +154,36 @@ export const DatabaseSchema = table({
 });
 /** `[database]`: where the ledger lives. */
 export type DatabaseConfig = z.infer<typeof DatabaseSchema>;
+
+/** `[routing]`: how requests are spread over channels. */
+export const RoutingSchema = table({
+  cache_affinity: withDefault(
+    flag(),
+    true,
+    "A conversation sticks to the channel and key that served it, so the upstream's prompt " +
+      "cache hits.",
+  ),
+  affinity_ttl_s: withDefault(
+    positiveInteger(),
+    3_600,
+    "How long an idle conversation stays bound, in seconds.",
+  ),
+});
+/** `[routing]`: how requests are spread over channels. */
+export type RoutingConfig = z.infer<typeof RoutingSchema>;
+
+/** `[responses]`: stored responses of the responses API. */
+export const ResponsesSchema = table({
+  store: withDefault(
+    flag(),
+    true,
+    "Keep /v1/responses answers with `store` (the API's default) for previous_response_id, " +
+      "item_reference and GET/DELETE by id.",
+  ),
+  retention_days: withDefault(positiveInteger(), 30, "How long a stored response is kept."),
+});
+/** `[responses]`: stored responses of the responses API. */
+export type ResponsesConfig = z.infer<typeof ResponsesSchema>;
 
 /** `[models."id"]`: metadata of one model that the upstream model list does not carry. */
 export const ModelSchema = table({
@@ -206,10 +291,12 @@ export const ConfigSchema = table({
   server: orDefaults(ServerSchema),
   database: orDefaults(DatabaseSchema),
   timeouts: orDefaults(TimeoutsSchema),
+  routing: orDefaults(RoutingSchema),
+  responses: orDefaults(ResponsesSchema),
   models: withDefault(tableOf(ModelSchema), () => ({})),
   groups: withDefault(tableOf(GroupSchema), () => ({})),
   channels: withDefault(list(ChannelSchema), () => []),
-}).check(z.superRefine(checkChannels, {
+}).check(z.superRefine(checkAcrossFields, {
   // The checks across fields need every field well-formed; unknown keys alone leave it so,
   // and a misspelt `base_ur` is then reported alongside the base_url it leaves missing.
   when: (payload) => payload.issues.every((issue) => issue.code === "unrecognized_keys"),
@@ -236,40 +323,19 @@ export function configJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(ConfigSchema, { io: "input", unrepresentable: "any" });
 }
 
-/** `schema` with a description, which the JSON Schema carries to editors. */
-function described<S extends z.ZodMiniType>(schema: S, description: string): S {
-  return schema.check(z.describe(description));
-}
-
 /**
- * `schema`, taking `value` when the key is left out: a function gives a fresh array or
- * table each time, so no two configs share one.
+ * What one field cannot say alone: a TLS certificate with its key, unique channel names, a
+ * base_url, groups that exist.
  */
-function withDefault<S extends z.ZodMiniType>(
-  schema: S,
-  value: z.core.util.NoUndefined<z.output<S>> | (() => z.core.util.NoUndefined<z.output<S>>),
-  description?: string,
-) {
-  // Described inside: checks added to the default's own schema would clone it, and the
-  // clone would keep one value of `value()` for every config.
-  return z._default(description === undefined ? schema : described(schema, description), value);
-}
-
-/** A table that, when left out, is read as an empty one, so each of its keys takes its default. */
-function orDefaults<S extends z.ZodMiniType>(schema: S, description?: string) {
-  const inner = description === undefined ? schema : described(schema, description);
-  return z.prefault(inner, {} as z.input<S>);
-}
-
-/** `schema`, or nothing when the key is left out. */
-function optional<S extends z.ZodMiniType>(schema: S, description?: string) {
-  return description === undefined
-    ? z.optional(schema)
-    : described(z.optional(schema), description);
-}
-
-/** What one field cannot say alone: unique channel names, a base_url, groups that exist. */
-function checkChannels(config: Config, ctx: z.core.$RefinementCtx<Config>): void {
+function checkAcrossFields(config: Config, ctx: z.core.$RefinementCtx<Config>): void {
+  const { tls_cert, tls_key } = config.server;
+  if ((tls_cert === "") !== (tls_key === "")) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["server", tls_cert === "" ? "tls_cert" : "tls_key"],
+      message: "tls_cert and tls_key are set together (HTTPS) or not at all",
+    });
+  }
   const names = new Set<string>();
   config.channels.forEach((channel, index) => {
     const path = ["channels", index];
