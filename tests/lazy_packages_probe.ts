@@ -3,7 +3,7 @@
  * this process as `tollgate serve` starts it, on a database whose account and key the
  * CLI made in processes of its own) answers plain chat requests from a chat upstream
  * that reports usage, then one echo request, then a metrics scrape; prints which of the
- * lazily loaded packages were loaded after each step, as JSON. The loaded scripts come
+ * watched packages were loaded after its start and after each step, as JSON. The loaded scripts come
  * from V8's inspector, which replays every parsed script to a session that enables its
  * debugger. Nothing here may import those packages, nor tests/fakes (which import
  * gpt-tokenizer), nor open the database with its query builder.
@@ -14,11 +14,11 @@ import { startServer } from "../src/server.ts";
 import { channel, configWith } from "./harness.ts";
 import { runTollgate } from "./process.ts";
 
-/** The packages loaded only when needed. */
-const LAZY = ["gpt-tokenizer", "prom-client", "pg", "@libsql/client", "libsql", "kysely"];
+/** zod, which validates the config at start, and the packages loaded only when needed. */
+const WATCHED = ["zod", "gpt-tokenizer", "prom-client", "pg", "@libsql/client", "libsql", "kysely"];
 
-/** Which of the lazily loaded packages have had a script parsed in this process. */
-async function lazyLoaded(): Promise<string[]> {
+/** Which of the watched packages have had a script parsed in this process. */
+async function loadedPackages(): Promise<string[]> {
   const session = new Session();
   session.connect();
   const urls: string[] = [];
@@ -28,7 +28,7 @@ async function lazyLoaded(): Promise<string[]> {
   );
   session.disconnect();
   if (urls.length === 0) throw new Error("Listing loaded scripts failed: the inspector gave none.");
-  return LAZY.filter((name) => urls.some((url) => url.includes(`/node_modules/${name}/`)));
+  return WATCHED.filter((name) => urls.some((url) => url.includes(`/node_modules/${name}/`)));
 }
 
 const USAGE = { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 };
@@ -89,6 +89,7 @@ const server = await startServer({
 });
 const steps: Record<string, string[]> = {};
 try {
+  steps.start = await loadedPackages();
   const messages = [{ role: "user", content: "hello there" }];
   const ask = async (body: Record<string, unknown>) => {
     const response = await fetch(`${server.url}/v1/chat/completions`, {
@@ -102,13 +103,13 @@ try {
   await ask({ model: "m1", messages });
   await ask({ model: "m1", messages, stream: true });
   await server.settled();
-  steps.chat = await lazyLoaded();
+  steps.chat = await loadedPackages();
   await ask({ model: "echo", messages });
-  steps.echo = await lazyLoaded();
+  steps.echo = await loadedPackages();
   const metrics = await fetch(`${server.url}/metrics`);
   if (metrics.status !== 200) throw new Error(`Scrape failed: ${metrics.status}`);
   await metrics.text();
-  steps.metrics = await lazyLoaded();
+  steps.metrics = await loadedPackages();
 } finally {
   await server.shutdown();
   await upstream.shutdown();

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 
 const PROBE = new URL("./lazy_packages_probe.ts", import.meta.url).pathname;
 
-Deno.test("lazy packages: the tokenizer, prom-client, pg, libSQL and kysely load only for what needs them", async () => {
+Deno.test("lazy packages: zod loads at start; the tokenizer, prom-client, pg, libSQL and kysely only for what needs them", async () => {
   // Its own process: other tests (and the fakes) load these packages into theirs.
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--unstable-no-legacy-abort", PROBE],
@@ -12,14 +12,16 @@ Deno.test("lazy packages: the tokenizer, prom-client, pg, libSQL and kysely load
   const stderr = new TextDecoder().decode(output.stderr);
   assert.equal(output.code, 0, stderr);
   const steps = JSON.parse(new TextDecoder().decode(output.stdout));
-  // Plain requests on a channel that reports usage load none; the echo channel counts
+  // zod validates the config (and every request envelope), so it loads at start. Plain
+  // requests on a channel that reports usage load nothing more; the echo channel counts
   // tokens; the first scrape renders metrics; a gateway on a SQLite file never loads pg, nor
   // the libSQL client and driver (the runtime's own SQLite serves a file), nor kysely (the
   // store looks keys up; only a first start, which makes a key, builds queries). Each later
   // step shows the probe does see a package once something needs it.
   assert.deepEqual(steps, {
-    chat: [],
-    echo: ["gpt-tokenizer"],
-    metrics: ["gpt-tokenizer", "prom-client"],
+    start: ["zod"],
+    chat: ["zod"],
+    echo: ["zod", "gpt-tokenizer"],
+    metrics: ["zod", "gpt-tokenizer", "prom-client"],
   });
 });

@@ -1,6 +1,7 @@
 /** `tollgate config check`: validate the config and summarise what it sets up. */
 import { databaseUrl } from "../config/load.ts";
-import type { Config } from "../config/schema.ts";
+import { type Config, configJsonSchema } from "../config/schema.ts";
+import { configWarnings } from "../config/warnings.ts";
 import {
   type CliContext,
   CONFIG_OPTION,
@@ -12,19 +13,34 @@ import {
 import { formatTable, redactUrl } from "./output.ts";
 
 /** Usage lines of the `config` command group. */
-export const CONFIG_USAGE = "tollgate config check [--config PATH]";
+export const CONFIG_USAGE = "tollgate config check [--config PATH]\n" +
+  "tollgate config schema                 (the JSON Schema of config.toml, for editors)";
 
 /** Runs `config <subcommand> ...`; returns the exit status. */
 export function runConfigCommand(args: string[], ctx: CliContext): Promise<number> {
-  return dispatch(args, ctx, "config", CONFIG_USAGE, { check: checkCommand });
+  return dispatch(args, ctx, "config", CONFIG_USAGE, {
+    check: checkCommand,
+    schema: schemaCommand,
+  });
 }
 
 async function checkCommand(args: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, CONFIG_OPTION, CONFIG_USAGE);
   expectPositionals(positionals, [], CONFIG_USAGE);
-  const { config, configPath } = await loadCliConfig(ctx, values.config);
+  // Checks what `serve` would refuse, an unset secret included.
+  const { config, configPath } = await loadCliConfig(ctx, values.config, "required");
   ctx.io.stdout(summarizeConfig(config, configPath, databaseUrl(config, ctx.env)));
+  // Warnings, not errors: serve would run this config.
+  for (const warning of configWarnings(config)) ctx.io.stderr(`Warning: ${warning}.`);
   return 0;
+}
+
+// Reads no config: the schema is what any config may say.
+function schemaCommand(args: string[], ctx: CliContext): Promise<number> {
+  const { positionals } = parseCommandArgs(args, CONFIG_OPTION, CONFIG_USAGE);
+  expectPositionals(positionals, [], CONFIG_USAGE);
+  ctx.io.stdout(JSON.stringify(configJsonSchema(), null, 2));
+  return Promise.resolve(0);
 }
 
 /** A human summary of a valid config: where it listens, what it serves and to whom. */

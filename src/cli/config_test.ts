@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parse } from "smol-toml";
+import { z } from "zod";
 import { runCli } from "./main.ts";
 import { redactUrl } from "./output.ts";
 import { withCli } from "./test_harness.ts";
@@ -80,6 +82,74 @@ Deno.test("config check of an invalid config exits 1 with every problem", async 
       /\n {2}channels\[0\]\.keys\[0\]: environment variable "NOPE" is not set/,
     );
   });
+});
+
+Deno.test("config check prints the database resolved beside the config file", async () => {
+  await withCli(async (cli) => {
+    const nested = join(cli.dir, "etc", "config.toml");
+    await Deno.mkdir(join(cli.dir, "etc"));
+    await Deno.writeTextFile(nested, `[database]\nurl = "file:tollgate.db"\n`);
+    const run = await cli.run(["config", "check", "--config", nested]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stdout,
+      new RegExp(`database: +file:${join(cli.dir, "etc", "tollgate.db")}$`, "m"),
+    );
+  });
+});
+
+Deno.test("config check refuses a listen without a port, as serve would", async () => {
+  await withCli(async (cli) => {
+    const config = join(cli.dir, "noport.toml");
+    await Deno.writeTextFile(config, `[server]\nlisten = "0.0.0.0"\n`);
+    const run = await cli.run(["config", "check", "--config", config]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /\n {2}server\.listen: must be "host:port"/);
+  });
+});
+
+Deno.test("config check warns of a model served without a price, and still passes", async () => {
+  await withCli(async (cli) => {
+    const config = join(cli.dir, "unpriced.toml");
+    await Deno.writeTextFile(
+      config,
+      `[groups.default]\n[[channels]]\nname = "openai"\nprotocol = "chat"\n` +
+        `base_url = "https://api.openai.com/v1"\nmodels = ["gpt-4o-mini"]\n`,
+    );
+    const run = await cli.run(["config", "check", "--config", config]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /is valid/);
+    assert.equal(
+      run.stderr,
+      'Warning: model "gpt-4o-mini" (channel "openai") has no input_price or output_price: ' +
+        "its requests cost nothing; set input_price and output_price under " +
+        '[models."gpt-4o-mini"].',
+    );
+  });
+});
+
+Deno.test("config schema prints a JSON Schema that takes the example config and refuses a bad one", async () => {
+  const stdout: string[] = [];
+  const code = await runCli(["config", "schema"], {
+    stdout: (t) => stdout.push(t),
+    stderr: () => {},
+  }, { env: () => undefined });
+  assert.equal(code, 0);
+  const schema = JSON.parse(stdout.join("\n"));
+  assert.equal(schema.$schema, "https://json-schema.org/draft/2020-12/schema");
+  assert.equal(schema.additionalProperties, false);
+  assert.deepEqual(schema.properties.channels.items.required, ["name", "protocol", "models"]);
+  assert.equal(schema.properties.server.properties.max_body_bytes.default, 8_388_608);
+  // Read back by a JSON Schema reader (zod's own), as an editor would use it.
+  const editor = z.fromJSONSchema(schema);
+  const example = fileURLToPath(new URL("../../config.example.toml", import.meta.url));
+  assert.ok(editor.safeParse(parse(await Deno.readTextFile(example))).success);
+  const bad = editor.safeParse({ server: { bogus: 1 }, channels: [{ name: "a", models: [] }] });
+  assert.deepEqual(bad.error?.issues.map((issue) => issue.path.join(".")), [
+    "server",
+    "channels.0.protocol",
+    "channels.0.models",
+  ]);
 });
 
 Deno.test("config check of a missing file exits 1", async () => {

@@ -1,6 +1,12 @@
 /** Plumbing every CLI command shares: its dependencies, argument parsing, config and database. */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
-import { databaseUrl, type EnvLookup, loadConfig, resolveConfigPath } from "../config/load.ts";
+import {
+  databaseUrl,
+  type EnvLookup,
+  loadConfig,
+  type LoadOptions,
+  resolveConfigPath,
+} from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { type Db, openDatabase } from "../db/database.ts";
 import { type CliIo, redactUrl, usageError, userError } from "./output.ts";
@@ -91,10 +97,17 @@ export function expectPositionals(
   return [...positionals];
 }
 
-/** Loads the config named by `--config` (or the default search); throws ConfigError. */
-export async function loadCliConfig(ctx: CliContext, flag?: string): Promise<LoadedConfig> {
+/**
+ * Loads the config named by `--config` (or the default search); throws ConfigError. The
+ * channels' secrets are not needed unless `secrets` is "required" (what `serve` would need).
+ */
+export async function loadCliConfig(
+  ctx: CliContext,
+  flag?: string,
+  secrets: LoadOptions["secrets"] = "ignored",
+): Promise<LoadedConfig> {
   const configPath = resolveConfigPath(flag, ctx.env);
-  return { config: await loadConfig(configPath, ctx.env), configPath };
+  return { config: await loadConfig(configPath, { env: ctx.env, secrets }), configPath };
 }
 
 /** Runs `fn` with the config and its migrated database, closing the database afterwards. */

@@ -1,7 +1,9 @@
 /** Loads the config file: TOML, `${VAR}` expansion from the environment, then the schema. */
+import { dirname, isAbsolute, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { type Config, validateConfig } from "./schema.ts";
-import { formatPath, type PathSegment } from "./validate.ts";
+import { locateKeys } from "./locate.ts";
+import { formatPath, type PathSegment, type Problem } from "./problems.ts";
 
 /** Looks up an environment variable; `Deno.env.get` unless a test passes its own. */
 export type EnvLookup = (name: string) => string | undefined;
@@ -27,8 +29,36 @@ export class ConfigError extends Error {
 const VARIABLE = /\$\{([^}]*)\}/g;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Reads, expands and validates the config file at `path`; throws ConfigError listing every problem. */
-export async function loadConfig(path: string, env: EnvLookup = defaultEnv): Promise<Config> {
+/** How a config file is read. */
+export interface LoadOptions {
+  /** Environment for `${VAR}`; `Deno.env.get` unless a test passes its own. */
+  env?: EnvLookup;
+  /**
+   * `required` (the default; what `serve` and `config check` need): an unset `${VAR}` is a
+   * problem. `ignored` (commands that manage keys, accounts and usage): an unset variable
+   * outside `[database]` is left as written, so they run without the channels' secrets;
+   * it is still reported if the config cannot be read without it.
+   */
+  secrets?: "required" | "ignored";
+}
+
+/** How config text is read: `LoadOptions`, and where it came from. */
+export interface ParseOptions extends LoadOptions {
+  /** Names the config in errors: its path, or "(text)". */
+  source?: string;
+  /**
+   * The folder a relative path (a `file:` database, the TLS files) is taken from: the config
+   * file's own, so every command finds the same database whatever its working directory.
+   * Unset: kept as written.
+   */
+  baseDir?: string;
+}
+
+/**
+ * Reads, expands and validates the config file at `path`; throws ConfigError listing every
+ * problem. A relative `file:` database path is resolved against the file's folder.
+ */
+export async function loadConfig(path: string, options: LoadOptions = {}): Promise<Config> {
   let text: string;
   try {
     text = await Deno.readTextFile(path);
@@ -38,15 +68,17 @@ export async function loadConfig(path: string, env: EnvLookup = defaultEnv): Pro
       : `the file cannot be read (${error instanceof Error ? error.message : String(error)})`;
     throw new ConfigError(path, [`(file): ${reason}`], { cause: error });
   }
-  return parseConfigText(text, env, path);
+  return parseConfigText(text, { ...options, source: path, baseDir: configDir(path) });
 }
 
-/** Parses config text as `loadConfig` does, without the file; `source` names it in errors. */
-export function parseConfigText(
-  text: string,
-  env: EnvLookup = defaultEnv,
-  source = "(text)",
-): Config {
+/** The folder of the config file at `path`, from which its relative paths are taken. */
+export function configDir(path: string): string {
+  return dirname(resolve(path));
+}
+
+/** Parses config text as `loadConfig` does, without the file. */
+export function parseConfigText(text: string, options: ParseOptions = {}): Config {
+  const { env = defaultEnv, source = "(text)", baseDir, secrets = "required" } = options;
   let raw: unknown;
   try {
     raw = parse(text);
@@ -62,24 +94,39 @@ export function parseConfigText(
     throw error;
   }
 
-  const problems: string[] = [];
+  const problems: Problem[] = [];
+  const unset: Problem[] = [];
   const unexpanded: string[] = [];
-  const expanded = expandVariables(raw, [], env, (path, message) => {
+  const expanded = expandVariables(raw, [], env, (path, message, missing) => {
     unexpanded.push(formatPath(path));
-    problems.push(`${formatPath(path)}: ${message}`);
+    // The database is opened by every command: its variables are always needed.
+    const ignored = missing && secrets === "ignored" && path[0] !== "database";
+    (ignored ? unset : problems).push({ path, message });
   });
 
   const result = validateConfig(expanded);
-  if ("config" in result && problems.length === 0) return result.config;
+  if ("config" in result && problems.length === 0) {
+    if (baseDir !== undefined) resolvePaths(result.config, baseDir);
+    return result.config;
+  }
   if ("problems" in result) {
+    // The config is unreadable: an unset variable may be why, so it is reported after all.
+    problems.push(...unset);
     for (const problem of result.problems) {
-      const path = formatPath(problem.path);
       // A value left as "${VAR}" is already reported; its schema error would only repeat it.
-      if (unexpanded.some((prefix) => isWithin(path, prefix))) continue;
-      problems.push(`${path}: ${problem.message}`);
+      const path = formatPath(problem.path);
+      if (!unexpanded.some((prefix) => isWithin(path, prefix))) problems.push(problem);
     }
   }
-  throw new ConfigError(source, problems);
+  const locate = locateKeys(text);
+  throw new ConfigError(
+    source,
+    problems.map((problem) => {
+      const line = locate(problem.keyPath ?? problem.path);
+      const where = line === undefined ? "" : ` (line ${line})`;
+      return `${formatPath(problem.path)}: ${problem.message}${where}`;
+    }),
+  );
 }
 
 /** Picks the config file: the flag, else $TOLLGATE_CONFIG, else ./config.toml if present, else ./config.example.toml. */
@@ -105,18 +152,42 @@ export function databaseUrl(config: Config, env: EnvLookup = defaultEnv): string
   return env("TOLLGATE_DATABASE_URL") || config.database.url;
 }
 
+/** Makes the config's relative file paths (database, TLS) absolute from `baseDir`. */
+function resolvePaths(config: Config, baseDir: string): void {
+  config.database.url = fileUrlFrom(config.database.url, baseDir);
+  const { server } = config;
+  if (server.tls_cert !== "") server.tls_cert = resolve(baseDir, server.tls_cert);
+  if (server.tls_key !== "") server.tls_key = resolve(baseDir, server.tls_key);
+}
+
+/**
+ * A `file:` URL with a relative path made absolute from `baseDir`; any other URL, an
+ * absolute path and `:memory:` as they are. Query options stay.
+ */
+export function fileUrlFrom(url: string, baseDir: string): string {
+  const match = /^file:(?!\/\/)([^?]*)(.*)$/s.exec(url);
+  if (match === null) return url;
+  const [, path = "", query = ""] = match;
+  if (path === "" || path === ":memory:" || isAbsolute(path)) return url;
+  return `file:${resolve(baseDir, path)}${query}`;
+}
+
 /** Expands `${VAR}` in every string value (not keys), reporting each missing variable. */
 function expandVariables(
   value: unknown,
   path: PathSegment[],
   env: EnvLookup,
-  report: (path: PathSegment[], message: string) => void,
+  report: (path: PathSegment[], message: string, missing: boolean) => void,
 ): unknown {
   if (typeof value === "string") {
     const missing: string[] = [];
     const result = value.replace(VARIABLE, (whole, name: string) => {
       if (!VARIABLE_NAME.test(name)) {
-        report(path, `"${whole}" is not a valid variable reference; use \${NAME} with A-Z, 0-9, _`);
+        report(
+          path,
+          `"${whole}" is not a valid variable reference; use \${NAME} with A-Z, 0-9, _`,
+          false,
+        );
         return whole;
       }
       const found = env(name);
@@ -127,7 +198,7 @@ function expandVariables(
       return found;
     });
     for (const name of missing) {
-      report(path, `environment variable "${name}" is not set; set it or change this value`);
+      report(path, `environment variable "${name}" is not set; set it or change this value`, true);
     }
     return result;
   }

@@ -1,12 +1,16 @@
-/** The config file's schema: what `config.toml` may say, with its defaults, and its validator. */
+/**
+ * The config file's schema (zod): what `config.toml` may say, with its defaults, the
+ * checks across fields, and its JSON Schema for editors.
+ */
+import * as z from "zod/mini";
 import {
-  type Field,
+  corsOrigin,
+  described,
   flag,
-  formatPath,
   httpUrl,
   integer,
-  INVALID,
   list,
+  listenAddress,
   matching,
   nonEmptyText,
   nonNegativeInteger,
@@ -15,14 +19,14 @@ import {
   optional,
   orDefaults,
   positiveInteger,
-  type Problem,
   table,
   tableOf,
   text,
   withDefault,
-} from "./validate.ts";
+} from "./fields.ts";
+import { formatPath, type Problem, problemsOf } from "./problems.ts";
 
-export type { Problem } from "./validate.ts";
+export type { Problem } from "./problems.ts";
 
 /** The three wire protocols tollgate serves as entry points. */
 export const ENTRY_PROTOCOLS = ["chat", "responses", "messages"] as const;
@@ -31,132 +35,279 @@ export type EntryProtocol = typeof ENTRY_PROTOCOLS[number];
 /** What a channel's upstream speaks: an entry protocol or the built-in echo. */
 export type ChannelProtocol = EntryProtocol | "echo";
 
-/** The resolved timeouts of a request, in milliseconds. */
-export interface Timeouts {
-  connect: number;
-  first_byte: number;
-  idle: number;
-  total: number;
-}
-
-/** `[timeouts]`: the upstream's timeouts, and how long a client's request body may take. */
-export interface TimeoutsConfig extends Timeouts {
-  /** A client's whole request body must arrive within this. */
-  body: number;
-}
+/** `[timeouts]`: the timeouts of a request, in milliseconds. */
+export const TimeoutsSchema = table({
+  body: withDefault(
+    positiveInteger(),
+    60_000,
+    "A client's whole request body must arrive within this, in ms; else 408.",
+  ),
+  connect: withDefault(positiveInteger(), 10_000, "Connecting to an upstream, in ms."),
+  first_byte: withDefault(
+    positiveInteger(),
+    120_000,
+    "An upstream's headers (and, streaming, its first event) must come within this, in ms.",
+  ),
+  idle: withDefault(
+    positiveInteger(),
+    120_000,
+    "Streaming: silence longer than this ends the stream, in ms.",
+  ),
+  total: withDefault(positiveInteger(), 900_000, "The hard cap on one request, in ms."),
+});
+/** `[timeouts]`: a client's request body and the upstream calls, in milliseconds. */
+export type TimeoutsConfig = z.infer<typeof TimeoutsSchema>;
+/** The resolved timeouts of a call to an upstream (a channel may override each), in ms. */
+export type Timeouts = Omit<TimeoutsConfig, "body">;
 
 /** `[server]`: the listener, its entry points and what it logs. */
-export interface ServerConfig {
-  listen: string;
-  entry_points: EntryProtocol[];
-  max_body_bytes: number;
-  /** A client's request head (its header fields) larger than this: 431. */
-  max_header_bytes: number;
-  /** More header fields than this in a client's request: 431. */
-  max_headers: number;
-  trusted_proxies: string[];
-  /** SIGTERM/SIGINT: how long requests in flight get to finish before they are ended. */
-  shutdown_grace_ms: number;
-  /** A keep-alive (SSE comment, or messages `ping`) during upstream silence this long; 0: off. */
-  keepalive_ms: number;
-  /** One line per request on stdout. */
-  request_log: boolean;
-  /** The request log's format: text for a terminal, JSON for a log shipper. */
-  log_format: "text" | "json";
-  /** `GET /metrics` in the Prometheus text format. */
-  metrics: boolean;
-  /** When set, `GET /metrics` needs `Authorization: Bearer <metrics_token>`. */
-  metrics_token: string;
-  /** Browser origins allowed to call the API (`*` for any); none by default. */
-  cors_origins: string[];
-  /** PEM files: with both set, clients are served HTTPS. */
-  tls_cert: string;
-  tls_key: string;
-}
+export const ServerSchema = table({
+  listen: withDefault(listenAddress(), "127.0.0.1:8080", 'The address to listen on, "host:port".'),
+  entry_points: withDefault(
+    list(oneOf(ENTRY_PROTOCOLS)),
+    () => [...ENTRY_PROTOCOLS],
+    "The POST endpoints exposed; the others answer 404.",
+  ),
+  max_body_bytes: withDefault(
+    positiveInteger(),
+    8_388_608,
+    "A larger request body is refused with 413.",
+  ),
+  max_answer_bytes: withDefault(
+    positiveInteger(),
+    67_108_864,
+    "An upstream's whole answer larger than this: 502.",
+  ),
+  max_header_bytes: withDefault(
+    positiveInteger(),
+    65_536,
+    "The most a client's request head may take; larger: 431.",
+  ),
+  max_headers: withDefault(
+    positiveInteger(),
+    100,
+    "The most header fields a client's request may have; more: 431.",
+  ),
+  max_answer_head_bytes: withDefault(
+    positiveInteger(),
+    65_536,
+    "The most an upstream's response head may take.",
+  ),
+  max_chunk_extension_bytes: withDefault(
+    nonNegativeInteger(),
+    1_024,
+    "The most chunk extensions an upstream's chunked answer may carry; 0: none.",
+  ),
+  max_trailer_bytes: withDefault(
+    nonNegativeInteger(),
+    16_384,
+    "The most trailer fields an upstream's chunked answer may carry; 0: none.",
+  ),
+  trusted_proxies: withDefault(list(text()), () => [], "CIDRs whose X-Forwarded-For is believed."),
+  shutdown_grace_ms: withDefault(
+    nonNegativeInteger(),
+    30_000,
+    "SIGTERM/SIGINT: how long requests in flight get to finish before they are ended.",
+  ),
+  keepalive_ms: withDefault(
+    nonNegativeInteger(),
+    15_000,
+    "A keep-alive (SSE comment, or messages `ping`) during upstream silence this long; 0: off.",
+  ),
+  request_log: withDefault(flag(), true, "One line per request on stdout."),
+  log_format: withDefault(
+    oneOf(["text", "json"]),
+    "text",
+    "The request log's format: text for a terminal, JSON for a log shipper.",
+  ),
+  metrics: withDefault(flag(), true, "GET /metrics in the Prometheus text format."),
+  metrics_token: withDefault(
+    text(),
+    "",
+    "When set, GET /metrics needs `Authorization: Bearer <metrics_token>`.",
+  ),
+  cors_origins: withDefault(
+    list(corsOrigin()),
+    () => [],
+    'Browser origins allowed to call the API ("*" for any); none by default.',
+  ),
+  dashboard: withDefault(flag(), true, "The web dashboard at /admin and its API at /admin/api."),
+  tls_cert: withDefault(
+    text(),
+    "",
+    "A PEM certificate file to serve HTTPS with, beside tls_key; a relative path is taken " +
+      "from the config file's folder.",
+  ),
+  tls_key: withDefault(text(), "", "The PEM private key file of tls_cert."),
+});
+/** `[server]`: the listener, its entry points and what it logs. */
+export type ServerConfig = z.infer<typeof ServerSchema>;
 
 /** `[database]`: where the ledger lives. */
-export interface DatabaseConfig {
-  url: string;
-}
+export const DatabaseSchema = table({
+  url: withDefault(
+    text(),
+    "file:tollgate.db",
+    "file: (SQLite; a relative path is taken from the config file's folder), libsql:// or " +
+      "postgres://; $TOLLGATE_DATABASE_URL overrides.",
+  ),
+});
+/** `[database]`: where the ledger lives. */
+export type DatabaseConfig = z.infer<typeof DatabaseSchema>;
 
-/** Metadata of one model that the upstream model list does not carry. */
-export interface ModelConfig {
-  context_window?: number;
-  /**
-   * The model reasons (takes a reasoning effort or thinking budget). Only then does a
-   * translated request carry the client's reasoning settings: other models reject them.
-   */
-  reasoning?: boolean;
-  max_output_tokens?: number;
-  /** Requests per minute to this model, across all keys. */
-  rpm?: number;
-  /** Tokens (input plus output) per minute of this model, across all keys. */
-  tpm?: number;
-  input_price?: number;
-  output_price?: number;
-  cached_input_price?: number;
-  cache_write_price?: number;
-  owned_by?: string;
-  display_name?: string;
-}
-
-/** A group: which models its keys may use, at what price and rate. */
-export interface GroupConfig {
-  models: string[];
-  price_multiplier: number;
-  /** Per key: requests per minute, tokens (input plus output) per minute, requests at once. */
-  rpm?: number;
-  tpm?: number;
-  concurrency?: number;
-  /** Per account, across its keys: the same three limits. */
-  account_rpm?: number;
-  account_tpm?: number;
-  account_concurrency?: number;
-}
-
-/** One upstream channel: where requests for its models may be sent. */
-export interface ChannelConfig {
-  name: string;
-  protocol: ChannelProtocol;
-  base_url?: string;
-  keys: string[];
-  models: string[];
-  groups: string[];
-  priority: number;
-  weight: number;
-  model_map: Record<string, string>;
-  headers: Record<string, string>;
-  /** Only the timeouts this channel overrides; the rest come from the top-level `[timeouts]`. */
-  timeouts: Partial<Timeouts>;
-}
+/** `[routing]`: how requests are spread over channels. */
+export const RoutingSchema = table({
+  cache_affinity: withDefault(
+    flag(),
+    true,
+    "A conversation sticks to the channel and key that served it, so the upstream's prompt " +
+      "cache hits.",
+  ),
+  affinity_ttl_s: withDefault(
+    positiveInteger(),
+    3_600,
+    "How long an idle conversation stays bound, in seconds.",
+  ),
+});
+/** `[routing]`: how requests are spread over channels. */
+export type RoutingConfig = z.infer<typeof RoutingSchema>;
 
 /** `[responses]`: stored responses of the responses API. */
-export interface ResponsesConfig {
-  /** Keep `/v1/responses` answers (unless the client says `store: false`). */
-  store: boolean;
-  /** Days a stored response is kept. */
-  retention_days: number;
-}
+export const ResponsesSchema = table({
+  store: withDefault(
+    flag(),
+    true,
+    "Keep /v1/responses answers with `store` (the API's default) for previous_response_id, " +
+      "item_reference and GET/DELETE by id.",
+  ),
+  retention_days: withDefault(positiveInteger(), 30, "How long a stored response is kept."),
+});
+/** `[responses]`: stored responses of the responses API. */
+export type ResponsesConfig = z.infer<typeof ResponsesSchema>;
 
+/** `[models."id"]`: metadata of one model that the upstream model list does not carry. */
+export const ModelSchema = table({
+  context_window: optional(
+    positiveInteger(),
+    "Input plus requested output above this: 400 context_length_exceeded.",
+  ),
+  reasoning: optional(
+    flag(),
+    "The model reasons (takes a reasoning effort or thinking budget): only then does a " +
+      "translated request carry the client's reasoning settings, which other models reject.",
+  ),
+  max_output_tokens: optional(
+    positiveInteger(),
+    "Also the default max output when translating to messages.",
+  ),
+  rpm: optional(positiveInteger(), "Requests per minute to this model, across all keys."),
+  tpm: optional(
+    positiveInteger(),
+    "Tokens (input plus output) per minute of this model, across all keys.",
+  ),
+  input_price: optional(nonNegativeNumber(), "USD per 1M input tokens."),
+  output_price: optional(nonNegativeNumber(), "USD per 1M output tokens."),
+  cached_input_price: optional(
+    nonNegativeNumber(),
+    "USD per 1M cache-read tokens; input_price by default.",
+  ),
+  cache_write_price: optional(
+    nonNegativeNumber(),
+    "USD per 1M cache-write tokens; input_price by default.",
+  ),
+  owned_by: optional(text(), "`owned_by` in the model list."),
+  display_name: optional(text(), "`display_name` in the model list."),
+});
+/** Metadata of one model that the upstream model list does not carry. */
+export type ModelConfig = z.infer<typeof ModelSchema>;
+
+/** `[groups.NAME]`: which models its keys may use, at what price and rate. */
+export const GroupSchema = table({
+  models: withDefault(list(text()), () => ["*"], '["*"] or an explicit list.'),
+  price_multiplier: withDefault(nonNegativeNumber(), 1),
+  rpm: optional(positiveInteger(), "Per key: requests per minute."),
+  tpm: optional(positiveInteger(), "Per key: tokens (input plus output) per minute."),
+  concurrency: optional(positiveInteger(), "Per key: requests at once."),
+  account_rpm: optional(positiveInteger(), "Per account, across its keys: rpm."),
+  account_tpm: optional(positiveInteger(), "Per account, across its keys: tpm."),
+  account_concurrency: optional(
+    positiveInteger(),
+    "Per account, across its keys: requests at once.",
+  ),
+});
+/** A group: which models its keys may use, at what price and rate. */
+export type GroupConfig = z.infer<typeof GroupSchema>;
+
+/** An HTTP header name (a token, RFC 9110): what fetch accepts. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A header value: no line breaks or NUL, which would end or corrupt the header. */
+const HEADER_VALUE = /^[^\r\n\0]*$/;
+
+/** `[[channels]]`: one upstream, where requests for its models may be sent. */
+export const ChannelSchema = table({
+  name: nonEmptyText(),
+  protocol: described(
+    oneOf(["chat", "responses", "messages", "echo"]),
+    "What the upstream speaks; echo is built in and needs no upstream.",
+  ),
+  base_url: optional(
+    httpUrl(),
+    "With /v1; tollgate appends /chat/completions, /responses or /messages.",
+  ),
+  keys: withDefault(
+    list(text()),
+    () => [],
+    'Upstream keys, rotated; "${VAR}" reads the environment.',
+  ),
+  models: list(nonEmptyText(), "must list at least one model"),
+  groups: withDefault(list(text()), () => ["default"]),
+  priority: withDefault(integer(), 0, "Higher first; equal priority shares by weight."),
+  weight: withDefault(positiveInteger(), 1),
+  model_map: withDefault(tableOf(text()), () => ({}), "Client model id -> upstream model id."),
+  headers: withDefault(
+    tableOf(matching(HEADER_VALUE, "must be a header value on one line"), {
+      pattern: HEADER_NAME,
+      message: "must be a header name: letters, digits and !#$%&'*+-.^_`|~",
+    }),
+    () => ({}),
+    "Extra headers sent upstream.",
+  ),
+  // No defaults here: a channel overrides only the timeouts it names.
+  timeouts: orDefaults(
+    table({
+      connect: optional(positiveInteger()),
+      first_byte: optional(positiveInteger()),
+      idle: optional(positiveInteger()),
+      total: optional(positiveInteger()),
+    }),
+    "Overrides of [timeouts] for this channel.",
+  ),
+});
+/** One upstream channel: where requests for its models may be sent. */
+export type ChannelConfig = z.infer<typeof ChannelSchema>;
+
+/** The whole config file. */
+export const ConfigSchema = table({
+  server: orDefaults(ServerSchema),
+  database: orDefaults(DatabaseSchema),
+  timeouts: orDefaults(TimeoutsSchema),
+  routing: orDefaults(RoutingSchema),
+  responses: orDefaults(ResponsesSchema),
+  models: withDefault(tableOf(ModelSchema), () => ({})),
+  groups: withDefault(tableOf(GroupSchema), () => ({})),
+  channels: withDefault(list(ChannelSchema), () => []),
+}).check(z.superRefine(checkAcrossFields, {
+  // The checks across fields need every field well-formed; unknown keys alone leave it so,
+  // and a misspelt `base_ur` is then reported alongside the base_url it leaves missing.
+  when: (payload) => payload.issues.every((issue) => issue.code === "unrecognized_keys"),
+}));
 /** The whole validated config. */
-export interface Config {
-  server: ServerConfig;
-  database: DatabaseConfig;
-  timeouts: TimeoutsConfig;
-  responses: ResponsesConfig;
-  models: Record<string, ModelConfig>;
-  groups: Record<string, GroupConfig>;
-  channels: ChannelConfig[];
-}
+export type Config = z.infer<typeof ConfigSchema>;
 
 /** Checks a parsed config file: the config with every default filled in, or every problem. */
 export function validateConfig(value: unknown): { config: Config } | { problems: Problem[] } {
-  const problems: Problem[] = [];
-  const config = readConfig(value, [], problems);
-  // The checks across fields need every field well-formed; unknown keys alone leave it so.
-  if (config === INVALID) return { problems };
-  problems.push(...checkChannels(config));
-  return problems.length === 0 ? { config } : { problems };
+  const result = ConfigSchema.safeParse(value);
+  return result.success ? { config: result.data } : { problems: problemsOf(result.error.issues) };
 }
 
 /** `validateConfig` for tests and literals: the config, or an Error listing every problem. */
@@ -167,116 +318,38 @@ export function parseConfig(value: unknown): Config {
   throw new Error(`Validating config failed:\n${lines.join("\n")}`);
 }
 
-const readTimeouts: Field<TimeoutsConfig> = table<TimeoutsConfig>({
-  body: withDefault(positiveInteger, () => 60_000),
-  connect: withDefault(positiveInteger, () => 10_000),
-  first_byte: withDefault(positiveInteger, () => 120_000),
-  idle: withDefault(positiveInteger, () => 120_000),
-  total: withDefault(positiveInteger, () => 900_000),
-});
+/** The JSON Schema of the config file as written (defaults make keys optional), for editors. */
+export function configJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(ConfigSchema, { io: "input", unrepresentable: "any" });
+}
 
-const readServer: Field<ServerConfig> = table<ServerConfig>({
-  listen: withDefault(text, () => "127.0.0.1:8080"),
-  entry_points: withDefault(list(oneOf(ENTRY_PROTOCOLS)), () => [...ENTRY_PROTOCOLS]),
-  max_body_bytes: withDefault(positiveInteger, () => 8_388_608),
-  max_header_bytes: withDefault(positiveInteger, () => 65_536),
-  max_headers: withDefault(positiveInteger, () => 100),
-  trusted_proxies: withDefault(list(text), () => []),
-  shutdown_grace_ms: withDefault(nonNegativeInteger, () => 30_000),
-  keepalive_ms: withDefault(nonNegativeInteger, () => 15_000),
-  request_log: withDefault(flag, () => true),
-  log_format: withDefault(oneOf(["text", "json"]), () => "text"),
-  metrics: withDefault(flag, () => true),
-  metrics_token: withDefault(text, () => ""),
-  cors_origins: withDefault(list(text), () => []),
-  tls_cert: withDefault(text, () => ""),
-  tls_key: withDefault(text, () => ""),
-});
-
-const readModel: Field<ModelConfig> = table<ModelConfig>({
-  context_window: optional(positiveInteger),
-  reasoning: optional(flag),
-  max_output_tokens: optional(positiveInteger),
-  rpm: optional(positiveInteger),
-  tpm: optional(positiveInteger),
-  input_price: optional(nonNegativeNumber),
-  output_price: optional(nonNegativeNumber),
-  cached_input_price: optional(nonNegativeNumber),
-  cache_write_price: optional(nonNegativeNumber),
-  owned_by: optional(text),
-  display_name: optional(text),
-});
-
-const readGroup: Field<GroupConfig> = table<GroupConfig>({
-  models: withDefault(list(text), () => ["*"]),
-  price_multiplier: withDefault(nonNegativeNumber, () => 1),
-  rpm: optional(positiveInteger),
-  tpm: optional(positiveInteger),
-  concurrency: optional(positiveInteger),
-  account_rpm: optional(positiveInteger),
-  account_tpm: optional(positiveInteger),
-  account_concurrency: optional(positiveInteger),
-});
-
-/** An HTTP header name (a token, RFC 9110): what fetch accepts. */
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** A header value: no line breaks or NUL, which would end or corrupt the header. */
-const HEADER_VALUE = /^[^\r\n\0]*$/;
-
-const readChannel: Field<ChannelConfig> = table<ChannelConfig>({
-  name: nonEmptyText,
-  protocol: oneOf(["chat", "responses", "messages", "echo"]),
-  base_url: optional(httpUrl),
-  keys: withDefault(list(text), () => []),
-  models: list(nonEmptyText, "must list at least one model"),
-  groups: withDefault(list(text), () => ["default"]),
-  priority: withDefault(integer, () => 0),
-  weight: withDefault(positiveInteger, () => 1),
-  model_map: withDefault(tableOf(text), () => ({})),
-  headers: withDefault(
-    tableOf(matching(HEADER_VALUE, "must be a header value on one line"), {
-      pattern: HEADER_NAME,
-      message: "must be a header name: letters, digits and !#$%&'*+-.^_`|~",
-    }),
-    () => ({}),
-  ),
-  // No defaults here: a channel overrides only the timeouts it names.
-  timeouts: orDefaults(table<Partial<Timeouts>>({
-    connect: optional(positiveInteger),
-    first_byte: optional(positiveInteger),
-    idle: optional(positiveInteger),
-    total: optional(positiveInteger),
-  })),
-});
-
-const readConfig: Field<Config> = table<Config>({
-  server: orDefaults(readServer),
-  database: orDefaults(table<DatabaseConfig>({ url: withDefault(text, () => "file:tollgate.db") })),
-  timeouts: orDefaults(readTimeouts),
-  responses: orDefaults(table<ResponsesConfig>({
-    store: withDefault(flag, () => true),
-    retention_days: withDefault(positiveInteger, () => 30),
-  })),
-  models: withDefault(tableOf(readModel), () => ({})),
-  groups: withDefault(tableOf(readGroup), () => ({})),
-  channels: withDefault(list(readChannel), () => []),
-});
-
-/** What one field cannot say alone: unique channel names, a base_url, groups that exist. */
-function checkChannels(config: Config): Problem[] {
-  const problems: Problem[] = [];
+/**
+ * What one field cannot say alone: a TLS certificate with its key, unique channel names, a
+ * base_url, groups that exist.
+ */
+function checkAcrossFields(config: Config, ctx: z.core.$RefinementCtx<Config>): void {
+  const { tls_cert, tls_key } = config.server;
+  if ((tls_cert === "") !== (tls_key === "")) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["server", tls_cert === "" ? "tls_cert" : "tls_key"],
+      message: "tls_cert and tls_key are set together (HTTPS) or not at all",
+    });
+  }
   const names = new Set<string>();
   config.channels.forEach((channel, index) => {
     const path = ["channels", index];
     if (names.has(channel.name)) {
-      problems.push({
+      ctx.addIssue({
+        code: "custom",
         path: [...path, "name"],
         message: `channel name "${channel.name}" is used twice`,
       });
     }
     names.add(channel.name);
     if (channel.protocol !== "echo" && !channel.base_url) {
-      problems.push({
+      ctx.addIssue({
+        code: "custom",
         path: [...path, "base_url"],
         message: `channel "${channel.name}" needs a base_url`,
       });
@@ -284,7 +357,8 @@ function checkChannels(config: Config): Problem[] {
     for (const group of channel.groups) {
       // Own keys only: `in` would take a group named "constructor" from Object.prototype.
       if (!Object.hasOwn(config.groups, group)) {
-        problems.push({
+        ctx.addIssue({
+          code: "custom",
           path: [...path, "groups"],
           message:
             `channel "${channel.name}" names group "${group}", which is not defined under [groups]`,
@@ -292,5 +366,4 @@ function checkChannels(config: Config): Problem[] {
       }
     }
   });
-  return problems;
 }

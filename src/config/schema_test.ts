@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type Config, parseConfig, type Problem, validateConfig } from "./schema.ts";
-import { formatPath } from "./validate.ts";
+import { formatPath } from "./problems.ts";
 
 /** The problems of `value` as `path: message` lines; fails if it is valid. */
 function problemsOf(value: unknown): string[] {
@@ -37,8 +37,12 @@ const FULL: Config = {
     listen: "0.0.0.0:9000",
     entry_points: ["messages", "chat"],
     max_body_bytes: 1024,
-    max_header_bytes: 2048,
-    max_headers: 10,
+    max_answer_bytes: 2048,
+    max_header_bytes: 4096,
+    max_headers: 20,
+    max_answer_head_bytes: 8192,
+    max_chunk_extension_bytes: 0,
+    max_trailer_bytes: 512,
     trusted_proxies: ["10.0.0.0/8"],
     shutdown_grace_ms: 0,
     keepalive_ms: 5_000,
@@ -46,12 +50,14 @@ const FULL: Config = {
     log_format: "json",
     metrics: false,
     metrics_token: "m",
-    cors_origins: ["https://app.example"],
-    tls_cert: "",
-    tls_key: "",
+    cors_origins: ["https://app.example.com", "http://localhost:5173"],
+    dashboard: false,
+    tls_cert: "/etc/tollgate/cert.pem",
+    tls_key: "/etc/tollgate/key.pem",
   },
   database: { url: "postgres://db/tollgate" },
   timeouts: { body: 5, connect: 1, first_byte: 2, idle: 3, total: 4 },
+  routing: { cache_affinity: false, affinity_ttl_s: 60 },
   responses: { store: false, retention_days: 7 },
   models: {
     "gpt-4.1": {
@@ -105,8 +111,12 @@ Deno.test("validateConfig: an empty config takes every default", () => {
       listen: "127.0.0.1:8080",
       entry_points: ["chat", "responses", "messages"],
       max_body_bytes: 8_388_608,
+      max_answer_bytes: 67_108_864,
       max_header_bytes: 65_536,
       max_headers: 100,
+      max_answer_head_bytes: 65_536,
+      max_chunk_extension_bytes: 1_024,
+      max_trailer_bytes: 16_384,
       trusted_proxies: [],
       shutdown_grace_ms: 30_000,
       keepalive_ms: 15_000,
@@ -115,11 +125,13 @@ Deno.test("validateConfig: an empty config takes every default", () => {
       metrics: true,
       metrics_token: "",
       cors_origins: [],
+      dashboard: true,
       tls_cert: "",
       tls_key: "",
     },
     database: { url: "file:tollgate.db" },
     timeouts: { body: 60_000, connect: 10_000, first_byte: 120_000, idle: 120_000, total: 900_000 },
+    routing: { cache_affinity: true, affinity_ttl_s: 3_600 },
     responses: { store: true, retention_days: 30 },
     models: {},
     groups: {},
@@ -183,7 +195,7 @@ Deno.test("validateConfig: each kind of problem is reported at its path", () => 
     [
       "a string is a number",
       { server: { listen: 8080 } },
-      "server.listen: must be a string, got a number",
+      'server.listen: must be "host:port", e.g. "127.0.0.1:8080" or "[::]:8080", got a number',
     ],
     [
       "a flag is a string",
@@ -260,7 +272,7 @@ Deno.test("validateConfig: each kind of problem is reported at its path", () => 
 });
 
 Deno.test("validateConfig: an unknown key is reported at its table's own path, one problem each", () => {
-  assert.deepEqual(problemsOf({ server: { bogus: 1, listen: "x", other: true } }), [
+  assert.deepEqual(problemsOf({ server: { bogus: 1, listen: "x:1", other: true } }), [
     'server: unknown key "bogus"',
     'server: unknown key "other"',
   ]);
@@ -310,6 +322,93 @@ Deno.test("validateConfig: a positive integer refuses fractions, zero, negatives
     assert.ok("config" in validateConfig(build(1)), `${name} = 1`);
     assert.ok("config" in validateConfig(build(2 ** 53 - 1)), `${name} = 2^53 - 1`);
   }
+});
+
+Deno.test("validateConfig: listen is host:port, as the server splits it", () => {
+  for (
+    const listen of [
+      "127.0.0.1:8080",
+      "0.0.0.0:0",
+      "[::]:80",
+      "[::1]:65535",
+      ":8080",
+      "localhost:1",
+    ]
+  ) {
+    assert.equal(parseConfig({ server: { listen } }).server.listen, listen);
+  }
+  const expected = 'server.listen: must be "host:port", e.g. "127.0.0.1:8080" or "[::]:8080"';
+  for (
+    const listen of ["127.0.0.1", "localhost", "", "::1:8080", "[::1]", "a:b", "a b:1", "a:-1"]
+  ) {
+    assert.deepEqual(problemsOf({ server: { listen } }), [expected], JSON.stringify(listen));
+  }
+  assert.deepEqual(problemsOf({ server: { listen: "a:65536" } }), [
+    "server.listen: must have a port from 0 to 65535",
+  ]);
+});
+
+Deno.test("validateConfig: the limits of [server], [timeouts], [routing] and [responses] are checked", () => {
+  const cases: [unknown, string][] = [
+    [
+      { server: { max_answer_bytes: 0 } },
+      "server.max_answer_bytes: must be a positive integer, got zero",
+    ],
+    [
+      { server: { max_headers: 1.5 } },
+      "server.max_headers: must be a positive integer, got a fraction",
+    ],
+    [
+      { server: { max_trailer_bytes: -1 } },
+      "server.max_trailer_bytes: must be a non-negative integer, got a negative number",
+    ],
+    [{ server: { dashboard: "no" } }, "server.dashboard: must be true or false, got a string"],
+    [{ timeouts: { body: 0 } }, "timeouts.body: must be a positive integer, got zero"],
+    [
+      { routing: { cache_affinity: 1 } },
+      "routing.cache_affinity: must be true or false, got a number",
+    ],
+    [{ routing: { affinity_ttl: 1 } }, 'routing: unknown key "affinity_ttl"'],
+    [
+      { responses: { retention_days: 0 } },
+      "responses.retention_days: must be a positive integer, got zero",
+    ],
+    [{ responses: [] }, "responses: must be a table, got an array"],
+    // A channel overrides the upstream timeouts only: the body's is the client's.
+    [withChannel({ timeouts: { body: 1 } }), 'channels[0].timeouts: unknown key "body"'],
+  ];
+  for (const [input, expected] of cases) assert.deepEqual(problemsOf(input), [expected], expected);
+});
+
+Deno.test('validateConfig: cors_origins are "*" or origins as a browser sends them', () => {
+  const origins = ["*", "https://app.example.com", "http://localhost:5173", "http://[::1]:8080"];
+  assert.deepEqual(parseConfig({ server: { cors_origins: origins } }).server.cors_origins, origins);
+  const expected = 'must be "*" or an origin such as "https://app.example.com" (no path)';
+  for (
+    const origin of [
+      "https://app.example.com/",
+      "https://a.test/x",
+      "app.example.com",
+      "",
+      "ftp://a",
+    ]
+  ) {
+    assert.deepEqual(
+      problemsOf({ server: { cors_origins: ["*", origin] } }),
+      [`server.cors_origins[1]: ${expected}`],
+      JSON.stringify(origin),
+    );
+  }
+});
+
+Deno.test("validateConfig: tls_cert and tls_key come together or not at all", () => {
+  assert.equal(
+    parseConfig({ server: { tls_cert: "c.pem", tls_key: "k.pem" } }).server.tls_key,
+    "k.pem",
+  );
+  const message = "tls_cert and tls_key are set together (HTTPS) or not at all";
+  assert.deepEqual(problemsOf({ server: { tls_cert: "c.pem" } }), [`server.tls_key: ${message}`]);
+  assert.deepEqual(problemsOf({ server: { tls_key: "k.pem" } }), [`server.tls_cert: ${message}`]);
 });
 
 Deno.test("validateConfig: base_url must parse as an http:// or https:// URL", () => {
@@ -394,7 +493,7 @@ Deno.test("validateConfig: the checks across channels and groups", () => {
 Deno.test("validateConfig: the checks across fields wait for well-formed fields, not for known keys", () => {
   const missingGroup = { channels: [{ name: "a", protocol: "echo", models: ["m"] }] };
   assert.deepEqual(problemsOf({ ...missingGroup, server: { listen: 1 } }), [
-    "server.listen: must be a string, got a number",
+    'server.listen: must be "host:port", e.g. "127.0.0.1:8080" or "[::]:8080", got a number',
   ]);
   assert.deepEqual(problemsOf({ ...missingGroup, bogus: 1 }), [
     '(top level): unknown key "bogus"',
@@ -410,7 +509,7 @@ Deno.test("validateConfig: every field at fault is reported, not only the first"
       channels: [{ name: "", protocol: "grpc", models: [""], weight: 1.5 }],
     }),
     [
-      "server.listen: must be a string, got a number",
+      'server.listen: must be "host:port", e.g. "127.0.0.1:8080" or "[::]:8080", got a number',
       "server.max_body_bytes: must be a positive integer, got zero",
       'server.log_format: must be one of "text", "json"',
       "groups.default.price_multiplier: must be a non-negative number, got a negative number",
@@ -435,12 +534,12 @@ Deno.test("validateConfig: problems never quote the value, which may be a secret
 
 Deno.test("parseConfig: throws an Error listing every problem with its path", () => {
   assert.throws(
-    () => parseConfig({ server: { listen: 1, bogus: true } }),
+    () => parseConfig({ server: { metrics: 1, bogus: true } }),
     (error: unknown) => {
       assert.ok(error instanceof Error);
       assert.equal(
         error.message,
-        'Validating config failed:\n  server.listen: must be a string, got a number\n  server: unknown key "bogus"',
+        'Validating config failed:\n  server.metrics: must be true or false, got a number\n  server: unknown key "bogus"',
       );
       return true;
     },

@@ -5,7 +5,7 @@
  */
 import { resolve } from "node:path";
 import type { Config } from "./schema.ts";
-import { ConfigError, type EnvLookup, parseConfigText } from "./load.ts";
+import { configDir, ConfigError, type EnvLookup, parseConfigText } from "./load.ts";
 
 /** One version of the config: what it says, its version number (1 first) and when it was loaded. */
 export interface ConfigSnapshot {
@@ -77,6 +77,11 @@ export interface WatchConfigOptions {
   debounceMs?: number;
   /** How often the file's modification time, size and inode are checked for a change. */
   pollMs?: number;
+  /**
+   * Starts the polling: calls `poll` from now on and returns what stops it. By default
+   * every `pollMs` on a timer; a test passes its own to poll exactly when it chooses.
+   */
+  startPolling?: (poll: () => void) => () => void;
   /** Whether SIGHUP triggers a reload (default true; ignored where signals do not exist). */
   sighup?: boolean;
 }
@@ -99,6 +104,10 @@ export function watchConfigFile(
   options: WatchConfigOptions = {},
 ): ConfigWatcher {
   const { onReload, onError, env, debounceMs = 100, pollMs = 500, sighup = true } = options;
+  const startPolling = options.startPolling ?? ((poll: () => void) => {
+    const interval = setInterval(poll, pollMs);
+    return () => clearInterval(interval);
+  });
   const absolute = resolve(path);
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -133,7 +142,7 @@ export function watchConfigFile(
     }
     let config: Config;
     try {
-      config = parseConfigText(text, env, path);
+      config = parseConfigText(text, { env, source: path, baseDir: configDir(path) });
     } catch (error) {
       rejectedText = text;
       report(error);
@@ -167,12 +176,13 @@ export function watchConfigFile(
   // every half second (synchronous: microseconds for one local file) sees every kind of
   // save, a file renamed over the old one included.
   let seen = fingerprintOf(absolute);
-  const poll = setInterval(() => {
+  const stopPolling = startPolling(() => {
+    if (closed) return;
     const now = fingerprintOf(absolute);
     if (now === seen) return;
     seen = now;
     schedule();
-  }, pollMs);
+  });
 
   const onSignal = () => void reload();
   let listening = false;
@@ -188,7 +198,7 @@ export function watchConfigFile(
       closed = true;
       if (timer !== undefined) clearTimeout(timer);
       if (listening) Deno.removeSignalListener("SIGHUP", onSignal);
-      clearInterval(poll);
+      stopPolling();
     },
   };
 }

@@ -18,33 +18,38 @@ async function withTempDir(fn: (dir: string) => Promise<void>) {
 
 Deno.test("store: replace bumps the version and notifies subscribers", () => {
   let clock = 1000;
-  const store = createConfigStore(parseConfigText(configText("a:1"), noEnv), { now: () => clock });
+  const store = createConfigStore(parseConfigText(configText("a:1"), { env: noEnv }), {
+    now: () => clock,
+  });
   assert.equal(store.current().version, 1);
   assert.equal(store.current().loadedAt, 1000);
 
   const seen: ConfigSnapshot[] = [];
   const unsubscribe = store.subscribe((snapshot) => seen.push(snapshot));
   clock = 2000;
-  const next = store.replace(parseConfigText(configText("b:2"), noEnv));
+  const next = store.replace(parseConfigText(configText("b:2"), { env: noEnv }));
   assert.equal(next.version, 2);
   assert.equal(next.loadedAt, 2000);
   assert.equal(store.current(), next);
   assert.deepEqual(seen, [next]);
 
   unsubscribe();
-  store.replace(parseConfigText(configText("c:3"), noEnv));
+  store.replace(parseConfigText(configText("c:3"), { env: noEnv }));
   assert.equal(seen.length, 1);
   assert.equal(store.current().version, 3);
 });
 
 Deno.test("store: a throwing listener does not stop the others", () => {
-  const store = createConfigStore(parseConfigText(configText("a:1"), noEnv));
+  const store = createConfigStore(parseConfigText(configText("a:1"), { env: noEnv }));
   let heard = 0;
   store.subscribe(() => {
     throw new Error("boom");
   });
   store.subscribe(() => heard++);
-  assert.throws(() => store.replace(parseConfigText(configText("b:2"), noEnv)), AggregateError);
+  assert.throws(
+    () => store.replace(parseConfigText(configText("b:2"), { env: noEnv })),
+    AggregateError,
+  );
   assert.equal(heard, 1);
   assert.equal(store.current().version, 2);
 });
@@ -53,7 +58,7 @@ Deno.test("watch: valid, invalid, valid again through reload()", async () => {
   await withTempDir(async (dir) => {
     const path = join(dir, "config.toml");
     await Deno.writeTextFile(path, configText("127.0.0.1:1"));
-    const store = createConfigStore(parseConfigText(await Deno.readTextFile(path), noEnv));
+    const store = createConfigStore(parseConfigText(await Deno.readTextFile(path), { env: noEnv }));
     const reloads: number[] = [];
     const errors: unknown[] = [];
     const watcher = watchConfigFile(store, path, {
@@ -90,29 +95,52 @@ Deno.test("watch: valid, invalid, valid again through reload()", async () => {
   });
 });
 
-Deno.test("watch: an edited file is reloaded", async () => {
+Deno.test("watch: an edited file is reloaded at the next poll, and only a change is", async () => {
   await withTempDir(async (dir) => {
     const path = join(dir, "config.toml");
     await Deno.writeTextFile(path, configText("127.0.0.1:1"));
-    const store = createConfigStore(parseConfigText(await Deno.readTextFile(path), noEnv));
-    const { promise: reloaded, resolve } = Promise.withResolvers<ConfigSnapshot>();
+    const store = createConfigStore(parseConfigText(await Deno.readTextFile(path), { env: noEnv }));
+    const reloads: ConfigSnapshot[] = [];
+    let reloaded = Promise.withResolvers<void>();
+    let poll = () => {};
+    let stopped = false;
     const watcher = watchConfigFile(store, path, {
       env: noEnv,
       sighup: false,
-      debounceMs: 20,
-      onReload: resolve,
+      debounceMs: 0,
+      // The test polls; no timer runs.
+      startPolling: (next) => {
+        poll = next;
+        return () => void (stopped = true);
+      },
+      onReload: (snapshot) => {
+        reloads.push(snapshot);
+        reloaded.resolve();
+      },
     });
     try {
+      poll(); // unchanged: nothing to reload
       // Written as editors do: a new file renamed over the old one.
       await Deno.writeTextFile(join(dir, "config.toml.tmp"), configText("127.0.0.1:9"));
       await Deno.rename(join(dir, "config.toml.tmp"), path);
-      const snapshot = await reloaded;
-      assert.equal(snapshot.version, 2);
-      assert.equal(snapshot.config.server.listen, "127.0.0.1:9");
-      assert.equal(store.current(), snapshot);
+      assert.equal(reloads.length, 0, "nothing happens before the poll");
+      poll();
+      await reloaded.promise;
+      assert.equal(reloads.length, 1);
+      assert.equal(reloads[0]?.version, 2);
+      assert.equal(reloads[0]?.config.server.listen, "127.0.0.1:9");
+      assert.equal(store.current(), reloads[0]);
+
+      reloaded = Promise.withResolvers<void>();
+      await Deno.writeTextFile(path, configText("127.0.0.1:10"));
+      poll();
+      await reloaded.promise;
+      assert.equal(store.current().config.server.listen, "127.0.0.1:10");
+      assert.equal(store.current().version, 3);
     } finally {
       watcher.close();
     }
+    assert.ok(stopped, "closing stops the polling");
   });
 });
 
@@ -120,7 +148,7 @@ Deno.test("watch: SIGHUP listener is added and removed", async () => {
   await withTempDir(async (dir) => {
     const path = join(dir, "config.toml");
     await Deno.writeTextFile(path, configText("127.0.0.1:1"));
-    const store = createConfigStore(parseConfigText(await Deno.readTextFile(path), noEnv));
+    const store = createConfigStore(parseConfigText(await Deno.readTextFile(path), { env: noEnv }));
     const watcher = watchConfigFile(store, path, { env: noEnv });
     watcher.close();
     watcher.close(); // closing twice is harmless

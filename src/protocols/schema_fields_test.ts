@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
-import { CHAT_REQUEST_FIELDS } from "./chat/schema.ts";
+import fc from "fast-check";
+import type * as z from "zod/mini";
+import { ChatRequestSchema } from "./chat/schema.ts";
+import { firstFault } from "./request.ts";
 import {
-  type FieldRule,
-  firstFault,
+  isMessage,
   MAX_TOKEN_LIMIT,
   messageList,
+  MessageSchema,
   model,
   nullish,
   optionalBoolean,
@@ -16,7 +19,7 @@ import {
 
 interface RuleCase {
   name: string;
-  rule: FieldRule;
+  rule: z.ZodMiniType;
   accepts: unknown[];
   refuses: unknown[];
 }
@@ -69,10 +72,10 @@ const RULES: RuleCase[] = [
 Deno.test("each field rule accepts what its field may hold and refuses the rest", () => {
   for (const { name, rule, accepts, refuses } of RULES) {
     for (const value of accepts) {
-      assert.equal(rule(value), undefined, `${name} accepts ${String(value)}`);
+      assert.equal(firstFault(rule, value), undefined, `${name} accepts ${String(value)}`);
     }
     for (const value of refuses) {
-      const fault = rule(value);
+      const fault = firstFault(rule, value);
       assert.ok(fault, `${name} refuses ${String(value)}`);
       assert.deepEqual(fault.path, [], `${name}: the fault is the field's own`);
       assert.ok(fault.expected.length > 0);
@@ -82,31 +85,73 @@ Deno.test("each field rule accepts what its field may hold and refuses the rest"
 
 Deno.test("a message list's fault names the message or the role at fault", () => {
   const expected = "a non-empty array of messages";
-  assert.deepEqual(messageList(undefined), { path: [], expected });
-  assert.deepEqual(messageList([]), { path: [], expected });
-  assert.deepEqual(messageList("hi"), { path: [], expected });
-  assert.deepEqual(messageList([{ role: "user" }, "hi"]), { path: [1], expected: "an object" });
-  assert.deepEqual(messageList([[{ role: "user" }]]), { path: [0], expected: "an object" });
-  assert.deepEqual(messageList([{ role: "user" }, { content: "x" }]), {
+  const fault = (value: unknown) => firstFault(messageList, value);
+  assert.deepEqual(fault(undefined), { path: [], expected });
+  assert.deepEqual(fault([]), { path: [], expected });
+  assert.deepEqual(fault("hi"), { path: [], expected });
+  assert.deepEqual(fault([{ role: "user" }, "hi"]), { path: [1], expected: "an object" });
+  assert.deepEqual(fault([[{ role: "user" }]]), { path: [0], expected: "an object" });
+  assert.deepEqual(fault([{ role: "user" }, { content: "x" }]), {
     path: [1, "role"],
     expected: "a string",
   });
-  assert.equal(messageList([{ role: "user", content: [1, 2] }, { role: "" }]), undefined);
+  assert.equal(fault([{ role: "user", content: [1, 2] }, { role: "" }]), undefined);
+});
+
+Deno.test("a message list of a million bad items reports only the first", () => {
+  const result = messageList.safeParse(Array.from({ length: 1_000_000 }, (_, i) => i));
+  assert.deepEqual(result.error?.issues.map((issue) => issue.path), [[0]]);
+});
+
+Deno.test("isMessage, the fast test of each message, accepts just what MessageSchema does", () => {
+  const samples: unknown[] = [
+    { role: "user" },
+    { role: "" },
+    { role: 1 },
+    {},
+    [],
+    null,
+    "x",
+    [{
+      role: "user",
+    }],
+    { role: "a", content: { deep: [1] } },
+    Object.create(null),
+  ];
+  for (const value of samples) {
+    assert.equal(isMessage(value), MessageSchema.safeParse(value).success, JSON.stringify(value));
+  }
+  fc.assert(
+    fc.property(
+      fc.anything(),
+      (value) => isMessage(value) === MessageSchema.safeParse(value).success,
+    ),
+  );
+  fc.assert(
+    fc.property(
+      fc.record({ role: fc.anything() }, { requiredKeys: [] }),
+      fc.dictionary(fc.string(), fc.jsonValue()),
+      (message, rest) => {
+        const value = { ...rest, ...message };
+        return isMessage(value) === MessageSchema.safeParse(value).success;
+      },
+    ),
+  );
 });
 
 Deno.test("a request's first fault is its first field at fault, in the fields' order", () => {
   const valid = { model: "m", messages: [{ role: "user" }], stream: true, extra: { any: 1 } };
-  assert.equal(firstFault(valid, CHAT_REQUEST_FIELDS), undefined);
+  assert.equal(firstFault(ChatRequestSchema, valid), undefined);
   assert.deepEqual(
-    firstFault({ ...valid, max_tokens: -1, stream: "yes", model: "" }, CHAT_REQUEST_FIELDS),
+    firstFault(ChatRequestSchema, { ...valid, max_tokens: -1, stream: "yes", model: "" }),
     { path: ["model"], expected: "a non-empty string naming the model" },
   );
   assert.deepEqual(
-    firstFault({ ...valid, max_tokens: -1, stream: "yes" }, CHAT_REQUEST_FIELDS),
+    firstFault(ChatRequestSchema, { ...valid, max_tokens: -1, stream: "yes" }),
     { path: ["stream"], expected: "a boolean" },
   );
   assert.deepEqual(
-    firstFault({ ...valid, messages: [{ role: "user" }, { role: 1 }] }, CHAT_REQUEST_FIELDS),
+    firstFault(ChatRequestSchema, { ...valid, messages: [{ role: "user" }, { role: 1 }] }),
     { path: ["messages", 1, "role"], expected: "a string" },
   );
 });

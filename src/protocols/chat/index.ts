@@ -1,10 +1,10 @@
 /** The chat-completions protocol (`POST /v1/chat/completions`). */
 import type { Protocol } from "../protocol.ts";
 import { KEEPALIVE_COMMENT } from "../sse.ts";
-import { entryRequest, requireObject, validate } from "../request.ts";
+import { entryRequest, readEnvelope } from "../request.ts";
 import { buildChatCompletion, buildChatEvents } from "./build.ts";
 import { streamError, streamErrorEvents } from "./errors.ts";
-import { CHAT_REQUEST_FIELDS, type ChatRequest } from "./schema.ts";
+import { ChatRequestSchema } from "./schema.ts";
 import { eventText, promptText, responseText } from "./text.ts";
 import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
 import { asRecord } from "../json_read.ts";
@@ -15,10 +15,9 @@ export const chat: Protocol = {
   keepalive: KEEPALIVE_COMMENT,
   idPrefix: "chatcmpl-",
   parseRequest(body) {
-    const object = requireObject(body);
-    const parsed = validate<ChatRequest>(CHAT_REQUEST_FIELDS, object);
-    const max = parsed.max_completion_tokens ?? parsed.max_tokens;
-    return entryRequest("chat", parsed.model, parsed.stream, max, object);
+    const { fields, body: object } = readEnvelope(ChatRequestSchema, body);
+    const max = fields.max_completion_tokens ?? fields.max_tokens;
+    return entryRequest("chat", fields.model, fields.stream, max, object);
   },
   promptText,
   usageFromResponse,

@@ -1,15 +1,10 @@
 /** The messages protocol (`POST /v1/messages`, and its `count_tokens`). */
 import type { Protocol } from "../protocol.ts";
 import { encodeSse } from "../sse.ts";
-import { entryRequest, requireObject, validate } from "../request.ts";
+import { entryRequest, readEnvelope } from "../request.ts";
 import { buildMessage, buildMessageEvents } from "./build.ts";
 import { streamError, streamErrorEvents } from "./errors.ts";
-import {
-  COUNT_TOKENS_FIELDS,
-  type CountTokensBody,
-  MESSAGES_REQUEST_FIELDS,
-  type MessagesRequest,
-} from "./schema.ts";
+import { CountTokensRequestSchema, MessagesRequestSchema } from "./schema.ts";
 import { eventText, promptText, responseText } from "./text.ts";
 import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
 
@@ -19,9 +14,8 @@ export const messages: Protocol = {
   keepalive: encodeSse({ event: "ping", data: '{"type": "ping"}' }),
   idPrefix: "msg_",
   parseRequest(body) {
-    const object = requireObject(body);
-    const parsed = validate<MessagesRequest>(MESSAGES_REQUEST_FIELDS, object);
-    return entryRequest("messages", parsed.model, parsed.stream, parsed.max_tokens, object);
+    const { fields, body: object } = readEnvelope(MessagesRequestSchema, body);
+    return entryRequest("messages", fields.model, fields.stream, fields.max_tokens, object);
   },
   promptText,
   usageFromResponse,
@@ -43,6 +37,6 @@ export interface CountTokensRequest {
 
 /** Validates a count_tokens body; throws like `parseRequest`. */
 export function parseCountTokensRequest(body: unknown): CountTokensRequest {
-  const object = requireObject(body);
-  return { model: validate<CountTokensBody>(COUNT_TOKENS_FIELDS, object).model, body: object };
+  const { fields, body: object } = readEnvelope(CountTokensRequestSchema, body);
+  return { model: fields.model, body: object };
 }

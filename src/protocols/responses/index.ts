@@ -1,10 +1,10 @@
 /** The responses protocol (`POST /v1/responses`). */
 import type { Protocol } from "../protocol.ts";
 import { KEEPALIVE_COMMENT } from "../sse.ts";
-import { entryRequest, requireObject, validate } from "../request.ts";
+import { entryRequest, readEnvelope } from "../request.ts";
 import { buildResponse, buildResponseEvents } from "./build.ts";
 import { streamError, streamErrorEvents } from "./errors.ts";
-import { RESPONSES_REQUEST_FIELDS, type ResponsesRequest } from "./schema.ts";
+import { ResponsesRequestSchema } from "./schema.ts";
 import { eventText, promptText, responseText } from "./text.ts";
 import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
 
@@ -14,9 +14,8 @@ export const responses: Protocol = {
   keepalive: KEEPALIVE_COMMENT,
   idPrefix: "resp_",
   parseRequest(body) {
-    const object = requireObject(body);
-    const parsed = validate<ResponsesRequest>(RESPONSES_REQUEST_FIELDS, object);
-    return entryRequest("responses", parsed.model, parsed.stream, parsed.max_output_tokens, object);
+    const { fields, body: object } = readEnvelope(ResponsesRequestSchema, body);
+    return entryRequest("responses", fields.model, fields.stream, fields.max_output_tokens, object);
   },
   promptText,
   usageFromResponse,
