@@ -72,6 +72,14 @@ export interface ServerConfig {
   tls_key: string;
 }
 
+/** `[routing]`: how requests choose among the channels of their model. */
+export interface RoutingConfig {
+  /** A conversation sticks to the channel and channel key that last served it. */
+  cache_affinity: boolean;
+  /** Seconds an idle conversation stays bound. */
+  affinity_ttl_s: number;
+}
+
 /** `[database]`: where the ledger lives. */
 export interface DatabaseConfig {
   url: string;
@@ -131,6 +139,7 @@ export interface ChannelConfig {
 /** The whole validated config. */
 export interface Config {
   server: ServerConfig;
+  routing: RoutingConfig;
   database: DatabaseConfig;
   timeouts: TimeoutsConfig;
   models: Record<string, ModelConfig>;
@@ -179,6 +188,11 @@ const readServer: Field<ServerConfig> = table<ServerConfig>({
   metrics_token: withDefault(text, () => ""),
   tls_cert: withDefault(text, () => ""),
   tls_key: withDefault(text, () => ""),
+});
+
+const readRouting: Field<RoutingConfig> = table<RoutingConfig>({
+  cache_affinity: withDefault(flag, () => true),
+  affinity_ttl_s: withDefault(positiveInteger, () => 3_600),
 });
 
 const readModel: Field<ModelConfig> = table<ModelConfig>({
@@ -239,6 +253,7 @@ const readChannel: Field<ChannelConfig> = table<ChannelConfig>({
 
 const readConfig: Field<Config> = table<Config>({
   server: orDefaults(readServer),
+  routing: orDefaults(readRouting),
   database: orDefaults(table<DatabaseConfig>({ url: withDefault(text, () => "file:tollgate.db") })),
   timeouts: orDefaults(readTimeouts),
   models: withDefault(tableOf(readModel), () => ({})),

@@ -49,6 +49,7 @@ const FULL: Config = {
     tls_cert: "",
     tls_key: "",
   },
+  routing: { cache_affinity: false, affinity_ttl_s: 60 },
   database: { url: "postgres://db/tollgate" },
   timeouts: { body: 5, connect: 1, first_byte: 2, idle: 3, total: 4 },
   models: {
@@ -115,6 +116,7 @@ Deno.test("validateConfig: an empty config takes every default", () => {
       tls_cert: "",
       tls_key: "",
     },
+    routing: { cache_affinity: true, affinity_ttl_s: 3_600 },
     database: { url: "file:tollgate.db" },
     timeouts: { body: 60_000, connect: 10_000, first_byte: 120_000, idle: 120_000, total: 900_000 },
     models: {},

@@ -64,6 +64,8 @@ export interface MetricsState {
   /** Failed upstream attempts by channel and kind. */
   failures: Map<string, { labels: { channel: string; kind: string }; count: number }>;
   reloads: { ok: number; failed: number };
+  /** Relayed requests by cache affinity's part in them (hit, miss, none). */
+  affinity: Map<string, number>;
   histograms: {
     duration: HistogramCounts<"entry_point" | "model">;
     firstByte: HistogramCounts<"entry_point" | "model">;
@@ -81,6 +83,7 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
     holdsInFlight: 0,
     failures: new Map(),
     reloads: { ok: 0, failed: 0 },
+    affinity: new Map(),
     histograms: {
       duration: new HistogramCounts({
         name: "tollgate_request_duration_seconds",
@@ -146,6 +149,9 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
       );
       found.count++;
       if (!record.entry) return;
+      if (record.affinity) {
+        state.affinity.set(record.affinity, (state.affinity.get(record.affinity) ?? 0) + 1);
+      }
       const { histograms, totals } = found;
       histograms.duration.observe(totalMs / 1000);
       if (record.firstByteMs !== undefined) histograms.firstByte.observe(record.firstByteMs / 1000);

@@ -17,6 +17,7 @@ import type { RelayOutcome } from "../relay/outcome.ts";
 import { Settlement } from "../relay/settle.ts";
 import { relayStream, type StreamRelay } from "../relay/stream.ts";
 import type { Attempt, RoutePlan, Router } from "../routing/router.ts";
+import { conversationName } from "../routing/conversation.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
 import { createTranslator, type Translator } from "../translate/translation.ts";
 import type { AlarmClock } from "../upstream/alarm_clock.ts";
@@ -59,11 +60,27 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
     });
     const request = protocolOf(entry).parseRequest(body.value);
     record.model = request.model;
-    const plan = deps.router.plan(config, principal, request.model, entry);
+    const { headers } = context.request;
+    const conversation = conversationName({
+      entry,
+      body: request.body,
+      headers,
+      keyId: principal.id,
+      model: request.model,
+    });
+    const plan = deps.router.plan(config, principal, request.model, entry, conversation);
     const admission = await admit(deps.limiter, config, principal, request, body.bytes);
     if (admission.headers) context.limitHeaders = admission.headers;
     try {
-      const admitted = { entry, request, bodyBytes: body.bytes, raw: body.raw, plan, admission };
+      const admitted = {
+        entry,
+        request,
+        bodyBytes: body.bytes,
+        raw: body.raw,
+        plan,
+        admission,
+        conversation,
+      };
       return await forward(context, principal, deps, admitted, keepalive);
     } catch (error) {
       // Settlement gives the slot back on the paths that reach it; this covers the others,
@@ -111,6 +128,8 @@ interface Admitted {
   raw: Uint8Array;
   plan: RoutePlan;
   admission: Admission;
+  /** The request's conversation name (routing/conversation.ts). */
+  conversation: string;
 }
 
 /**
@@ -195,6 +214,7 @@ async function forward(
     },
   });
   record.upstreamMs += performance.now() - upstreamStart;
+  record.affinity = admitted.plan.affinity();
 
   // Settlements are written after the answer goes out (settle.ts): none is awaited here.
   if (!result.ok) {
@@ -256,7 +276,7 @@ function translatorFor(
   deps: RelayDeps,
   requestId: string,
   config: Config,
-  { entry, request, bodyBytes }: Admitted,
+  { entry, request, bodyBytes, conversation }: Admitted,
 ): Translator {
   return createTranslator({
     entry,
@@ -269,6 +289,7 @@ function translatorFor(
     // body's size, since tokenizing a coding agent's prompt costs ~12 ms a 100 KB.
     inputTokensHint: () => likelyInputTokens(bodyBytes),
     now: deps.now,
+    conversation,
     drop: (what, why) =>
       deps.log.debug("dropped in translation", { request_id: requestId, field: what, why }),
   });

@@ -70,6 +70,8 @@ export interface TranslatorOptions {
   drop(what: string, why: string): void;
   /** Fresh ids for translated answers; random unless a test passes a counter. */
   newId?(prefix: string): string;
+  /** The request's conversation name (routing/conversation.ts), for upstream prompt caches. */
+  conversation?: string;
 }
 
 /** Hands out the translation toward each upstream protocol, built once per protocol. */
