@@ -12,8 +12,7 @@ import { createMessagesStreamEncoder } from "./stream_encode.ts";
 export const messagesCodec: Codec = {
   decodeRequest: decodeMessagesRequest,
   // Translated requests get the prompt-cache breakpoints their clients could not set.
-  encodeRequest: (request, context) =>
-    addCacheBreakpoints(encodeMessagesRequest(request, context)),
+  encodeRequest: (request, context) => addCacheBreakpoints(encodeMessagesRequest(request, context)),
   decodeResponse: decodeMessagesResponse,
   encodeResponse: encodeMessagesResponse,
   createStreamDecoder: createMessagesStreamDecoder,
