@@ -3,7 +3,8 @@
  * surface, "Cache affinity"). In order: the client's `prompt_cache_key`; a messages
  * client's `metadata.user_id` (Claude Code puts its session there) or the
  * `x-claude-code-session-id` header; the `previous_response_id` chain; else the key, the
- * model and the start of the prompt, which every turn of one conversation repeats.
+ * model and the start of the prompt (the system prompt and the first user message),
+ * which every turn of one conversation repeats.
  *
  * A name is a hash scoped to the API key: what a client puts in these fields never steers
  * another key's requests, and a name sent upstream (as `prompt_cache_key`) reveals no user
@@ -30,8 +31,10 @@ export interface ConversationCues {
   previousConversation?: string;
 }
 
-/** Characters of a prompt's start (and of any client-given name) that go into a name. */
-export const NAME_SOURCE_CHARS = 4_096;
+/** Characters of a client-given name that go into a name. */
+export const NAME_SOURCE_CHARS = 1_024;
+/** Characters of each end of a prompt's system text and of its first message that do. */
+export const SAMPLE_CHARS = 512;
 
 /** The header Claude Code sends its session id in. */
 const SESSION_HEADER = "x-claude-code-session-id";
@@ -46,10 +49,11 @@ const PROMPT_FIELDS: Record<EntryProtocol, { leading?: string; turns: string }> 
 /** The request's conversation name: 22 URL-safe characters (132 bits of SHA-256). */
 export function conversationName(cues: ConversationCues): string {
   if (cues.previousConversation) return cues.previousConversation;
-  const [kind, value] = namedBy(cues) ??
-    ["prompt", `${cues.model}\u0000${promptStart(cues.entry, cues.body)}`];
-  const source = `${cues.keyId}\u0000${kind}\u0000${value.slice(0, NAME_SOURCE_CHARS)}`;
-  return hash("sha256", source, "base64url").slice(0, 22);
+  const named = namedBy(cues);
+  const source = named
+    ? `${named[0]}\u0000${named[1].slice(0, NAME_SOURCE_CHARS)}`
+    : `prompt\u0000${cues.model}\u0000${promptStart(cues.entry, cues.body)}`;
+  return hash("sha256", `${cues.keyId}\u0000${source}`, "base64url").slice(0, 22);
 }
 
 /** The first name the client gave, as [kind, value]; undefined when it gave none. */
@@ -67,28 +71,42 @@ function namedBy(cues: ConversationCues): [string, string] | undefined {
 }
 
 /**
- * The start of the conversation: the system prompt and the turns up to the first user
- * message, as text (so `input: "hi"` and an input item saying "hi" start alike). Every
- * later turn of the conversation starts with the same, whatever follows.
+ * The start of the conversation: its system prompt (with any system turns before the
+ * first user message) and its first user message, as text (so `input: "hi"` and an input
+ * item saying "hi" start alike). Every later turn starts with the same. Each of the two
+ * goes in by its head and tail only (`SAMPLE_CHARS` each), since hashing costs ~4 µs a KB:
+ * a long shared system prompt differs at its end (an agent's working directory, the date),
+ * and a first message at either end (its boilerplate first, the task last, or the other way).
  */
 export function promptStart(entry: EntryProtocol, body: Record<string, unknown>): string {
   const fields = PROMPT_FIELDS[entry];
-  const texts = fields.leading ? collectText(body[fields.leading]) : [];
-  let length = texts.reduce((sum, text) => sum + text.length, 0);
+  const leading = fields.leading ? collectText(body[fields.leading]) : [];
+  let opening: string[] = [];
   const turns = body[fields.turns];
-  if (typeof turns === "string") texts.push(turns);
+  if (typeof turns === "string") opening = [turns];
   else if (Array.isArray(turns)) {
-    for (const turn of turns) {
-      if (length >= NAME_SOURCE_CHARS) break;
+    for (const turn of turns.slice(0, MAX_LEADING_TURNS)) {
       const record = asRecord(turn);
       if (!record) continue;
-      const own = collectText(record.content);
-      texts.push(...own);
-      length += own.reduce((sum, text) => sum + text.length + 1, 0);
-      if (record.role === "user") break;
+      const texts = collectText(record.content);
+      if (record.role === "user") {
+        opening = texts;
+        break;
+      }
+      leading.push(...texts);
     }
   }
-  return texts.join("\n").slice(0, NAME_SOURCE_CHARS);
+  return `${sample(leading.join("\n"))}\u0000${sample(opening.join("\n"))}`;
+}
+
+/** Turns read while looking for the first user message (system turns lead it, if any). */
+const MAX_LEADING_TURNS = 16;
+
+/** A text's head and tail, `SAMPLE_CHARS` each; a short text whole. */
+function sample(text: string): string {
+  return text.length <= 2 * SAMPLE_CHARS
+    ? text
+    : text.slice(0, SAMPLE_CHARS) + text.slice(-SAMPLE_CHARS);
 }
 
 function nonEmpty(value: unknown): value is string {

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import type { EntryProtocol } from "../config/schema.ts";
-import { type ConversationCues, conversationName, NAME_SOURCE_CHARS } from "./conversation.ts";
+import {
+  type ConversationCues,
+  conversationName,
+  NAME_SOURCE_CHARS,
+  SAMPLE_CHARS,
+} from "./conversation.ts";
 
 const SYSTEM = "You are a careful assistant.";
 
@@ -74,11 +79,36 @@ for (const entry of ["chat", "responses", "messages"] as const) {
   });
 }
 
-Deno.test("conversation name: a prompt is named by its first few KB only", () => {
-  const long = "x".repeat(NAME_SOURCE_CHARS);
-  const body = (tail: string) => ({ messages: [{ role: "user", content: long + tail }] });
-  assert.equal(name("chat", body("a")), name("chat", body("b")));
-  assert.notEqual(name("chat", body("")), name("chat", { messages: [] }));
+Deno.test("conversation name: a long text is named by its head and tail", () => {
+  const body = (system: string, first: string) => ({
+    system,
+    messages: [{ role: "user", content: first }],
+  });
+  const middle = "x".repeat(2 * SAMPLE_CHARS);
+  const boilerplate = "<context>" + middle + "</context>";
+  // What differs only in the middle of a long text names the same conversation...
+  assert.equal(
+    name("messages", body(`a${middle}b`, "hi")),
+    name("messages", body(`a${middle}X${middle}b`, "hi")),
+  );
+  // ...what differs at either end does not: a system prompt ending in its working
+  // directory, a first message whose task follows the same long boilerplate.
+  assert.notEqual(
+    name("messages", body(`${middle}cwd=/a`, "hi")),
+    name("messages", body(`${middle}cwd=/b`, "hi")),
+  );
+  assert.notEqual(
+    name("messages", body("S", `${boilerplate} Fix the bug.`)),
+    name("messages", body("S", `${boilerplate} Write the docs.`)),
+  );
+  // The system prompt and the first message are told apart: moving text between them counts.
+  assert.notEqual(name("messages", body("ab", "")), name("messages", body("a", "b")));
+  // A client's own name counts by its first KB.
+  const key = "k".repeat(NAME_SOURCE_CHARS);
+  assert.equal(
+    name("chat", { prompt_cache_key: `${key}1` }),
+    name("chat", { prompt_cache_key: `${key}2` }),
+  );
 });
 
 /** Requests that name their conversation, and what else must (or must not) share the name. */
