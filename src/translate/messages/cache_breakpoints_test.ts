@@ -22,6 +22,17 @@ const tool = (name: string, marker?: Block): Block => ({
   ...(marker ? { cache_control: marker } : {}),
 });
 
+/** A body with Anthropic's four breakpoints already, one nested in a tool result. */
+const FULL = {
+  tools: [tool("f", CACHE), tool("g", CACHE)],
+  system: "S",
+  messages: [
+    user({ type: "tool_result", tool_use_id: "t", content: [text("r", CACHE)] }),
+    assistant(text("a", CACHE)),
+    user(text("new")),
+  ],
+};
+
 /**
  * One placement per row: the body the encoder made, and the body Anthropic is sent
  * (Anthropic "Prompt caching": at most 4 breakpoints; tools, system, messages; no empty
@@ -113,27 +124,7 @@ const ROWS: [string, Block, Block][] = [
       messages: [user(text("old", CACHE)), assistant(text("a")), user(text("new", CACHE))],
     },
   ],
-  [
-    "four client markers (nested tool result content counted): nothing is added",
-    {
-      tools: [tool("f", CACHE), tool("g", CACHE)],
-      system: "S",
-      messages: [
-        user({ type: "tool_result", tool_use_id: "t", content: [text("r", CACHE)] }),
-        assistant(text("a", CACHE)),
-        user(text("new")),
-      ],
-    },
-    {
-      tools: [tool("f", CACHE), tool("g", CACHE)],
-      system: "S",
-      messages: [
-        user({ type: "tool_result", tool_use_id: "t", content: [text("r", CACHE)] }),
-        assistant(text("a", CACHE)),
-        user(text("new")),
-      ],
-    },
-  ],
+  ["four client markers (nested tool result content counted): nothing is added", FULL, FULL],
   [
     "a client's 1-hour marker in the messages: no 5-minute marker before it (the system)",
     { system: "S", messages: [user(text("doc", HOUR)), assistant(text("a")), user(text("q"))] },
