@@ -37,12 +37,11 @@ const agent = {
     content: `Step ${i}: ` + "some file content ".repeat(80),
   })),
 };
-const cues = (entry: "chat" | "messages", body: Record<string, unknown>) => ({
-  entry,
-  body,
-  headers,
-  keyId: "key_bench",
+const request = (protocol: "chat" | "messages", body: Record<string, unknown>) => ({
+  protocol,
   model: "m",
+  stream: false,
+  body,
 });
 
 const config = parseConfig({
@@ -64,10 +63,13 @@ const serve = (which: typeof config, conversation: string | undefined) => {
 };
 
 const rows: [string, number][] = [
-  ["name a chat turn (prompt start)", perCall(() => conversationName(cues("chat", chat)))],
+  [
+    "name a chat turn (prompt start)",
+    perCall(() => conversationName(request("chat", chat), headers, "key_bench")),
+  ],
   [
     `name a ${Math.round(JSON.stringify(agent).length / 1024)} KB agent turn (prompt start)`,
-    perCall(() => conversationName(cues("messages", agent))),
+    perCall(() => conversationName(request("messages", agent), headers, "key_bench")),
   ],
   ["plan + serve, affinity off", perCall(() => serve(off, "c"))],
   ["plan + serve, no conversation", perCall(() => serve(config, undefined))],
@@ -83,7 +85,7 @@ if (gc) {
   const before = Deno.memoryUsage().heapUsed;
   const table = createAffinityTable({ now: () => 0 });
   for (let i = 0; i < AFFINITY_CAPACITY; i++) {
-    const name = conversationName({ ...cues("chat", chat), keyId: `key_${i}` });
+    const name = conversationName(request("chat", chat), headers, `key_${i}`);
     table.bind(`m\u0000${name}`, { channel: "a", key: "a0" }, 3_600_000);
   }
   gc();

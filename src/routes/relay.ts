@@ -60,28 +60,13 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
     });
     const request = protocolOf(entry).parseRequest(body.value);
     record.model = request.model;
-    const { headers } = context.request;
-    const conversation = conversationName({
-      entry,
-      body: request.body,
-      headers,
-      keyId: principal.id,
-      model: request.model,
-    });
+    const conversation = conversationName(request, context.request.headers, principal.id);
     const plan = deps.router.plan(config, principal, request.model, entry, conversation);
     const admission = await admit(deps.limiter, config, principal, request, body.bytes);
     if (admission.headers) context.limitHeaders = admission.headers;
     try {
-      const admitted = {
-        entry,
-        request,
-        bodyBytes: body.bytes,
-        raw: body.raw,
-        plan,
-        admission,
-        conversation,
-      };
-      return await forward(context, principal, deps, admitted, keepalive);
+      const admitted = { entry, request, bodyBytes: body.bytes, raw: body.raw, plan, admission };
+      return await forward(context, principal, deps, { ...admitted, conversation }, keepalive);
     } catch (error) {
       // Settlement gives the slot back on the paths that reach it; this covers the others,
       // before the refusal goes out, so that the client's next request finds the slot free.

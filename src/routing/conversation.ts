@@ -14,22 +14,7 @@ import { hash } from "node:crypto";
 import type { EntryProtocol } from "../config/schema.ts";
 import { asRecord } from "../protocols/json_read.ts";
 import { collectText } from "../protocols/prompt_text.ts";
-
-/** What a conversation's name is read from: the parsed request and who sent it. */
-export interface ConversationCues {
-  entry: EntryProtocol;
-  /** The client's body as parsed. */
-  body: Record<string, unknown>;
-  headers: Headers;
-  /** The id of the client's API key. */
-  keyId: string;
-  model: string;
-  /**
-   * The conversation of the response `previous_response_id` names, when stored responses
-   * know it: the chain then keeps the name its first turn had.
-   */
-  previousConversation?: string;
-}
+import type { EntryRequest } from "../protocols/types.ts";
 
 /** Characters of a client-given name that go into a name. */
 export const NAME_SOURCE_CHARS = 1_024;
@@ -46,25 +31,35 @@ const PROMPT_FIELDS: Record<EntryProtocol, { leading?: string; turns: string }> 
   messages: { leading: "system", turns: "messages" },
 };
 
-/** The request's conversation name: 22 URL-safe characters (132 bits of SHA-256). */
-export function conversationName(cues: ConversationCues): string {
-  if (cues.previousConversation) return cues.previousConversation;
-  const named = namedBy(cues);
+/**
+ * The conversation name of a parsed request from the key `keyId`: 22 URL-safe characters
+ * (132 bits of SHA-256). `previousConversation` is the name of the conversation the
+ * response `previous_response_id` names belongs to, when stored responses know it: the
+ * chain then keeps the name its first turn had.
+ */
+export function conversationName(
+  request: EntryRequest,
+  headers: Headers,
+  keyId: string,
+  previousConversation?: string,
+): string {
+  if (previousConversation) return previousConversation;
+  const named = namedBy(request, headers);
   const source = named
     ? `${named[0]}\u0000${named[1].slice(0, NAME_SOURCE_CHARS)}`
-    : `prompt\u0000${cues.model}\u0000${promptStart(cues.entry, cues.body)}`;
-  return hash("sha256", `${cues.keyId}\u0000${source}`, "base64url").slice(0, 22);
+    : `prompt\u0000${request.model}\u0000${promptStart(request.protocol, request.body)}`;
+  return hash("sha256", `${keyId}\u0000${source}`, "base64url").slice(0, 22);
 }
 
 /** The first name the client gave, as [kind, value]; undefined when it gave none. */
-function namedBy(cues: ConversationCues): [string, string] | undefined {
-  const { body } = cues;
+function namedBy(request: EntryRequest, headers: Headers): [string, string] | undefined {
+  const { body } = request;
   if (nonEmpty(body.prompt_cache_key)) return ["prompt_cache_key", body.prompt_cache_key];
-  if (cues.entry === "messages") {
+  if (request.protocol === "messages") {
     const user = asRecord(body.metadata)?.user_id;
     if (nonEmpty(user)) return ["session", user];
   }
-  const session = cues.headers.get(SESSION_HEADER);
+  const session = headers.get(SESSION_HEADER);
   if (session) return ["session", session];
   if (nonEmpty(body.previous_response_id)) return ["previous", body.previous_response_id];
   return undefined;

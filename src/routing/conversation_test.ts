@@ -1,28 +1,22 @@
 import assert from "node:assert/strict";
 import type { EntryProtocol } from "../config/schema.ts";
-import {
-  type ConversationCues,
-  conversationName,
-  NAME_SOURCE_CHARS,
-  SAMPLE_CHARS,
-} from "./conversation.ts";
+import { conversationName, NAME_SOURCE_CHARS, SAMPLE_CHARS } from "./conversation.ts";
 
 const SYSTEM = "You are a careful assistant.";
 
-/** Cues of a request: a key, a model, no headers, unless `cues` says otherwise. */
+/** The name of a request with `body`, from key `key_a` for model `m` unless `cues` says. */
 function name(
   entry: EntryProtocol,
   body: Record<string, unknown>,
-  cues: Partial<ConversationCues> = {},
+  cues: { headers?: Headers; keyId?: string; model?: string; previousConversation?: string } = {},
 ): string {
-  return conversationName({
-    entry,
-    body,
-    headers: new Headers(),
-    keyId: "key_a",
-    model: "m",
-    ...cues,
-  });
+  const model = cues.model ?? "m";
+  return conversationName(
+    { protocol: entry, model, stream: false, body },
+    cues.headers ?? new Headers(),
+    cues.keyId ?? "key_a",
+    cues.previousConversation,
+  );
 }
 
 /** The first turn and the next of one conversation, in each protocol. */
