@@ -19,7 +19,7 @@ import type { EntryRequest } from "../protocols/types.ts";
 /** Characters of a client-given name that go into a name. */
 export const NAME_SOURCE_CHARS = 1_024;
 /** Characters of each end of a prompt's system text and of its first message that do. */
-export const SAMPLE_CHARS = 512;
+export const SAMPLE_CHARS = 256;
 
 /** The header Claude Code sends its session id in. */
 const SESSION_HEADER = "x-claude-code-session-id";
