@@ -33,18 +33,17 @@ const PROMPT_FIELDS: Record<EntryProtocol, { leading?: string; turns: string }> 
 
 /**
  * The conversation name of a parsed request from the key `keyId`: 22 URL-safe characters
- * (132 bits of SHA-256). `previousConversation` is the name of the conversation the
- * response `previous_response_id` names belongs to, when stored responses know it: the
- * chain then keeps the name its first turn had.
+ * (132 bits of SHA-256). `chain` names the `previous_response_id` chain the request
+ * continues, when stored responses know it (its first response's id): every turn after
+ * the first then has one name. Without it `previous_response_id` itself names it.
  */
 export function conversationName(
   request: EntryRequest,
   headers: Headers,
   keyId: string,
-  previousConversation?: string,
+  chain?: string,
 ): string {
-  if (previousConversation) return previousConversation;
-  const named = namedBy(request, headers);
+  const named = namedBy(request, headers, chain);
   const source = named
     ? `${named[0]}\u0000${named[1].slice(0, NAME_SOURCE_CHARS)}`
     : `prompt\u0000${request.model}\u0000${promptStart(request.protocol, request.body)}`;
@@ -52,7 +51,11 @@ export function conversationName(
 }
 
 /** The first name the client gave, as [kind, value]; undefined when it gave none. */
-function namedBy(request: EntryRequest, headers: Headers): [string, string] | undefined {
+function namedBy(
+  request: EntryRequest,
+  headers: Headers,
+  chain: string | undefined,
+): [string, string] | undefined {
   const { body } = request;
   if (nonEmpty(body.prompt_cache_key)) return ["prompt_cache_key", body.prompt_cache_key];
   if (request.protocol === "messages") {
@@ -61,7 +64,8 @@ function namedBy(request: EntryRequest, headers: Headers): [string, string] | un
   }
   const session = headers.get(SESSION_HEADER);
   if (session) return ["session", session];
-  if (nonEmpty(body.previous_response_id)) return ["previous", body.previous_response_id];
+  const previous = chain || body.previous_response_id;
+  if (nonEmpty(previous)) return ["previous", previous];
   return undefined;
 }
 

@@ -8,14 +8,14 @@ const SYSTEM = "You are a careful assistant.";
 function name(
   entry: EntryProtocol,
   body: Record<string, unknown>,
-  cues: { headers?: Headers; keyId?: string; model?: string; previousConversation?: string } = {},
+  cues: { headers?: Headers; keyId?: string; model?: string; chain?: string } = {},
 ): string {
   const model = cues.model ?? "m";
   return conversationName(
     { protocol: entry, model, stream: false, body },
     cues.headers ?? new Headers(),
     cues.keyId ?? "key_a",
-    cues.previousConversation,
+    cues.chain,
   );
 }
 
@@ -173,12 +173,20 @@ const NAMED: [string, () => [string, string], boolean][] = [
     true,
   ],
   [
-    "the stored chain's conversation wins over the id itself",
+    "a stored chain names every turn after the first alike (by its first response's id)",
     () => [
-      name("responses", { previous_response_id: "resp_2", input: "b" }, {
-        previousConversation: name("responses", TURNS.responses[0]),
+      name("responses", { previous_response_id: "resp_1", input: "b" }, { chain: "resp_1" }),
+      name("responses", { previous_response_id: "resp_2", input: "c" }, { chain: "resp_1" }),
+    ],
+    true,
+  ],
+  [
+    "a chain comes after prompt_cache_key",
+    () => [
+      name("responses", { prompt_cache_key: "s1", previous_response_id: "resp_2" }, {
+        chain: "resp_1",
       }),
-      name("responses", TURNS.responses[0]),
+      name("responses", { prompt_cache_key: "s1" }),
     ],
     true,
   ],
