@@ -6,8 +6,6 @@ CREATE TABLE stored_responses (
   account_id INTEGER NOT NULL,
   key_id TEXT NOT NULL,
   model TEXT NOT NULL,
-  -- The id of the chain's first response: one conversation, for cache affinity.
-  conversation TEXT NOT NULL,
   created_at INTEGER NOT NULL,
   expires_at INTEGER NOT NULL,
   -- The response object as the client got it (JSON).

@@ -36,7 +36,11 @@ Deno.test("agent requests: Codex CLI's request reaches chat and messages upstrea
   assert.ok(chatTools.some((tool) => tool.function.name === "exec_command"));
 
   const anthropic = encodeFor("messages", request).body;
-  assert.equal(typeof anthropic.system, "string");
+  // The system prompt in one text block, marked for Anthropic's prompt cache.
+  const system = anthropic.system as { type: string; cache_control?: unknown }[];
+  assert.deepEqual(system.map((block) => [block.type, block.cache_control]), [
+    ["text", { type: "ephemeral" }],
+  ]);
   const thinking = anthropic.thinking as { budget_tokens: number };
   assert.ok((anthropic.max_tokens as number) > thinking.budget_tokens, "room beside the budget");
   const anthropicTools = anthropic.tools as { name: string }[];

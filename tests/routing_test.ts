@@ -70,7 +70,7 @@ Deno.test("routing: the higher priority serves; when it answers 500 the lower on
     assert.equal(last?.attempts, 2);
   }));
 
-Deno.test("routing: equal priority shares by weight", () =>
+Deno.test("routing: equal priority shares conversations by weight", () =>
   withScope(async (s) => {
     const heavy = await s.fake({ name: "heavy" });
     const light = await s.fake({ name: "light" });
@@ -80,9 +80,13 @@ Deno.test("routing: equal priority shares by weight", () =>
         channel({ name: "light", protocol: "chat", baseUrl: light.url, models: ["m"], weight: 1 }),
     );
     const total = 400;
+    // Each request another conversation: one conversation's turns stick to one channel.
     for (let sent = 0; sent < total; sent += 20) {
       await Promise.all(
-        Array.from({ length: 20 }, () => askText(gateway, secret, CHAT, chatBody("m"))),
+        Array.from(
+          { length: 20 },
+          (_, i) => askText(gateway, secret, CHAT, chatBody("m", `hi ${sent + i}`)),
+        ),
       );
     }
     const [h, l] = [heavy.requests.length, light.requests.length];
@@ -92,7 +96,7 @@ Deno.test("routing: equal priority shares by weight", () =>
     assert.ok(h > 1.5 * l, `heavy served ${h}, light ${l}`);
   }));
 
-Deno.test("routing: a channel's keys rotate", () =>
+Deno.test("routing: a channel's keys rotate over conversations", () =>
   withScope(async (s) => {
     const { fake, gateway, secret } = await channelToFake(s, {
       name: "c",
@@ -100,7 +104,7 @@ Deno.test("routing: a channel's keys rotate", () =>
       models: ["m"],
       keys: ["key-one", "key-two"],
     });
-    for (let i = 0; i < 4; i++) await askText(gateway, secret, CHAT, chatBody("m"));
+    for (let i = 0; i < 4; i++) await askText(gateway, secret, CHAT, chatBody("m", `hi ${i}`));
     const used = fake.requests.map((request) => request.headers.authorization);
     assert.equal(used.filter((key) => key === "Bearer key-one").length, 2, used.join());
     assert.equal(used.filter((key) => key === "Bearer key-two").length, 2, used.join());
@@ -129,7 +133,8 @@ Deno.test("routing: a channel key answering 401 leaves rotation until the config
     await replaceConfig(gateway, toml("second"));
     await gateway.server.reload();
     const before = fake.requests.length;
-    for (let i = 0; i < 4; i++) await askText(gateway, secret, CHAT, chatBody("m"));
+    // Other conversations than the first, which stays on key two (cache affinity).
+    for (let i = 0; i < 4; i++) await askText(gateway, secret, CHAT, chatBody("m", `hi ${i}`));
     const after = keys().slice(before);
     assert.equal(after.length, 4, "no more failures after the reload");
     assert.ok(after.includes("Bearer key-one"), after.join());

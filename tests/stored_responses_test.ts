@@ -199,3 +199,32 @@ Deno.test("stored responses: store false keeps nothing, and a responses channel 
     const rows = await gateway.db.kysely.selectFrom("stored_responses").selectAll().execute();
     assert.equal(rows.length, 0);
   }));
+
+Deno.test("stored responses: every turn of a stored chain sticks to the channel of its first", () =>
+  withScope(async (s) => {
+    const fakes = [await s.fake({ name: "a" }), await s.fake({ name: "b" })];
+    const { gateway, secret } = await gatewayWithKey(
+      s,
+      fakes.map((fake) =>
+        channel({ name: fake.name, protocol: "chat", models: ["m"], baseUrl: fake.url })
+      ).join(""),
+    );
+    const client = openaiClient(gateway, secret);
+    const served = new Set<string>();
+    for (let conversation = 0; conversation < 16; conversation++) {
+      const names: string[] = [];
+      let previous: string | undefined;
+      for (let turn = 0; turn < 3; turn++) {
+        const response = await client.responses.create({
+          model: "m",
+          input: `conversation ${conversation}, turn ${turn}`,
+          ...(previous ? { previous_response_id: previous } : {}),
+        });
+        previous = response.id;
+        names.push(response.output_text.split(" ")[0]!);
+      }
+      assert.equal(new Set(names).size, 1, `conversation ${conversation}: ${names}`);
+      served.add(names[0]!);
+    }
+    assert.equal(served.size, 2, "conversations spread over both channels");
+  }));

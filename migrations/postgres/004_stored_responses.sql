@@ -4,7 +4,6 @@ CREATE TABLE stored_responses (
   account_id BIGINT NOT NULL,
   key_id TEXT NOT NULL,
   model TEXT NOT NULL,
-  conversation TEXT NOT NULL,
   created_at BIGINT NOT NULL,
   expires_at BIGINT NOT NULL,
   response TEXT NOT NULL,

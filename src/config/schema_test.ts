@@ -55,9 +55,9 @@ const FULL: Config = {
     tls_cert: "/etc/tollgate/cert.pem",
     tls_key: "/etc/tollgate/key.pem",
   },
+  routing: { cache_affinity: false, affinity_ttl_s: 60 },
   database: { url: "postgres://db/tollgate" },
   timeouts: { body: 5, connect: 1, first_byte: 2, idle: 3, total: 4 },
-  routing: { cache_affinity: false, affinity_ttl_s: 60 },
   responses: { store: false, retention_days: 7 },
   models: {
     "gpt-4.1": {
@@ -129,9 +129,9 @@ Deno.test("validateConfig: an empty config takes every default", () => {
       tls_cert: "",
       tls_key: "",
     },
+    routing: { cache_affinity: true, affinity_ttl_s: 3_600 },
     database: { url: "file:tollgate.db" },
     timeouts: { body: 60_000, connect: 10_000, first_byte: 120_000, idle: 120_000, total: 900_000 },
-    routing: { cache_affinity: true, affinity_ttl_s: 3_600 },
     responses: { store: true, retention_days: 30 },
     models: {},
     groups: {},

@@ -97,8 +97,6 @@ export interface StoredResponsesTable {
   account_id: number;
   key_id: string;
   model: string;
-  /** The id of the chain's first response: one conversation, for cache affinity. */
-  conversation: string;
   created_at: number;
   expires_at: number;
   /** The response object as the client got it. */

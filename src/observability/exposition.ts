@@ -41,6 +41,17 @@ export function exposition(
     },
   });
   new Counter({
+    name: "tollgate_affinity_total",
+    help: "Relayed requests by cache affinity: hit (served by the channel key its conversation " +
+      "was bound to), miss (bound, served elsewhere or not at all), none (not bound).",
+    labelNames: ["result"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [result, count] of state.affinity) this.inc({ result }, count);
+    },
+  });
+  new Counter({
     name: "tollgate_cost_usd_total",
     help: "Cost settled in USD, by model.",
     labelNames: ["model"],

@@ -34,6 +34,7 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
     holdsInFlight: 0,
     failures: new Map(),
     reloads: { ok: 0, failed: 0 },
+    affinity: new Map(),
     histograms: {
       duration: new HistogramCounts({
         name: "tollgate_request_duration_seconds",
@@ -99,6 +100,9 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
       );
       found.count++;
       if (!record.entry) return;
+      if (record.affinity) {
+        state.affinity.set(record.affinity, (state.affinity.get(record.affinity) ?? 0) + 1);
+      }
       const { histograms, totals } = found;
       histograms.duration.observe(totalMs / 1000);
       if (record.firstByteMs !== undefined) histograms.firstByte.observe(record.firstByteMs / 1000);

@@ -44,6 +44,8 @@ export interface MetricsState {
   /** Failed upstream attempts by channel and kind. */
   failures: Map<string, { labels: { channel: string; kind: string }; count: number }>;
   reloads: { ok: number; failed: number };
+  /** Relayed requests by cache affinity's part in them (hit, miss, none). */
+  affinity: Map<string, number>;
   histograms: {
     duration: HistogramCounts<"entry_point" | "model">;
     firstByte: HistogramCounts<"entry_point" | "model">;

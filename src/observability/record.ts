@@ -4,6 +4,7 @@
  */
 import type { EntryProtocol } from "../config/schema.ts";
 import type { Usage } from "../protocols/types.ts";
+import type { AffinityResult } from "../routing/plan.ts";
 
 /** How a request ended, beyond its HTTP status. */
 export type RequestOutcome = "ok" | "failed" | "aborted" | "refused";
@@ -22,6 +23,8 @@ export interface RequestRecord {
   account?: string;
   model?: string;
   channel?: string;
+  /** Cache affinity: the conversation was bound and its channel key served it (hit), or not. */
+  affinity?: AffinityResult;
   attempts: number;
   /** The HTTP status the client got. */
   status: number;

@@ -26,6 +26,7 @@ export function requestLogFields(
     account: record.account ?? null,
     model: record.model ?? null,
     channel: record.channel ?? null,
+    affinity: record.affinity ?? null,
     status: record.status,
     outcome: record.outcome ?? null,
     attempts: record.attempts,
@@ -47,6 +48,7 @@ export function requestLogText(record: RequestRecord, totalMs: number, time: Iso
   if (record.account !== undefined) line += ` account=${record.account}`;
   if (record.model !== undefined) line += ` model=${record.model}`;
   if (record.channel !== undefined) line += ` channel=${record.channel}`;
+  if (record.affinity !== undefined) line += ` affinity=${record.affinity}`;
   if (record.attempts > 0) line += ` attempts=${record.attempts}`;
   const usage = record.usage;
   if (usage) {

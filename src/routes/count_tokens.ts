@@ -40,6 +40,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
       },
       fail: plan.fail,
       succeed: plan.succeed,
+      affinity: plan.affinity,
     };
     const result = await sendWithFailover({
       plan: messagesChannels,

@@ -17,6 +17,7 @@ import type { RelayOutcome } from "../relay/outcome.ts";
 import { Settlement } from "../relay/settle.ts";
 import { relayStream, type StreamRelay } from "../relay/stream.ts";
 import type { Attempt, RoutePlan, Router } from "../routing/router.ts";
+import { conversationName } from "../routing/conversation.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
 import { createTranslator, type Translator } from "../translate/translator.ts";
 import type { AlarmClock } from "../upstream/alarm_clock.ts";
@@ -62,11 +63,13 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
     });
     const parsed = protocolOf(entry).parseRequest(body.value);
     record.model = parsed.model;
-    const plan = deps.router.plan(config, principal, parsed.model, entry);
     const turn = await deps.responses?.begin(config, principal, parsed.body);
     // A resolved conversation is what the channel is sent, and what is billed.
     const request = turn?.resolved ? { ...parsed, body: turn.body } : parsed;
     const raw = turn?.resolved ? ENCODER.encode(JSON.stringify(turn.body)) : body.raw;
+    // Named from what goes upstream: every turn of a stored chain starts as its first did.
+    const conversation = conversationName(request, context.request.headers, principal.id);
+    const plan = deps.router.plan(config, principal, request.model, entry, conversation);
     const admission = await admit(deps.limiter, config, principal, request, raw.byteLength);
     if (admission.headers) context.limitHeaders = admission.headers;
     try {
@@ -79,6 +82,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
         plan,
         admission,
         turn,
+        conversation,
       };
       return await forward(context, principal, deps, admitted, keepalive);
     } catch (error) {
@@ -131,6 +135,8 @@ interface Admitted {
   admission: Admission;
   /** The stored-responses turn of a responses request. */
   turn?: StoredTurn;
+  /** The request's conversation name (routing/conversation.ts). */
+  conversation: string;
 }
 
 /**
@@ -215,6 +221,7 @@ async function forward(
     },
   });
   record.upstreamMs += performance.now() - upstreamStart;
+  record.affinity = admitted.plan.affinity();
 
   // Settlements are written after the answer goes out (settle.ts): none is awaited here.
   if (!result.ok) {
@@ -278,7 +285,7 @@ function translatorFor(
   deps: RelayDeps,
   requestId: string,
   config: Config,
-  { entry, request, bodyBytes, echo }: Admitted,
+  { entry, request, bodyBytes, echo, conversation }: Admitted,
 ): Translator {
   return createTranslator({
     entry,
@@ -292,6 +299,7 @@ function translatorFor(
     // body's size, since tokenizing a coding agent's prompt costs ~12 ms a 100 KB.
     inputTokensHint: () => likelyInputTokens(bodyBytes),
     now: deps.now,
+    conversation,
     drop: (what, why) =>
       deps.log.debug("dropped in translation", { request_id: requestId, field: what, why }),
   });

@@ -1,45 +1,31 @@
 /**
  * Routing: checks that a key may use a model, orders the channels that serve it
  * (priority, then weight) and hands out upstream attempts with key rotation and
- * failover.
+ * failover. With cache affinity on, a conversation goes first to the channel key that
+ * last served it, ahead of the others of its priority (never ahead of a higher one).
  */
 import type { ChannelConfig, Config, EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { Principal } from "../auth/principal.ts";
+import { type AffinityTable, type Binding, createAffinityTable } from "./affinity.ts";
 import { buildCatalog, perConfig } from "./catalog.ts";
-import { COOLDOWN_MS, createHealth, type Health } from "./health.ts";
+import { createHealth, type Health } from "./health.ts";
+import {
+  type BoundKey,
+  createPlan,
+  keyIndexes,
+  keyUsable,
+  type PlanAffinity,
+  type RoutePlan,
+} from "./plan.ts";
 
-/** At most this many upstream requests are made for one client request. */
-export const MAX_ATTEMPTS = 4;
-
-/** One upstream try: a channel, one of its keys, and the model id it knows. */
-export interface Attempt {
-  channel: ChannelConfig;
-  /** Index into `channel.keys`, or -1 for a channel without keys. */
-  keyIndex: number;
-  key: string | undefined;
-  upstreamModel: string;
-}
-
-/** Why an attempt failed, which decides what the plan tries next. */
-export type AttemptFailure =
-  /** 401/403: the key leaves rotation until the config changes. */
-  | "key_rejected"
-  /** 429: the key rests until the upstream's `Retry-After`. */
-  | "key_limited"
-  /** 529, or 503 with `Retry-After`: the channel rests until then (cools, without one). */
-  | "channel_overloaded"
-  | "channel_failed";
-
-/** The attempts for one request, handed out one at a time. */
-export interface RoutePlan {
-  /** The next attempt, or undefined when none is left. */
-  next(): Attempt | undefined;
-  /** Reports a failed attempt (with the upstream's `Retry-After`), so the plan and health move on. */
-  fail(attempt: Attempt, failure: AttemptFailure, retryAfterMs?: number): void;
-  /** Reports a served attempt, ending a channel's cool-down. */
-  succeed(attempt: Attempt): void;
-}
+export {
+  type AffinityResult,
+  type Attempt,
+  type AttemptFailure,
+  MAX_ATTEMPTS,
+  type RoutePlan,
+} from "./plan.ts";
 
 /** Resolves models and plans attempts against the current config. */
 export interface Router {
@@ -47,18 +33,33 @@ export interface Router {
   modelsFor(config: Config, principal: Principal): string[];
   /** Each channel of the config and whether it is up (a usable key, not cooling down). */
   channelStates(config: Config): { channel: string; up: boolean }[];
-  /** Checks the key may use `model` and plans its attempts; throws 403/503 GatewayErrors. */
-  plan(config: Config, principal: Principal, model: string, entry: EntryProtocol): RoutePlan;
+  /**
+   * Checks the key may use `model` and plans its attempts; throws 403/503 GatewayErrors.
+   * With a `conversation` name (conversation.ts), the plan follows and keeps its binding.
+   */
+  plan(
+    config: Config,
+    principal: Principal,
+    model: string,
+    entry: EntryProtocol,
+    conversation?: string,
+  ): RoutePlan;
 }
 
-/** Builds a router; health state lives per config object, so a reload starts it afresh. */
+/**
+ * Builds a router. Health state lives per config object, so a reload starts it afresh;
+ * the conversations' bindings outlive reloads and are checked against each new config.
+ */
 export function createRouter(options: {
   now: () => number;
   random?: () => number;
+  /** The most conversations bound at once (affinity.ts). */
+  affinityCapacity?: number;
 }): Router {
   const random = options.random ?? Math.random;
   const catalogOf = perConfig(buildCatalog);
   const healthOf = perConfig(() => createHealth(options.now));
+  const bindings = createAffinityTable({ now: options.now, capacity: options.affinityCapacity });
 
   return {
     channelStates(config) {
@@ -74,7 +75,7 @@ export function createRouter(options: {
       return principal.models ? models.filter((m) => principal.models!.includes(m)) : [...models];
     },
 
-    plan(config, principal, model, entry) {
+    plan(config, principal, model, entry, conversation) {
       if (principal.models && !principal.models.includes(model)) {
         throw new GatewayError(
           403,
@@ -99,7 +100,11 @@ export function createRouter(options: {
       // Every channel of the model serves every entry point: other protocols are translated.
       const usable = channels.filter((channel) => hasUsableKey(channel, health));
       if (usable.length === 0) throw noChannel(model, channels, health);
-      return createPlan(orderChannels(usable, entry, health, random), health, model);
+      const affinity = conversation !== undefined && config.routing.cache_affinity
+        ? planAffinity(bindings, config, `${model}\u0000${conversation}`, usable, health)
+        : undefined;
+      const ordered = orderChannels(usable, entry, health, random, affinity?.bound?.channel);
+      return createPlan(ordered, health, model, affinity);
     },
   };
 }
@@ -132,9 +137,39 @@ function noChannel(
   );
 }
 
-/** The key indexes of a channel; -1 stands for a channel without keys. */
-function keyIndexes(channel: ChannelConfig): number[] {
-  return channel.keys.length === 0 ? [-1] : channel.keys.map((_, index) => index);
+/**
+ * A conversation's binding for a plan. It holds while its channel is still in the config,
+ * serves the model to the key's group (`usable` says both) and is not cooling down, and
+ * its key is still listed, not rejected and not resting. One table serves every model of
+ * a conversation (`slot` names both): a conversation that moves between models, as Claude
+ * Code's small requests do, keeps a binding for each.
+ */
+function planAffinity(
+  bindings: AffinityTable,
+  config: Config,
+  slot: string,
+  usable: readonly ChannelConfig[],
+  health: Health,
+): PlanAffinity {
+  const ttlMs = config.routing.affinity_ttl_s * 1000;
+  const binding = bindings.find(slot, ttlMs);
+  const bind = (attempt: { channel: ChannelConfig; key: string | undefined }) =>
+    bindings.bind(slot, { channel: attempt.channel.name, key: attempt.key }, ttlMs);
+  if (!binding) return { wasBound: false, bind };
+  const bound = boundKey(binding, usable, health);
+  return bound ? { wasBound: true, bound, bind } : { wasBound: true, bind };
+}
+
+function boundKey(
+  binding: Binding,
+  usable: readonly ChannelConfig[],
+  health: Health,
+): BoundKey | undefined {
+  const channel = usable.find((candidate) => candidate.name === binding.channel);
+  if (!channel || health.isCooling(channel.name)) return undefined;
+  const keyIndex = binding.key === undefined ? -1 : channel.keys.indexOf(binding.key);
+  if (keyIndex < 0 && channel.keys.length > 0) return undefined;
+  return keyUsable(channel, keyIndex, health) ? { channel, keyIndex } : undefined;
 }
 
 function hasUsableKey(channel: ChannelConfig, health: Health): boolean {
@@ -146,15 +181,10 @@ function hasUsableKey(channel: ChannelConfig, health: Health): boolean {
   return false;
 }
 
-/** Not rejected (401/403) and not resting after a 429. */
-function keyUsable(channel: ChannelConfig, index: number, health: Health): boolean {
-  return (index < 0 || !health.isKeyRejected(channel.name, index)) &&
-    health.keyRestLeft(channel.name, index) === 0;
-}
-
 /**
- * Higher priority first; at equal priority the channels that speak the entry point's
- * protocol (no translation) first, each set in a weighted random order; cooling
+ * Higher priority first; at equal priority the bound channel first (its prompt cache is
+ * worth more than avoiding a translation), then the channels that speak the entry
+ * point's protocol (no translation), each set in a weighted random order; cooling
  * channels last.
  */
 function orderChannels(
@@ -162,18 +192,22 @@ function orderChannels(
   entry: EntryProtocol,
   health: Health,
   random: () => number,
+  bound?: ChannelConfig,
 ): ChannelConfig[] {
   // One channel has one order (the usual model; every request orders its channels).
   if (channels.length === 1) return [channels[0]!];
   const byPriority = new Map<number, ChannelConfig[]>();
   for (const channel of channels) {
+    if (channel === bound) continue;
     byPriority.set(channel.priority, [...(byPriority.get(channel.priority) ?? []), channel]);
   }
+  if (bound && !byPriority.has(bound.priority)) byPriority.set(bound.priority, []);
   const native = (channel: ChannelConfig) =>
     channel.protocol === entry || channel.protocol === "echo";
   const ordered = [...byPriority.keys()].sort((a, b) => b - a).flatMap((priority) => {
     const group = byPriority.get(priority)!;
     return [
+      ...(bound?.priority === priority ? [bound] : []),
       ...weightedShuffle(group.filter(native), random),
       ...weightedShuffle(group.filter((channel) => !native(channel)), random),
     ];
@@ -195,68 +229,4 @@ function weightedShuffle(channels: ChannelConfig[], random: () => number): Chann
     result.push(...pool.splice(index, 1));
   }
   return result;
-}
-
-function createPlan(channels: ChannelConfig[], health: Health, model: string): RoutePlan {
-  let attempts = 0;
-  let channelIndex = 0;
-  let keyOrder: number[] | undefined;
-
-  const keyOrderOf = (channel: ChannelConfig): number[] => {
-    if (channel.keys.length === 0) return [-1];
-    const start = health.nextRotation(channel.name);
-    return channel.keys.map((_, i) => (start + i) % channel.keys.length);
-  };
-
-  return {
-    next() {
-      while (attempts < MAX_ATTEMPTS && channelIndex < channels.length) {
-        const channel = channels[channelIndex]!;
-        keyOrder ??= keyOrderOf(channel);
-        const keyIndex = keyOrder.shift();
-        if (keyIndex === undefined) {
-          channelIndex++;
-          keyOrder = undefined;
-          continue;
-        }
-        if (!keyUsable(channel, keyIndex, health)) continue;
-        attempts++;
-        return {
-          channel,
-          keyIndex,
-          key: keyIndex >= 0 ? channel.keys[keyIndex] : undefined,
-          upstreamModel: channel.model_map[model] ?? model,
-        };
-      }
-      return undefined;
-    },
-    fail(attempt, failure, retryAfterMs) {
-      if (failure === "key_rejected" && attempt.keyIndex >= 0) {
-        health.rejectKey(attempt.channel.name, attempt.keyIndex);
-      }
-      if (failure === "key_limited") {
-        health.restKey(attempt.channel.name, attempt.keyIndex, retryAfterMs);
-      }
-      if (failure === "channel_overloaded") {
-        // Overloaded with a Retry-After: none of its keys is tried before then.
-        if (retryAfterMs === undefined) health.coolChannel(attempt.channel.name, COOLDOWN_MS);
-        else {
-          for (const index of keyIndexes(attempt.channel)) {
-            health.restKey(attempt.channel.name, index, retryAfterMs);
-          }
-        }
-      }
-      if (failure === "channel_failed" || failure === "channel_overloaded") {
-        health.recordFailure(attempt.channel.name);
-        // The channel itself failed: its other keys would fail alike, so move on.
-        if (channels[channelIndex] === attempt.channel) {
-          channelIndex++;
-          keyOrder = undefined;
-        }
-      }
-    },
-    succeed(attempt) {
-      health.recordSuccess(attempt.channel.name);
-    },
-  };
 }

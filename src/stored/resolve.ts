@@ -16,8 +16,6 @@ export interface ResolvedTurn {
   inputItems: Item[];
   /** The items this request added, with ids (kept for `item_reference`). */
   newItems: Item[];
-  /** The chain's first response id, when the request continues one. */
-  conversation?: string;
 }
 
 /** What resolving reads: the account's rows, the clock and fresh ids. */
@@ -41,13 +39,11 @@ export async function resolveTurn(
     return { body, inputItems: items, newItems: items };
   }
   let prior: Item[] = [];
-  let conversation: string | undefined;
   if (typeof previousId === "string" && previousId !== "") {
     const row = await deps.rows.find(deps.accountId, previousId, deps.now);
     if (!row) throw previousNotFound(previousId);
     const response = JSON.parse(row.response) as { output?: Item[] };
     prior = [...JSON.parse(row.input_items) as Item[], ...(response.output ?? [])];
-    conversation = row.conversation;
   }
   const resolved = await resolveReferences(own, prior, deps);
   const newItems = withIds(resolved.map((entry) => entry.item), deps.newId);
@@ -63,7 +59,6 @@ export async function resolveTurn(
     body: upstream,
     inputItems: [...prior, ...newItems],
     newItems: newItems.filter((_, i) => !resolved[i]!.stored),
-    ...(conversation ? { conversation } : {}),
   };
 }
 

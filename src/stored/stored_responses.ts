@@ -41,8 +41,6 @@ export interface StoredTurn {
   readonly body: Record<string, unknown>;
   /** Whether `body` is not the client's own (its bytes must be written anew). */
   readonly resolved: boolean;
-  /** The chain's first response id, naming the conversation (cache affinity). */
-  readonly conversation?: string;
   /** Keeps a whole answer, given the body the client got; resolves once it is written. */
   keepWhole(body: Uint8Array | string): Promise<void>;
   /** The stream's converter, noting its final response for `keepStream`. */
@@ -112,7 +110,6 @@ export function createStoredResponses(deps: StoredResponsesDeps): StoredResponse
         account_id: principal.accountId,
         key_id: principal.id,
         model: typeof response.model === "string" ? response.model : "",
-        conversation: turn.conversation ?? response.id,
         created_at: now,
         expires_at: now + retentionMs,
         response: JSON.stringify({ ...response, output }),
@@ -135,7 +132,6 @@ function storedTurn(
   return {
     body: turn.body,
     resolved,
-    conversation: turn.conversation,
     keepWhole: (body) => keep(responseOfBody(body)),
     watch: (converter) =>
       save ? watchFinalResponse(converter, (response) => final = response) : converter,

@@ -16,6 +16,11 @@ export interface RequestEncodeContext {
   defaultMaxOutputTokens: number;
   /** Notes something dropped because the target has no equivalent (logged at debug). */
   drop(what: string, why: string): void;
+  /**
+   * The gateway's name of the request's conversation (a hash: routing/conversation.ts),
+   * sent as a responses upstream's `prompt_cache_key` when the client gave none.
+   */
+  conversation?: string;
 }
 
 /** What a response or stream encoder needs beside the answer. */

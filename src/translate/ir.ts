@@ -198,6 +198,8 @@ export interface IrRequest {
   output?: IrOutputFormat;
   /** An end-user id (OpenAI `user` / `safety_identifier`, messages `metadata.user_id`). */
   user?: string;
+  /** OpenAI's `prompt_cache_key`: the client's name for requests that share a prompt prefix. */
+  promptCacheKey?: string;
   /** Chat `n` (choices per request). */
   n?: number;
   /** Token log probabilities were asked for (chat `logprobs`, responses `top_logprobs`). */

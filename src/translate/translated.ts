@@ -54,6 +54,7 @@ export function translated(options: TranslatorOptions, upstream: EntryProtocol):
         model: upstreamModel,
         defaultMaxOutputTokens: options.defaultMaxOutputTokens,
         drop: options.drop,
+        conversation: options.conversation,
       }),
     response({ json }) {
       const answer = target.decodeResponse(json);

@@ -74,4 +74,6 @@ export interface TranslatorOptions {
   drop(what: string, why: string): void;
   /** Fresh ids for translated answers; random unless a test passes a counter. */
   newId?(prefix: string): string;
+  /** The request's conversation name (routing/conversation.ts), for upstream prompt caches. */
+  conversation?: string;
 }

@@ -36,6 +36,7 @@ const READ = new Set([
   "response_format",
   "user",
   "safety_identifier",
+  "prompt_cache_key",
 ]);
 
 /** Decodes a chat client body; throws `convert_request_failed` for content it cannot carry. */
@@ -80,6 +81,8 @@ export function decodeChatRequest(body: Record<string, unknown>): IrRequest {
   if (output) request.output = output;
   const user = stringOr(body.safety_identifier) || stringOr(body.user);
   if (user) request.user = user;
+  const cacheKey = stringOr(body.prompt_cache_key);
+  if (cacheKey) request.promptCacheKey = cacheKey;
   return request;
 }
 

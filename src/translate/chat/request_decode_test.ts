@@ -176,10 +176,10 @@ for (const [name, expected] of FIXTURES) {
   });
 }
 
-Deno.test("chat request decode: prompt_cache_key is reported dropped", () => {
-  assert.deepEqual(decodeChatRequest(fixtureJson("cached_usage", "request.json")).dropped, [
-    "prompt_cache_key",
-  ]);
+Deno.test("chat request decode: prompt_cache_key is kept for the target", () => {
+  const request = decodeChatRequest(fixtureJson("cached_usage", "request.json"));
+  assert.equal(request.promptCacheKey, "support-v1");
+  assert.deepEqual(request.dropped, []);
 });
 
 const req = (fields: Record<string, unknown>) => ({

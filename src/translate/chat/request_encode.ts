@@ -13,12 +13,15 @@
  * | reasoning             | `reasoning_effort` (budget -> effort via reasoning.ts)       |
  * | output                | `response_format`                                            |
  * | user                  | `user` (the field every compatible server knows)             |
+ * | promptCacheKey        | `prompt_cache_key` (only the client's own: see below)        |
  * | n, logprobs           | `n`, `logprobs`, `top_logprobs`                              |
  * | topK                  | dropped (not an OpenAI field)                                |
  * | previousResponseId    | refused                                                      |
  * | audio                 | refused (the voice and format it needs are not in the IR)    |
  *
- * Streams ask for `stream_options.include_usage`, so the upstream reports usage.
+ * Streams ask for `stream_options.include_usage`, so the upstream reports usage. A
+ * `prompt_cache_key` goes only when the client sent one: many chat-compatible servers
+ * answer 400 to a field they do not know, so none is made up for them.
  */
 import type { RequestEncodeContext } from "../codec.ts";
 import { convertError } from "../errors.ts";
@@ -76,6 +79,7 @@ export function encodeChatRequest(
     body.response_format = encodeOutput(request.output);
   }
   if (request.user) body.user = request.user;
+  if (request.promptCacheKey) body.prompt_cache_key = request.promptCacheKey;
   if (request.stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };

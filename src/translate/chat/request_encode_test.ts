@@ -303,3 +303,14 @@ for (
     );
   });
 }
+
+Deno.test("chat request encode: prompt_cache_key only when the client sent one", () => {
+  const request = irRequest({ turns: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] });
+  const named = { ...requestContext(), conversation: "Conv0123456789abcdefgh" };
+  assert.equal(
+    encodeChatRequest({ ...request, promptCacheKey: "k" }, named).prompt_cache_key,
+    "k",
+  );
+  // Many chat-compatible servers refuse a field they do not know: none is made up.
+  assert.equal("prompt_cache_key" in encodeChatRequest(request, named), false);
+});

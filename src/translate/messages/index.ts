@@ -1,5 +1,6 @@
 /** The messages protocol's translation codec (`POST /v1/messages`). */
 import type { Codec } from "../codec.ts";
+import { addCacheBreakpoints } from "./cache_breakpoints.ts";
 import { decodeMessagesRequest } from "./request_decode.ts";
 import { encodeMessagesRequest } from "./request_encode.ts";
 import { decodeMessagesResponse } from "./response_decode.ts";
@@ -10,7 +11,8 @@ import { createMessagesStreamEncoder } from "./stream_encode.ts";
 /** Anthropic messages to and from the IR: requests, whole answers and event streams. */
 export const messagesCodec: Codec = {
   decodeRequest: decodeMessagesRequest,
-  encodeRequest: encodeMessagesRequest,
+  // Translated requests get the prompt-cache breakpoints their clients could not set.
+  encodeRequest: (request, context) => addCacheBreakpoints(encodeMessagesRequest(request, context)),
   decodeResponse: decodeMessagesResponse,
   encodeResponse: encodeMessagesResponse,
   createStreamDecoder: createMessagesStreamDecoder,

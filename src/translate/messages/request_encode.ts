@@ -19,6 +19,7 @@
  * | reasoning             | `thinking` enabled with a budget (reasoning.ts), or disabled    |
  * | reasoning.summary     | dropped (messages shows thinking as it is)                      |
  * | user                  | `metadata.user_id`                                              |
+ * | promptCacheKey        | dropped: the codec adds `cache_control` breakpoints instead     |
  * | output (JSON)         | dropped (no equivalent without a beta)                          |
  * | n > 1, logprobs, topLogprobs, previousResponseId, audio | refused                       |
  *
@@ -83,6 +84,9 @@ export function encodeMessagesRequest(
     drop("response_format", "messages has no structured output without a beta");
   }
   if (request.user) body.metadata = { user_id: request.user };
+  if (request.promptCacheKey) {
+    drop("prompt_cache_key", "messages caches at `cache_control` breakpoints, which are added");
+  }
   if (request.stream) body.stream = true;
   return body;
 }

@@ -145,9 +145,9 @@ Deno.test("responses request decode: a Codex CLI turn decodes whole, what has no
     parallelToolCalls: false,
     reasoning: { enabled: true, effort: "medium", summary: "auto" },
     store: false,
+    promptCacheKey: "019a-session",
     stop: [],
     dropped: [
-      "prompt_cache_key",
       "client_metadata",
       "service_tier",
       "input[].phase",
@@ -194,6 +194,7 @@ Deno.test("responses request encode: a Codex CLI turn goes to a responses upstre
     parallel_tool_calls: false,
     reasoning: { effort: "medium", summary: "auto" },
     include: ["reasoning.encrypted_content"],
+    prompt_cache_key: "019a-session",
     store: false,
     stream: true,
   });

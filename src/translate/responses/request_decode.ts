@@ -1,6 +1,6 @@
 /**
  * A responses client body (OpenAI `ResponseCreateParams`) as an IR request, including
- * everything Codex CLI sends (`prompt_cache_key`, `text.verbosity`, `client_metadata`,
+ * everything Codex CLI sends (`prompt_cache_key` kept; `text.verbosity`, `client_metadata`,
  * namespace and hosted tools: dropped, never refused).
  *
  * | responses                                   | IR                                        |
@@ -17,6 +17,7 @@
  * | `text.format`                               | output; `text.verbosity` dropped          |
  * | `include` output_text logprobs, `top_logprobs` | logprobs, topLogprobs                  |
  * | `safety_identifier` / `user`                | user                                      |
+ * | `prompt_cache_key`                          | promptCacheKey                            |
  * | `previous_response_id`, `store`             | kept (targets other than responses refuse the first) |
  * | `conversation`, `prompt`, `background`      | refused: OpenAI's stored state            |
  */
@@ -52,6 +53,7 @@ const READ = new Set([
   "include",
   "user",
   "safety_identifier",
+  "prompt_cache_key",
   "previous_response_id",
   "store",
   "background",
@@ -98,6 +100,8 @@ export function decodeResponsesRequest(body: Record<string, unknown>): IrRequest
   if (text?.verbosity != null) dropped.push("text.verbosity");
   const user = stringOr(body.safety_identifier) || stringOr(body.user);
   if (user) request.user = user;
+  const cacheKey = stringOr(body.prompt_cache_key);
+  if (cacheKey) request.promptCacheKey = cacheKey;
   const previous = stringOr(body.previous_response_id);
   if (previous) request.previousResponseId = previous;
   if (typeof body.store === "boolean") request.store = body.store;

@@ -149,7 +149,7 @@ const FIXTURES: [string, () => IrRequest][] = [
       system: [{ type: "text", text: instructions }],
       turns: [user("What is the refund rule for order class 3?")],
       maxOutputTokens: 256,
-      dropped: ["prompt_cache_key"],
+      promptCacheKey: "example-corp-support",
     });
   }],
   ["error_before_output", () => base({ turns: [user("Tell me a story.")] })],

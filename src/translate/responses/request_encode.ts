@@ -16,6 +16,7 @@
  * | output              | `text.format`                                                 |
  * | logprobs, topLogprobs | `include` output_text logprobs, `top_logprobs`              |
  * | user                | `user`                                                        |
+ * | promptCacheKey      | `prompt_cache_key`; else the gateway's conversation name      |
  * | previousResponseId  | `previous_response_id`                                        |
  * | store               | `store` as the client set it, else `false` (stateless)        |
  * | stop, topK          | dropped (no equivalent)                                       |
@@ -109,6 +110,10 @@ export function encodeResponsesRequest(
     body.text = { format: encodeFormat(request.output) };
   }
   if (request.user) body.user = request.user;
+  // OpenAI routes requests with one key to the same cache: a client without one (messages
+  // has no such field) gets its conversation's name, a hash that reveals no user id.
+  const cacheKey = request.promptCacheKey ?? context.conversation;
+  if (cacheKey) body.prompt_cache_key = cacheKey;
   if (request.previousResponseId) body.previous_response_id = request.previousResponseId;
   // The gateway keeps no state: the client sends the whole history each turn.
   body.store = request.store ?? false;

@@ -175,3 +175,14 @@ Deno.test("responses request encode: Anthropic's web search becomes OpenAI's", (
   ]);
   assert.deepEqual(drops, ["web_search blocked_domains, max_uses"]);
 });
+
+Deno.test("responses request encode: prompt_cache_key is the client's, else the conversation's", () => {
+  const request = irRequest({ turns: [user("hi")] });
+  const named = { ...requestContext(), conversation: "Conv0123456789abcdefgh" };
+  assert.equal(
+    encodeResponsesRequest({ ...request, promptCacheKey: "codex-1" }, named).prompt_cache_key,
+    "codex-1",
+  );
+  assert.equal(encodeResponsesRequest(request, named).prompt_cache_key, "Conv0123456789abcdefgh");
+  assert.equal("prompt_cache_key" in encodeResponsesRequest(request, requestContext()), false);
+});
