@@ -1,6 +1,7 @@
 /** Builds the HTTP request for one upstream attempt: URL, headers and body. */
 import type { ChannelConfig, EntryProtocol } from "../config/schema.ts";
 import type { Http1Request } from "./http1/request.ts";
+import { checkForwardedValue, type ClientHeaders, FORWARDED_HEADERS } from "./forwarded_headers.ts";
 
 /** The upstream operations tollgate performs; count_tokens is a messages-only side door. */
 export type UpstreamOperation = EntryProtocol | "count_tokens";
@@ -12,11 +13,6 @@ const PATHS: Record<UpstreamOperation, string> = {
   count_tokens: "/messages/count_tokens",
 };
 
-/** Client headers forwarded upstream, by the channel's protocol family: versions and opt-ins, never credentials. */
-const FORWARDED_HEADERS = {
-  anthropic: ["anthropic-version", "anthropic-beta"],
-  openai: ["openai-beta"],
-};
 const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 
 /** A ready upstream request (the body already serialized; header names lowercase). */
@@ -87,18 +83,24 @@ export function requestTemplates(): typeof requestTemplate {
   };
 }
 
-/** The request of one attempt from its template: the body, the client's query and headers. */
+/**
+ * The request of one attempt from its template: the body, the client's query and headers.
+ * Throws 400 (forwarded_headers.ts) for a forwarded header that could not be sent, should
+ * one have passed the relay's own check: the client's fault, never a channel's failure.
+ */
 export function upstreamRequest(template: RequestTemplate, options: {
   /** The body to serialize, or bytes to send as they are. */
   body: Record<string, unknown> | Uint8Array;
-  clientHeaders: ReadonlyMap<string, string>;
+  clientHeaders: ClientHeaders;
   /** The client's query string (with `?`), kept for the messages protocol's `?beta=true`. */
   search: string;
 }): UpstreamRequest {
   let own: Record<string, string> | undefined;
   for (const name of template.forwarded) {
     const value = options.clientHeaders.get(name);
-    if (value) (own ??= {})[name] = value;
+    if (!value) continue;
+    checkForwardedValue(name, value);
+    (own ??= {})[name] = value;
   }
   const { defaultVersion } = template;
   if (defaultVersion && !own?.["anthropic-version"]) {
