@@ -151,3 +151,39 @@ Deno.test("upstream bounds: a model named to forge a log line stays in one line 
     for (const raw of ["\n", "\r", "\u001b"]) assert.ok(!line.includes(raw), line);
     assert.match(line, / model=echo\\x0aFORGED\\x20200\\x20ok\\x20key=admin\\x20\\x1b\[2K/);
   }));
+
+Deno.test("upstream bounds: an upstream's 414 or 431 is the client's fault: relayed, tried once, no channel cools", () =>
+  withScope(async (s) => {
+    // A messages channel gets the client's query and its anthropic-beta: a client sending
+    // long ones makes the upstream answer 414 or 431, which says nothing of the channel.
+    const primary = await s.fake({ name: "primary" });
+    const backup = await s.fake({ name: "backup" });
+    const { gateway, secret } = await gatewayWithKey(
+      s,
+      channel({
+        name: "primary",
+        protocol: "messages",
+        baseUrl: primary.url,
+        models: ["m"],
+        priority: 10,
+      }) + channel({ name: "backup", protocol: "messages", baseUrl: backup.url, models: ["m"] }),
+    );
+    for (const status of [414, 431]) {
+      primary.setBehaviour({ error: { status, message: `Too long (${status}).`, times: 5 } });
+      for (let n = 0; n < 5; n++) {
+        const refused = await gateway.post("/v1/messages", secret, messagesBody("m"));
+        const body = await assertMessagesError(
+          refused,
+          status,
+          "invalid_request",
+          "invalid_request_error",
+        );
+        assert.equal(body.error.message, `Too long (${status}).`);
+      }
+    }
+    assert.equal(backup.requests.length, 0, "not retried on another channel");
+    const served = await gateway.post("/v1/messages", secret, messagesBody("m"));
+    assert.equal(served.status, 200, await served.text());
+    assert.equal(primary.requests.length, 11, "the primary is not cooling down");
+    assert.equal(backup.requests.length, 0);
+  }));
