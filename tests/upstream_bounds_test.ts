@@ -14,8 +14,28 @@ import {
   chatBody,
   gatewayWithKey,
   messagesBody,
+  type Scope,
   withScope,
 } from "./support.ts";
+
+/**
+ * A gateway whose model `m` has two messages channels to fakes: `primary` first (a higher
+ * priority), `backup` when the primary fails or cools down; and a key for it.
+ */
+async function primaryAndBackup(s: Scope) {
+  const primary = await s.fake({ name: "primary" });
+  const backup = await s.fake({ name: "backup" });
+  const channels = [primary, backup].map((fake, n) =>
+    channel({
+      name: fake.name,
+      protocol: "messages",
+      baseUrl: fake.url,
+      models: ["m"],
+      priority: n === 0 ? 10 : 0,
+    })
+  );
+  return { primary, backup, ...await gatewayWithKey(s, channels.join("")) };
+}
 
 /** The status line a raw request of `head` (its lines, each CRLF-ended) and `body` gets. */
 async function rawStatusLine(url: string, head: string, body: string): Promise<string> {
@@ -45,19 +65,7 @@ async function rawStatusLine(url: string, head: string, body: string): Promise<s
 
 Deno.test("upstream bounds: a forwarded header that could not be sent is the client's 400, and no channel cools down", () =>
   withScope(async (s) => {
-    const primary = await s.fake({ name: "primary" });
-    const backup = await s.fake({ name: "backup" });
-    const { gateway, secret } = await gatewayWithKey(
-      s,
-      channel({
-        name: "primary",
-        protocol: "messages",
-        baseUrl: primary.url,
-        models: ["m"],
-        priority: 10,
-      }) +
-        channel({ name: "backup", protocol: "messages", baseUrl: backup.url, models: ["m"] }),
-    );
+    const { primary, backup, gateway, secret } = await primaryAndBackup(s);
     // More than the failures that cool a channel down (health.ts: 3).
     for (let n = 0; n < 5; n++) {
       const refused = await gateway.post("/v1/messages", secret, messagesBody("m"), {
@@ -156,18 +164,7 @@ Deno.test("upstream bounds: an upstream's 414 or 431 is the client's fault: rela
   withScope(async (s) => {
     // A messages channel gets the client's query and its anthropic-beta: a client sending
     // long ones makes the upstream answer 414 or 431, which says nothing of the channel.
-    const primary = await s.fake({ name: "primary" });
-    const backup = await s.fake({ name: "backup" });
-    const { gateway, secret } = await gatewayWithKey(
-      s,
-      channel({
-        name: "primary",
-        protocol: "messages",
-        baseUrl: primary.url,
-        models: ["m"],
-        priority: 10,
-      }) + channel({ name: "backup", protocol: "messages", baseUrl: backup.url, models: ["m"] }),
-    );
+    const { primary, backup, gateway, secret } = await primaryAndBackup(s);
     for (const status of [414, 431]) {
       primary.setBehaviour({ error: { status, message: `Too long (${status}).`, times: 5 } });
       for (let n = 0; n < 5; n++) {

@@ -5,7 +5,7 @@
  * would answer a second request on it with `{"reused":true}`.
  */
 import assert from "node:assert/strict";
-import { createHttpClient } from "./client.ts";
+import { createHttpClient, type HttpClient } from "./client.ts";
 import { MalformedResponse } from "./head.ts";
 import { answer, answerAll, scripted } from "../../../tests/fakes/scripted_upstream.ts";
 
@@ -37,6 +37,13 @@ const BROKEN: Record<string, string> = {
   "a blank before a header's colon": "HTTP/1.1 200 OK\r\nContent-Length : 2\r\n\r\n{}",
 };
 
+/** A POST of `{}` to `url`. */
+const postTo = (client: HttpClient, url: string) =>
+  client.post({ url, headers: {}, body: "{}" }, {
+    signal: new AbortController().signal,
+    connectMs: 5_000,
+  });
+
 /** The characters' codes as bytes, so that U+00A0 goes out as the one byte 0xA0. */
 const latin1 = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0));
 
@@ -49,11 +56,7 @@ for (const [what, wire] of Object.entries(BROKEN)) {
       while (await peer.request()) await peer.write(answer('{"reused":true}'));
     });
     const client = createHttpClient({ env: () => undefined });
-    const post = () =>
-      client.post({ url: upstream.url, headers: {}, body: "{}" }, {
-        signal: new AbortController().signal,
-        connectMs: 5_000,
-      });
+    const post = () => postTo(client, upstream.url);
     try {
       // Refused with the head, or as the body is read.
       await assert.rejects(async () => await (await post()).bytes(), MalformedResponse);
@@ -80,11 +83,7 @@ Deno.test("framing: what llhttp reads is read, and its connection reused", async
     await answerAll(peer);
   });
   const client = createHttpClient({ env: () => undefined });
-  const post = () =>
-    client.post({ url: upstream.url, headers: {}, body: "{}" }, {
-      signal: new AbortController().signal,
-      connectMs: 5_000,
-    });
+  const post = () => postTo(client, upstream.url);
   try {
     const first = await post();
     assert.equal(first.header("x-latin"), "caf\u00e9");
