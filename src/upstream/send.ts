@@ -5,8 +5,12 @@ import type { Send } from "./call.ts";
 import { echoResponse } from "./echo.ts";
 import type { HttpClient } from "./http1/client.ts";
 import { loadTokenCounter } from "../protocols/token_count.ts";
-import { requestTemplates, type UpstreamOperation, upstreamRequest } from "./request.ts";
-import type { ClientHeaders } from "./forwarded_headers.ts";
+import {
+  type ClientHeaders,
+  requestTemplates,
+  type UpstreamOperation,
+  upstreamRequest,
+} from "./request.ts";
 import { fromFetchResponse } from "./response.ts";
 
 /** What a send needs beside the attempt. */
@@ -18,7 +22,6 @@ export interface SendOptions {
   body: Record<string, unknown>;
   /** Bytes to send in place of `body`: the client's own, its model perhaps replaced. */
   raw?: Uint8Array;
-  /** The client's headers (a Headers object, or a Map by lowercase name). */
   clientHeaders: ClientHeaders;
   search: string;
   stream: boolean;

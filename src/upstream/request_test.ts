@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { GatewayError } from "../errors.ts";
 import type { ChannelConfig } from "../config/schema.ts";
-import { checkForwardedHeaders } from "./forwarded_headers.ts";
-import { requestTemplate, upstreamRequest } from "./request.ts";
+import { checkForwardedHeaders, requestTemplate, upstreamRequest } from "./request.ts";
 
 /** Whether `error` is the 400 naming header `name`. */
 const refusedNaming = (name: string, character: string) => (error: unknown) => {
