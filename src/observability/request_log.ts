@@ -50,12 +50,16 @@ export function requestLogFields(
 const UNSAFE =
   /[\0- \x7f-\x9f\\\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+/** Visible ASCII but the backslash: what a field is written as it is. */
+const PLAIN = /^[!-[\]-~]*$/;
+
 /**
  * `text` as one field of a text line: itself when it holds nothing unsafe (nearly always),
  * else with each unsafe character written `\xHH` or `\u{HHHH}` and a backslash `\\`.
  */
 export function escapeLogField(text: string): string {
-  return text.replace(UNSAFE, escapeCharacter);
+  // Nearly every field is visible ASCII: one simple test (~20 ns) rather than the scan.
+  return PLAIN.test(text) ? text : text.replace(UNSAFE, escapeCharacter);
 }
 
 function escapeCharacter(char: string): string {
