@@ -33,6 +33,7 @@ import { createObserver, type Observer } from "./observability/observer.ts";
 import { healthz, readyz } from "./routes/health.ts";
 import { metricsRoute } from "./routes/metrics.ts";
 import { createSender } from "./upstream/send.ts";
+import { checkForwardedHeaders } from "./upstream/request.ts";
 import type { HttpClient } from "./upstream/http1/client.ts";
 import { watchShutdown } from "./upstream/shutdown_watch.ts";
 import { AlarmClock } from "./upstream/alarm_clock.ts";
@@ -90,7 +91,7 @@ export function createApp(deps: AppDeps): App {
   const withKey = (route: KeyRoute): Route => async (context) =>
     route(context, await auth(context));
   const entryPoint = (entry: EntryProtocol, route: KeyRoute) =>
-    handler(exposed(entry, withBody(withKey(route))));
+    handler(exposed(entry, withBody(forwardable(withKey(route)))));
 
   const app = new Hono<GatewayEnv>();
   app.use(requestContext({
@@ -186,6 +187,17 @@ function exposed(entry: EntryProtocol, route: Route): Route {
         }.`,
       );
     }
+    return route(context);
+  };
+}
+
+/**
+ * 400 before authentication for a forwarded header (`anthropic-version`, `anthropic-beta`,
+ * `openai-beta`) no upstream could be sent: the client's fault, never a channel's.
+ */
+function forwardable(route: Route): Route {
+  return function forwardable(context) {
+    checkForwardedHeaders(context.request.headers);
     return route(context);
   };
 }

@@ -1,6 +1,8 @@
 /**
  * The request log: one line per request on stdout, as text for a terminal or JSON for a
- * log shipper. It carries the key's id, never its secret.
+ * log shipper. It carries the key's id, never its secret. Much of a line is the client's
+ * (the path, the model): the text line escapes whatever could forge a line, split a field
+ * or drive a terminal; JSON.stringify escapes control characters itself.
  */
 import { formatUsd, microsToUsd } from "../billing/money.ts";
 import type { IsoTime } from "./iso_time.ts";
@@ -40,14 +42,42 @@ export function requestLogFields(
   };
 }
 
-/** A finished request as one line of text. */
+/**
+ * Characters a text field is not written with: controls (C0, DEL, C1: a line feed, an
+ * escape sequence, the one-byte CSI), blanks (which part fields), the backslash (which
+ * starts an escape), line and paragraph separators, and the marks that reorder text as
+ * a terminal shows it (bidirectional overrides and isolates), lone surrogates too.
+ */
+const UNSAFE =
+  /[\0- \x7f-\x9f\\\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Visible ASCII but the backslash: what a field is written as it is. */
+const PLAIN = /^[!-[\]-~]*$/;
+
+/**
+ * `text` as one field of a text line: itself when it holds nothing unsafe (nearly always),
+ * else with each unsafe character written `\xHH` or `\u{HHHH}` and a backslash `\\`.
+ */
+export function escapeLogField(text: string): string {
+  // Nearly every field is visible ASCII: one simple test (~20 ns) rather than the scan.
+  return PLAIN.test(text) ? text : text.replace(UNSAFE, escapeCharacter);
+}
+
+function escapeCharacter(char: string): string {
+  if (char === "\\") return "\\\\";
+  const code = char.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u{${code.toString(16)}}`;
+}
+
+/** A finished request as one line of text, each field escaped (escapeLogField). */
 export function requestLogText(record: RequestRecord, totalMs: number, time: IsoTime): string {
-  let line = `${time.format(record.time)} ${record.requestId} ${record.method} ` +
-    `${record.path} ${record.status} ${record.outcome ?? "-"}`;
-  if (record.keyId !== undefined) line += ` key=${record.keyId}`;
-  if (record.account !== undefined) line += ` account=${record.account}`;
-  if (record.model !== undefined) line += ` model=${record.model}`;
-  if (record.channel !== undefined) line += ` channel=${record.channel}`;
+  let line = `${time.format(record.time)} ${escapeLogField(record.requestId)} ` +
+    `${escapeLogField(record.method)} ${escapeLogField(record.path)} ${record.status} ` +
+    `${record.outcome ?? "-"}`;
+  if (record.keyId !== undefined) line += ` key=${escapeLogField(record.keyId)}`;
+  if (record.account !== undefined) line += ` account=${escapeLogField(record.account)}`;
+  if (record.model !== undefined) line += ` model=${escapeLogField(record.model)}`;
+  if (record.channel !== undefined) line += ` channel=${escapeLogField(record.channel)}`;
   if (record.affinity !== undefined) line += ` affinity=${record.affinity}`;
   if (record.attempts > 0) line += ` attempts=${record.attempts}`;
   const usage = record.usage;

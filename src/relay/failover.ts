@@ -38,8 +38,12 @@ export type FailoverResult =
   | { ok: true; served: Served }
   | { ok: false; error: GatewayError; attempts: number; lastAttempt?: Attempt };
 
-/** Statuses that are the client's fault: relayed as they are, never retried elsewhere. */
-const CLIENT_FAULT = new Set([400, 404, 413, 422]);
+/**
+ * Statuses that are the client's fault: relayed as they are, never retried elsewhere,
+ * never counted against a channel. 414 and 431: the client's query and forwarded headers
+ * go upstream, and a client could otherwise cool channels down with long ones.
+ */
+const CLIENT_FAULT = new Set([400, 404, 413, 414, 422, 431]);
 
 /** Walks the plan's attempts until one is served or none is left. */
 export async function sendWithFailover(options: {
@@ -223,7 +227,9 @@ function finalError(failure: UpstreamFailure | undefined, entry: EntryProtocol):
       failure.upstreamMessage ?? `The upstream rejected the request with HTTP ${status}.`,
       {
         param: failure.upstreamParam,
-        messagesType: status === 422 ? "invalid_request_error" : undefined,
+        messagesType: status === 422 || status === 414 || status === 431
+          ? "invalid_request_error"
+          : undefined,
         cause: failure,
       },
     );

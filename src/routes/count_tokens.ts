@@ -16,6 +16,7 @@ import type { RoutePlan } from "../routing/router.ts";
 import { createTranslator } from "../translate/translator.ts";
 import type { KeyRoute } from "../middleware/request_context.ts";
 import { type RelayDeps, upstreamProtocol } from "./relay.ts";
+import { answerLimitsOf } from "../upstream/send.ts";
 
 /** The count_tokens handler. */
 export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute {
@@ -60,6 +61,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
           search: context.search,
           stream: false,
           connectMs: { ...config.timeouts, ...attempt.channel.timeouts }.connect,
+          limits: answerLimitsOf(config),
         }),
     });
     if (result.ok) {

@@ -21,7 +21,7 @@ import { conversationName } from "../routing/conversation.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
 import { createTranslator, type Translator } from "../translate/translator.ts";
 import type { AlarmClock } from "../upstream/alarm_clock.ts";
-import type { SendOptions } from "../upstream/send.ts";
+import { answerLimitsOf, type SendOptions } from "../upstream/send.ts";
 import type { ShutdownWatch } from "../upstream/shutdown_watch.ts";
 import type { Send } from "../upstream/call.ts";
 import { readJsonBody } from "../relay/body.ts";
@@ -207,6 +207,7 @@ async function forward(
         search: context.search,
         stream: request.stream,
         connectMs: timeoutsOf(attempt).connect,
+        limits: answerLimitsOf(config),
       });
     },
     onAttemptFailed: (attempt, failure) => {

@@ -1,5 +1,12 @@
-/** Builds the HTTP request for one upstream attempt: URL, headers and body. */
+/**
+ * Builds the HTTP request for one upstream attempt: URL, headers and body. A client header
+ * forwarded upstream with a value that cannot go into an HTTP/1.1 head as tollgate writes
+ * it (a control character, a character outside ASCII) is the client's 400, refused before
+ * any channel is tried: never a 502, never a failure counted against a channel.
+ */
 import type { ChannelConfig, EntryProtocol } from "../config/schema.ts";
+import { GatewayError } from "../errors.ts";
+import { FIELD_VALUE } from "./http1/fields.ts";
 import type { Http1Request } from "./http1/request.ts";
 
 /** The upstream operations tollgate performs; count_tokens is a messages-only side door. */
@@ -103,7 +110,11 @@ export function upstreamRequest(template: RequestTemplate, options: {
   let own: Record<string, string> | undefined;
   for (const name of template.forwarded) {
     const value = options.clientHeaders.get(name);
-    if (value) (own ??= {})[name] = value;
+    if (!value) continue;
+    // Checked by the relay already (checkForwardedHeaders); here too, so that a value that
+    // got past it is still the client's 400 and not the upstream client's failure.
+    checkForwardedValue(name, value);
+    (own ??= {})[name] = value;
   }
   const { defaultVersion } = template;
   if (defaultVersion && !own?.["anthropic-version"]) {
@@ -115,4 +126,36 @@ export function upstreamRequest(template: RequestTemplate, options: {
     own,
     body: options.body instanceof Uint8Array ? options.body : JSON.stringify(options.body),
   };
+}
+
+/** Every header a client may have forwarded, whichever channel serves it. */
+const ANY_FAMILY: readonly string[] = [...FORWARDED_HEADERS.anthropic, ...FORWARDED_HEADERS.openai];
+
+/**
+ * Throws 400 `invalid_request`, naming the header, when a client header tollgate forwards
+ * (anthropic-version, anthropic-beta, openai-beta) has a value an upstream could not be
+ * sent. The relay calls it before routing.
+ */
+export function checkForwardedHeaders(headers: ClientHeaders): void {
+  for (const name of ANY_FAMILY) {
+    const value = headers.get(name);
+    if (value) checkForwardedValue(name, value);
+  }
+}
+
+/** The first character a header value tollgate writes may not hold (FIELD_VALUE's complement). */
+const UNSENDABLE = /[^\t\x20-\x7e]/u;
+
+/** Throws the 400 of checkForwardedHeaders unless `value` can be sent as header `name`. */
+function checkForwardedValue(name: string, value: string): void {
+  if (FIELD_VALUE.test(value)) return;
+  const found = UNSENDABLE.exec(value)!;
+  const code = found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+  throw new GatewayError(
+    400,
+    "invalid_request",
+    `Header "${name}" cannot be forwarded upstream: its value has the character U+${code} ` +
+      `at offset ${found.index}, and may hold only visible ASCII, spaces and tabs. ` +
+      "Send the header without it.",
+  );
 }

@@ -13,6 +13,11 @@ export interface BodyReader {
   cancel(reason?: unknown): Promise<void>;
   /** Whether the bytes read so far ended the body (the next read is undefined), when known. */
   readonly ended?: boolean;
+  /**
+   * The most bytes a reader should hold of it at once, when its transport was given a
+   * bound (`max_answer_bytes`): the whole body, or one event of a stream (sse.ts).
+   */
+  readonly maxAnswerBytes?: number;
 }
 
 /** An upstream response whose head arrived. */

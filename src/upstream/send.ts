@@ -1,5 +1,7 @@
 /** Turns an attempt into a Send: a POST to the channel, or the built-in echo. */
-import type { EntryProtocol } from "../config/schema.ts";
+import type { Config, EntryProtocol } from "../config/schema.ts";
+import { perConfig } from "../routing/catalog.ts";
+import { type AnswerLimits, answerLimits } from "./http1/limits.ts";
 import type { Attempt } from "../routing/router.ts";
 import type { Send } from "./call.ts";
 import { echoResponse } from "./echo.ts";
@@ -27,7 +29,19 @@ export interface SendOptions {
   stream: boolean;
   /** The attempt's `connect` timeout in milliseconds. */
   connectMs: number;
+  /** What the upstream's answer may take (`[server]` limits). */
+  limits: Readonly<AnswerLimits>;
 }
+
+/** The answer limits of a config's `[server]` keys, made once a config. */
+export const answerLimitsOf: (config: Config) => Readonly<AnswerLimits> = perConfig((config) =>
+  answerLimits({
+    maxAnswerBytes: config.server.max_answer_bytes,
+    maxAnswerHeadBytes: config.server.max_answer_head_bytes,
+    maxChunkExtensionBytes: config.server.max_chunk_extension_bytes,
+    maxTrailerBytes: config.server.max_trailer_bytes,
+  })
+);
 
 /** Builds Sends over the process's upstream client and a clock. */
 export function createSender(
@@ -51,6 +65,7 @@ export function createSender(
       clientHeaders: options.clientHeaders,
       search: options.search,
     });
-    return (signal) => client.post(request, { signal, connectMs: options.connectMs });
+    return (signal) =>
+      client.post(request, { signal, connectMs: options.connectMs, limits: options.limits });
   };
 }

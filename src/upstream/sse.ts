@@ -2,11 +2,15 @@
  * Reading an upstream's server-sent events: parsed once, by `eventsource-parser`.
  * Events come out in batches, one batch per network chunk, so a relay pays its
  * per-step costs (timers, promises, writes) once per chunk rather than once per event.
+ * A stream has no size limit (it is forwarded as it comes), but one event does: the
+ * parser holds an event until its blank line, so an event that never ends would grow
+ * without bound.
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 import type { SseBatch, SseEvent } from "../protocols/sse.ts";
 import { type BodyReader, streamReader } from "./response.ts";
 import type { StopSignal } from "./stop_signal.ts";
+import { answerTooLarge, DEFAULT_ANSWER_LIMITS } from "./http1/limits.ts";
 
 /**
  * The events of an SSE body chunk by chunk (never an empty batch), `data` untouched,
@@ -14,13 +18,15 @@ import type { StopSignal } from "./stop_signal.ts";
  * (`return`, or the signal aborting) cancels the body so the upstream connection is
  * released; an abort throws the signal's reason. An iterator of its own rather than an
  * async generator: a relay holds a pending read for every open stream, and a generator
- * would hold a suspended call (and allocate one for every chunk).
+ * would hold a suspended call (and allocate one for every chunk). An event over
+ * `maxEventBytes` (the body's own bound, else max_answer_bytes' default) fails the read.
  */
 export function readSseBatches(
   body: BodyReader,
   signal?: StopSignal,
+  maxEventBytes = body.maxAnswerBytes ?? DEFAULT_ANSWER_LIMITS.maxAnswerBytes,
 ): AsyncIterableIterator<SseBatch> {
-  return new SseBatches(body, signal);
+  return new SseBatches(body, signal, maxEventBytes);
 }
 
 const FINISHED: IteratorReturnResult<undefined> = { done: true, value: undefined };
@@ -35,10 +41,14 @@ class SseBatches implements AsyncIterableIterator<SseBatch> {
   #closed = false;
   /** Whether the bytes read so far ended inside an event (its rest comes in a later chunk). */
   #partial = false;
+  readonly #maxEventBytes: number;
+  /** Bytes read since the last event's end: the event the parser holds. */
+  #eventBytes = 0;
 
-  constructor(body: BodyReader, signal: StopSignal | undefined) {
+  constructor(body: BodyReader, signal: StopSignal | undefined, maxEventBytes: number) {
     this.#body = body;
     this.#signal = signal;
+    this.#maxEventBytes = maxEventBytes;
     this.#parser = createParser({ onEvent: (event) => this.#onEvent(event) });
     // Cancelling settles a pending read at once, so an abort never waits on a silent upstream.
     signal?.addEventListener("abort", this, { once: true });
@@ -70,8 +80,16 @@ class SseBatches implements AsyncIterableIterator<SseBatch> {
         return FINISHED;
       }
       const text = this.#decoder.decode(chunk, STREAMING);
-      this.#parser.feed(text);
       const ends = endsEvent(text);
+      if (ends) this.#eventBytes = 0;
+      else {
+        const tail = bytesAfterLastEvent(chunk);
+        this.#eventBytes = tail < 0 ? this.#eventBytes + chunk.byteLength : tail;
+        if (this.#eventBytes > this.#maxEventBytes) {
+          throw answerTooLarge(this.#maxEventBytes, "stream has an event that");
+        }
+      }
+      this.#parser.feed(text);
       const whole = !this.#partial && ends;
       this.#partial = !ends;
       if (this.#batch.length === 0) return this.next();
@@ -139,4 +157,26 @@ export async function* readSse(
 /** Whether SSE text ends on an event boundary (a blank line, in any of the three line ends). */
 function endsEvent(text: string): boolean {
   return text.endsWith("\n\n") || text.endsWith("\r\r") || text.endsWith("\r\n\r\n");
+}
+
+const CR = 13;
+const LF = 10;
+
+/**
+ * How many bytes of `chunk` follow its last blank line (two line ends in a row, each
+ * CRLF, CR or LF), or -1 when it has none. Searched from the end: nearly always near it.
+ */
+function bytesAfterLastEvent(chunk: Uint8Array): number {
+  for (let i = chunk.byteLength - 1; i >= 0; i--) {
+    if (chunk[i] !== CR && chunk[i] !== LF) continue;
+    // A run of line-end bytes: a blank line unless it is a single CR, LF or CRLF.
+    let first = i;
+    while (first > 0 && (chunk[first - 1] === CR || chunk[first - 1] === LF)) first--;
+    const run = i - first + 1;
+    if (run > 2 || (run === 2 && !(chunk[first] === CR && chunk[i] === LF))) {
+      return chunk.byteLength - i - 1;
+    }
+    i = first;
+  }
+  return -1;
 }

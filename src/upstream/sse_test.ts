@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { SseEvent } from "../protocols/sse.ts";
 import type { BodyReader } from "./response.ts";
 import { readSse, readSseBatches } from "./sse.ts";
+import { UpstreamFailure } from "./call.ts";
 
 const decoder = new TextDecoder();
 
@@ -128,4 +129,53 @@ Deno.test("readSseBatches marks the batch its body ended with as the last, and r
   assert.equal(decoder.decode(second.value?.bytes), chunks[1], "its bytes go on as they came");
   assert.equal((await batches.next()).done, true);
   assert.equal(reads, 2);
+});
+
+/** A BodyReader of `chunks` with a bound of `maxAnswerBytes`; `cancelled` once cancelled. */
+function boundedBody(chunks: string[], maxAnswerBytes: number) {
+  const encoder = new TextEncoder();
+  const state = { reads: 0, cancelled: false };
+  const body: BodyReader = {
+    read: () =>
+      Promise.resolve(
+        state.reads < chunks.length ? encoder.encode(chunks[state.reads++]!) : undefined,
+      ),
+    cancel: () => {
+      state.cancelled = true;
+      return Promise.resolve();
+    },
+    maxAnswerBytes,
+  };
+  return { body, state };
+}
+
+/** Every event of `body` read by batches. */
+async function eventsOf(body: BodyReader): Promise<SseEvent[]> {
+  const events: SseEvent[] = [];
+  for await (const batch of readSseBatches(body)) events.push(...batch.events);
+  return events;
+}
+
+Deno.test("readSseBatches bounds one event by the body's bound, never the stream", async () => {
+  // Forty events of ~30 bytes, split anywhere, each line end in its own spelling: the
+  // stream is far over 100 bytes, no event is, and the part held between chunks never is.
+  const ends = ["\n\n", "\r\r", "\r\n\r\n", "\n\r\n", "\r\n\n"];
+  const text = Array.from(
+    { length: 40 },
+    (_, n) => `data: event ${n} ${"-".repeat(12)}${ends[n % 5]}`,
+  )
+    .join("");
+  const chunks = text.match(/[\s\S]{1,23}/g)!;
+  const { body } = boundedBody(chunks, 100);
+  assert.equal((await eventsOf(body)).length, 40);
+  // One event of 150 bytes, in pieces that end no event: refused, the body cancelled.
+  const large = boundedBody(["data: a\n\ndata: ", "x".repeat(60), "y".repeat(60), "z\n\n"], 100);
+  await assert.rejects(eventsOf(large.body), (error) => {
+    assert.ok(error instanceof UpstreamFailure, String(error));
+    assert.equal(error.kind, "network");
+    assert.match(error.message, /event that is larger than server\.max_answer_bytes \(100 bytes\)/);
+    return true;
+  });
+  assert.equal(large.state.cancelled, true);
+  assert.equal(large.state.reads, 3, "refused as the event outgrew the bound, not at its end");
 });

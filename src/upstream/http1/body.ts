@@ -2,7 +2,9 @@
  * A response body on a connection, as its framing delimits it: a known length, chunks,
  * or everything until the upstream closes. Each read hands out the payload of one
  * network read as bytes of its own; the connection goes back to its pool once the body
- * ended exactly where the framing says, and is closed otherwise.
+ * ended exactly where the framing says, and is closed otherwise. A body read whole is
+ * bounded by `max_answer_bytes` as it is read, never after: a Content-Length over it is
+ * refused before a byte is read.
  */
 import { concatBytes } from "../../bytes.ts";
 import type { BodyReader } from "../response.ts";
@@ -13,11 +15,16 @@ import type { StopSignal } from "../stop_signal.ts";
 import type { ByteSlab } from "./byte_slab.ts";
 import { takeBuffered } from "./read_buffer.ts";
 import type { Awaitable } from "../../awaitable.ts";
+import { type AnswerLimits, answerTooLarge } from "./limits.ts";
 
 /** A body reader that can also read the whole body at once. */
 export interface Http1Body extends BodyReader {
-  /** Every byte of the body (what `read` has not taken yet), at once when all are buffered. */
+  /**
+   * Every byte of the body (what `read` has not taken yet), at once when all are buffered;
+   * fails (the body given up) once they pass `maxAnswerBytes`.
+   */
   readAll(): Awaitable<Uint8Array>;
+  readonly maxAnswerBytes: number;
 }
 
 /** Told once, when a body ended (`reusable`: exactly, its connection clean) or was given up. */
@@ -29,9 +36,9 @@ export interface BodyEnd {
 const MORE = Symbol("more");
 
 /**
- * The body after the head just read on `connection`. `owner` is told when the body
- * ended; once `signal` aborted, reads throw its reason. A whole body read at once is
- * copied to `slab`.
+ * The body after the head just read on `connection`, within `limits`. `owner` is told
+ * when the body ended; once `signal` aborted, reads throw its reason. A whole body read
+ * at once is copied to `slab`.
  */
 export function readBody(
   connection: Connection,
@@ -39,12 +46,14 @@ export function readBody(
   signal: StopSignal,
   owner: BodyEnd,
   slab: ByteSlab,
+  limits: Readonly<AnswerLimits>,
 ): Http1Body {
-  return new Body(connection, framing, signal, owner, slab);
+  return new Body(connection, framing, signal, owner, slab, limits);
 }
 
 /** One body's reading state, in fields: a stream holds its body as long as it runs. */
 class Body implements Http1Body {
+  readonly maxAnswerBytes: number;
   readonly #connection: Connection;
   readonly #framing: Framing;
   readonly #signal: StopSignal;
@@ -63,14 +72,18 @@ class Body implements Http1Body {
     signal: StopSignal,
     owner: BodyEnd,
     slab: ByteSlab,
+    limits: Readonly<AnswerLimits>,
   ) {
     this.#connection = connection;
     this.#slab = slab;
     this.#framing = framing;
     this.#signal = signal;
     this.#owner = owner;
+    this.maxAnswerBytes = limits.maxAnswerBytes;
     this.#left = framing.kind === "length" ? framing.length : 0;
-    this.#chunked = framing.kind === "chunked" ? createChunkedDecoder() : undefined;
+    this.#chunked = framing.kind === "chunked"
+      ? createChunkedDecoder(undefined, limits)
+      : undefined;
     if (framing.kind === "none" || (framing.kind === "length" && this.#left === 0)) {
       this.#finish(true);
     }
@@ -95,13 +108,15 @@ class Body implements Http1Body {
   readAll(): Awaitable<Uint8Array> {
     if (this.#framing.kind !== "length" || this.#finished) return this.#readParts();
     const connection = this.#connection;
-    if (connection.end - connection.start < this.#left) return this.#readExactly();
-    // Nearly always the whole body came with the head: taken without a wait (~1 µs in place).
     try {
       this.#signal.throwIfAborted();
+      // Refused before any of it is read, whatever of it came already.
+      if (this.#left > this.maxAnswerBytes) throw answerTooLarge(this.maxAnswerBytes);
     } catch (error) {
       throw this.#failure(error);
     }
+    if (connection.end - connection.start < this.#left) return this.#readExactly();
+    // Nearly always the whole body came with the head: taken without a wait (~1 µs in place).
     // Copied before the body ends: its end gives the connection back, to read into the buffer.
     const bytes = takeBuffered(connection, this.#left, this.#slab)!;
     this.#left = 0;
@@ -111,7 +126,12 @@ class Body implements Http1Body {
 
   async #readParts(): Promise<Uint8Array> {
     const parts: Uint8Array[] = [];
-    for (let bytes = await this.read(); bytes; bytes = await this.read()) parts.push(bytes);
+    let size = 0;
+    for (let bytes = await this.read(); bytes; bytes = await this.read()) {
+      size += bytes.byteLength;
+      if (size > this.maxAnswerBytes) throw this.#failure(answerTooLarge(this.maxAnswerBytes));
+      parts.push(bytes);
+    }
     return concatBytes(parts);
   }
 

@@ -2,8 +2,14 @@
  * `Transfer-Encoding: chunked` (RFC 9112 §7.1), decoded as the bytes arrive: network
  * reads split the framing anywhere, so the decoder keeps its place between calls and
  * tells where the payload is in the input (ranges, not views: no object per chunk).
+ * Read as strictly as llhttp (Node's parser) reads it: every line ends with CRLF, a size
+ * is followed by nothing but `;` and well-formed extensions, a trailer line is a field;
+ * and extensions and trailers are bounded (the class of Node's CVE-2024-22019), since
+ * their bytes are read and dropped without limit otherwise.
  */
+import { isTokenByte, isValueByte } from "./fields.ts";
 import { MalformedResponse } from "./head.ts";
+import { DEFAULT_ANSWER_LIMITS } from "./limits.ts";
 
 /** Decodes one chunked body. */
 export interface ChunkedDecoder {
@@ -15,23 +21,48 @@ export interface ChunkedDecoder {
   decode(input: Uint8Array, start: number, end: number, ranges: number[]): number;
 }
 
+/** The bounds on a chunked body's framing, in bytes. */
+export interface ChunkedLimits {
+  /** The extensions of one chunk: from its `;` to the end of its size line. */
+  maxChunkExtensionBytes: number;
+  /** The trailer section: from after the last chunk's size line to the body's end. */
+  maxTrailerBytes: number;
+}
+
 const CR = 13;
 const LF = 10;
+const SPACE = 32;
+const SEMICOLON = 0x3b;
+const EQUALS = 0x3d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
 /** Hex digits of a chunk size: 2^52 bytes is beyond any answer and exact as a number. */
 const MAX_SIZE_DIGITS = 13;
 
 // Where the decoder is in the framing.
 const State = {
-  Size: 0,
-  Extension: 1,
-  SizeLf: 2,
-  Data: 3,
-  DataCr: 4,
-  DataLf: 5,
-  TrailerStart: 6,
-  TrailerLine: 7,
-  EndLf: 8,
-  Done: 9,
+  /** The first digit of a size. */
+  SizeStart: 0,
+  Size: 1,
+  /** Just after a `;`: an extension's name starts. */
+  Extension: 2,
+  ExtensionName: 3,
+  ExtensionValue: 4,
+  QuotedValue: 5,
+  QuotedPair: 6,
+  QuotedDone: 7,
+  SizeLf: 8,
+  Data: 9,
+  DataCr: 10,
+  DataLf: 11,
+  /** The start of a trailer line, or of the blank line that ends the body. */
+  TrailerStart: 12,
+  TrailerName: 13,
+  TrailerValue: 14,
+  TrailerLf: 15,
+  EndLf: 16,
+  Done: 17,
 } as const;
 type State = typeof State[keyof typeof State];
 
@@ -41,18 +72,32 @@ type State = typeof State[keyof typeof State];
  */
 export function createChunkedDecoder(
   malformed: (why: string) => Error = (why) => new MalformedResponse(why),
+  limits: ChunkedLimits = DEFAULT_ANSWER_LIMITS,
 ): ChunkedDecoder {
-  let state: State = State.Size;
+  const { maxChunkExtensionBytes, maxTrailerBytes } = limits;
+  const extensionsTooLong =
+    `a chunk's extensions are longer than server.max_chunk_extension_bytes (${maxChunkExtensionBytes} bytes)`;
+  const trailersTooLong =
+    `its trailers are longer than server.max_trailer_bytes (${maxTrailerBytes} bytes)`;
+  let state: State = State.SizeStart;
   let size = 0;
   let digits = 0;
   let remaining = 0;
-  // A line ends with CRLF; a bare LF is accepted too, as RFC 9112 §2.2 allows.
+  /** Bytes of the current chunk's extensions, or of the trailer section, so far. */
+  let counted = 0;
   const endSizeLine = () => {
-    if (digits === 0) throw malformed("a chunk size is missing");
     state = size === 0 ? State.TrailerStart : State.Data;
     remaining = size;
     size = 0;
     digits = 0;
+    counted = 0;
+  };
+  /** After an extension's name or value: another, or the line's end. */
+  const afterExtension = (byte: number, what: string) => {
+    if (byte === SEMICOLON) state = State.Extension;
+    else if (byte === CR) state = State.SizeLf;
+    else if (byte === LF) throw malformed("a chunk size line ends with a bare LF");
+    else throw malformed(`a chunk extension's ${what} has a character it may not have`);
   };
   return {
     decode(input, start, end, ranges) {
@@ -67,42 +112,94 @@ export function createChunkedDecoder(
           continue;
         }
         const byte = input[i++]!;
+        // Every byte of an extension, and of a trailer line, counts toward its bound.
+        if (state >= State.Extension && state <= State.QuotedDone) {
+          if (++counted > maxChunkExtensionBytes) throw malformed(extensionsTooLong);
+        } else if (
+          state >= State.TrailerName && state <= State.TrailerLf ||
+          state === State.TrailerStart && byte !== CR
+        ) {
+          if (++counted > maxTrailerBytes) throw malformed(trailersTooLong);
+        }
         switch (state) {
+          case State.SizeStart:
           case State.Size: {
             const digit = hexValue(byte);
             if (digit >= 0) {
               if (++digits > MAX_SIZE_DIGITS) throw malformed("a chunk is too large");
               size = size * 16 + digit;
-            } else if (byte === CR) state = State.SizeLf;
-            else if (byte === LF) endSizeLine();
-            else if (byte === 0x3b || byte === 0x20 || byte === 0x09) state = State.Extension;
-            else throw malformed("a chunk size is not hexadecimal");
+              state = State.Size;
+            } else if (state === State.SizeStart) throw malformed("a chunk size is missing");
+            else if (byte === CR) state = State.SizeLf;
+            else if (byte === SEMICOLON) state = State.Extension;
+            else if (byte === LF) throw malformed("a chunk size line ends with a bare LF");
+            else throw malformed("a chunk size is followed by something other than ';'");
             break;
           }
           case State.Extension:
-            if (byte === CR) state = State.SizeLf;
-            else if (byte === LF) endSizeLine();
+            // What llhttp allows: an empty name, but no blank and no line end after the `;`.
+            if (byte === SPACE || byte === CR) {
+              throw malformed("a chunk extension's name is missing");
+            }
+            state = State.ExtensionName;
+          // falls through: the byte is the name's first
+          case State.ExtensionName:
+            if (isTokenByte(byte)) break;
+            if (byte === EQUALS) state = State.ExtensionValue;
+            else afterExtension(byte, "name");
+            break;
+          case State.ExtensionValue:
+            if (isTokenByte(byte)) break;
+            if (byte === QUOTE) state = State.QuotedValue;
+            else afterExtension(byte, "value");
+            break;
+          case State.QuotedValue:
+            if (byte === QUOTE) state = State.QuotedDone;
+            else if (byte === BACKSLASH) state = State.QuotedPair;
+            else if (!isValueByte(byte)) {
+              throw malformed("a chunk extension's quoted value has a control character");
+            }
+            break;
+          case State.QuotedPair:
+            if (!isValueByte(byte)) {
+              throw malformed("a chunk extension's quoted value has a control character");
+            }
+            state = State.QuotedValue;
+            break;
+          case State.QuotedDone:
+            afterExtension(byte, "quoted value");
             break;
           case State.SizeLf:
-            if (byte !== LF) throw malformed("a chunk size line does not end");
+            if (byte !== LF) throw malformed("a chunk size line has a CR without an LF");
             endSizeLine();
             break;
           case State.DataCr:
             if (byte === CR) state = State.DataLf;
-            else if (byte === LF) state = State.Size;
+            else if (byte === LF) throw malformed("a chunk's data ends with a bare LF");
             else throw malformed("a chunk is longer than its size");
             break;
           case State.DataLf:
-            if (byte !== LF) throw malformed("a chunk is longer than its size");
-            state = State.Size;
+            if (byte !== LF) throw malformed("a chunk's data ends with a CR without an LF");
+            state = State.SizeStart;
             break;
           case State.TrailerStart:
             if (byte === CR) state = State.EndLf;
-            else if (byte === LF) return done(i);
-            else state = State.TrailerLine;
+            else if (isTokenByte(byte)) state = State.TrailerName;
+            else if (byte === LF) throw malformed("a chunked body ends with a bare LF");
+            else throw malformed("a trailer line is not a field");
             break;
-          case State.TrailerLine:
-            if (byte === LF) state = State.TrailerStart;
+          case State.TrailerName:
+            if (byte === COLON) state = State.TrailerValue;
+            else if (!isTokenByte(byte)) throw malformed("a trailer line is not a field");
+            break;
+          case State.TrailerValue:
+            if (byte === CR) state = State.TrailerLf;
+            else if (byte === LF) throw malformed("a trailer line ends with a bare LF");
+            else if (!isValueByte(byte)) throw malformed("a trailer has a control character");
+            break;
+          case State.TrailerLf:
+            if (byte !== LF) throw malformed("a trailer line has a CR without an LF");
+            state = State.TrailerStart;
             break;
           case State.EndLf:
             if (byte !== LF) throw malformed("the chunked body does not end");

@@ -4,7 +4,8 @@
  * of the rest of an upstream call and wraps every body in web streams; here a stream's
  * chunk is one socket read (bench/README.md). Every LLM API speaks HTTP/1.1; bodies are
  * asked for uncompressed (no Accept-Encoding), as a relay reads them anyway, and decoded
- * when a server compresses them all the same (content_coding.ts).
+ * when a server compresses them all the same (content_coding.ts). What an upstream answers
+ * is bounded (limits.ts): its head, a whole body, a chunk's extensions, its trailers.
  */
 import { UpstreamFailure } from "../call.ts";
 import type { StopSignal } from "../stop_signal.ts";
@@ -25,6 +26,7 @@ import {
   proxySettings,
 } from "./proxy.ts";
 import type { Awaitable } from "../../awaitable.ts";
+import { type AnswerLimits, answerLimits } from "./limits.ts";
 
 /** What a POST needs beside the request. */
 export interface PostOptions {
@@ -32,6 +34,8 @@ export interface PostOptions {
   signal: StopSignal;
   /** How long a new connection may take to open (ms). */
   connectMs: number;
+  /** This request's bounds on the answer, in place of the client's (a reloaded config's). */
+  limits?: Readonly<AnswerLimits>;
 }
 
 /** The upstream client of one gateway process. */
@@ -59,16 +63,19 @@ const MAX_TARGETS = 1_000;
  * A client. `caCerts` (PEM) are trusted beside the runtime's roots (tests' own TLS
  * servers); `env` is where proxy settings are read (Deno.env.get unless a test passes one);
  * `maxIdleMs` is how long an idle connection is kept (pool.ts's MAX_IDLE_MS unless a test
- * shortens it).
+ * shortens it); `limits` bound every answer unless a request brings its own (the
+ * defaults of limits.ts for those left out).
  */
 export function createHttpClient(
   options: {
     caCerts?: string[];
     env?: (name: string) => string | undefined;
     maxIdleMs?: number;
+    limits?: Partial<AnswerLimits>;
   } = {},
 ): HttpClient {
   const pool = createPool(options.maxIdleMs);
+  const limits = answerLimits(options.limits);
   const proxies = proxySettings(options.env ?? ((name) => Deno.env.get(name)));
   const targets = new Map<string, Target>();
   const cachedTarget = (url: string): Target => {
@@ -119,6 +126,7 @@ export function createHttpClient(
     async post(request, postOptions) {
       const { signal } = postOptions;
       signal.throwIfAborted();
+      const bounds = postOptions.limits ?? limits;
       const target = cachedTarget(request.url);
       // Each attempt writes bytes of its own, given back as its write ends (Http1Exchange).
       const encode = () =>
@@ -135,7 +143,7 @@ export function createHttpClient(
       const pooled = pool.acquire(target.origin.key);
       if (pooled) {
         try {
-          return await new Http1Exchange(pooled, signal, pool, buffers, slab).send(bytes);
+          return await new Http1Exchange(pooled, signal, pool, buffers, slab, bounds).send(bytes);
         } catch (error) {
           // The upstream closed this idle connection as the request went out: nothing of
           // an answer came, so the request goes once more, on a new connection.
@@ -144,7 +152,7 @@ export function createHttpClient(
         }
       }
       const connection = await connect(target.origin, postOptions);
-      return new Http1Exchange(connection, signal, pool, buffers, slab).send(bytes);
+      return new Http1Exchange(connection, signal, pool, buffers, slab, bounds).send(bytes);
     },
     close: () => pool.close(),
   };
@@ -168,6 +176,7 @@ class Http1Exchange implements BodyEnd {
     readonly pool: Pool,
     readonly buffers: WriteBuffers,
     readonly slab: ByteSlab,
+    readonly limits: Readonly<AnswerLimits>,
   ) {}
 
   /** Sends `bytes` (from `buffers`, given back once written) and reads the answer's head. */
@@ -185,10 +194,10 @@ class Http1Exchange implements BodyEnd {
         this.#written = true;
         this.buffers.give(bytes);
       }, () => this.buffers.give(bytes));
-      const head = await connection.readHead();
+      const head = await connection.readHead(this.limits.maxAnswerHeadBytes);
       const framing = framingOf(head);
       this.#reusable = keepsAlive(head, framing);
-      const body = readBody(connection, framing, signal, this, this.slab);
+      const body = readBody(connection, framing, signal, this, this.slab, this.limits);
       return new Http1Response(
         head,
         framing,

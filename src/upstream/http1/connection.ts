@@ -4,8 +4,9 @@
  * That idle read is the first read of the next response when the connection is reused,
  * so an idle connection costs one pending read and never loses a byte.
  */
-import { headEnd, MalformedResponse, MAX_HEAD_BYTES, parseResponseHead } from "./head.ts";
+import { headEnd, MalformedResponse, parseResponseHead } from "./head.ts";
 import type { ResponseHead } from "./head.ts";
+import { DEFAULT_ANSWER_LIMITS } from "./limits.ts";
 import { makeRoom, type ReadBuffer, shrinkTo } from "./read_buffer.ts";
 import { writeAll } from "./write_all.ts";
 
@@ -76,6 +77,13 @@ export async function openConnection(
   }
 }
 
+/** The refusal of a head over `max_answer_head_bytes`: the answer is broken. */
+function headTooLarge(maxHeadBytes: number): MalformedResponse {
+  return new MalformedResponse(
+    `its head is larger than server.max_answer_head_bytes (${maxHeadBytes} bytes)`,
+  );
+}
+
 /** Closes a socket that may be closed already (or handed over to TLS). */
 export function closeQuietly(socket: Deno.Conn): void {
   try {
@@ -135,13 +143,14 @@ export class Connection implements ReadBuffer {
   }
 
   /**
-   * Reads more bytes into the buffer (after those unread); false at the end of the
-   * stream. Not an async function: an open stream always has one fill pending, and a
-   * `then` on a method bound once holds less than a suspended call (and allocates less
-   * for each chunk).
+   * Reads more bytes into the buffer (after those unread), which grows up to `maxBytes`
+   * for a head that does not fit; false at the end of the stream. A body's reads take
+   * every byte buffered before reading more, so only a head grows it. Not an async
+   * function: an open stream always has one fill pending, and a `then` on a method bound
+   * once holds less than a suspended call (and allocates less for each chunk).
    */
-  fill(): Promise<boolean> {
-    if (!makeRoom(this, MAX_HEAD_BYTES)) {
+  fill(maxBytes = READ_BUFFER_BYTES): Promise<boolean> {
+    if (!makeRoom(this, maxBytes)) {
       return Promise.reject(new MalformedResponse("its head is too large"));
     }
     if (this.#behind && this.end === 0 && this.buffer.byteLength < BURST_READ_BYTES) {
@@ -164,19 +173,27 @@ export class Connection implements ReadBuffer {
     return this.#socket.read(into);
   }
 
-  /** Reads the head of the next response (skipping 1xx), leaving what follows it unread. */
-  async readHead(): Promise<ResponseHead> {
+  /**
+   * Reads the head of the next response (skipping 1xx), leaving what follows it unread;
+   * the heads read, interim ones included, may take `maxHeadBytes` in all.
+   */
+  async readHead(maxHeadBytes = DEFAULT_ANSWER_LIMITS.maxAnswerHeadBytes): Promise<ResponseHead> {
+    let left = maxHeadBytes;
     for (;;) {
       let scanned = 0;
       let length: number;
       while ((length = headEnd(this.#unread(), scanned)) < 0) {
         scanned = this.end - this.start;
-        if (!(await this.fill())) {
+        if (scanned >= left) throw headTooLarge(maxHeadBytes);
+        // Twice the bound: room to move what is unread down rather than refuse it.
+        if (!(await this.fill(2 * maxHeadBytes))) {
           throw new ConnectionClosed(
             scanned > 0 ? "in the middle of its answer" : "before answering",
           );
         }
       }
+      if (length > left) throw headTooLarge(maxHeadBytes);
+      left -= length;
       const head = parseResponseHead(this.#unread(), length);
       this.start += length;
       // 1xx answers are interim: the real one follows on the same connection.

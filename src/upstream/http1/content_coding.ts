@@ -7,6 +7,7 @@
 import { concatBytes } from "../../bytes.ts";
 import type { Http1Body } from "./body.ts";
 import { MalformedResponse } from "./head.ts";
+import { answerTooLarge } from "./limits.ts";
 
 /** DecompressionStream's name for each coding tollgate reads (RFC 9110 §8.4.1). */
 const FORMATS: Record<string, CompressionFormat | "brotli"> = {
@@ -32,13 +33,19 @@ export function decodedBody(coding: string | undefined, body: Http1Body): Http1B
   return new DecodedBody(body, format);
 }
 
-/** A body read through a decompressor; reads hand out what it has decoded so far. */
+/**
+ * A body read through a decompressor; reads hand out what it has decoded so far. Read
+ * whole, its decoded size is what `max_answer_bytes` bounds: a small body may inflate
+ * a thousandfold.
+ */
 class DecodedBody implements Http1Body {
+  readonly maxAnswerBytes: number;
   readonly #coded: Http1Body;
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
 
   constructor(coded: Http1Body, format: CompressionFormat | "brotli") {
     this.#coded = coded;
+    this.maxAnswerBytes = coded.maxAnswerBytes;
     const source = new ReadableStream<BufferSource>({
       async pull(controller) {
         const chunk = await coded.read();
@@ -61,7 +68,16 @@ class DecodedBody implements Http1Body {
 
   async readAll(): Promise<Uint8Array> {
     const parts: Uint8Array[] = [];
-    for (let part = await this.read(); part; part = await this.read()) parts.push(part);
+    let size = 0;
+    for (let part = await this.read(); part; part = await this.read()) {
+      size += part.byteLength;
+      if (size > this.maxAnswerBytes) {
+        const failure = answerTooLarge(this.maxAnswerBytes);
+        await this.cancel(failure);
+        throw failure;
+      }
+      parts.push(part);
+    }
     return concatBytes(parts);
   }
 

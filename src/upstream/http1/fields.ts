@@ -19,8 +19,15 @@ const TAB = 9;
 const COLON = 58;
 const UPPER_A = 65;
 const UPPER_Z = 90;
-/** A NUL, or a CR or LF that is not part of a CRLF. */
-const BARE_BREAK = /\0|\r(?!\n)|(?<!\r)\n/;
+const DEL = 0x7f;
+/**
+ * A control character (tab aside: RFC 9110 §5.5 allows none in a value, and llhttp
+ * refuses them), or a CR or LF that is not part of a CRLF.
+ */
+// deno-lint-ignore no-control-regex -- control characters are what it finds
+const FORBIDDEN = /[\0-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|(?<!\r)\n/;
+/** Blanks around a value or a list member: spaces and tabs only, never \v or U+00A0 (RFC 9110 §5.6.3). */
+const BLANKS = /^[ \t]+|[ \t]+$/g;
 
 /** A field name: an HTTP token (RFC 9110 §5.6.2). */
 export const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -34,6 +41,16 @@ const LATIN1 = new TextDecoder("latin1");
 const UTF8 = new TextDecoder();
 /** A length as Content-Length writes it: 2^49 bytes is beyond any body and exact as a number. */
 const DIGITS = /^[0-9]{1,15}$/;
+
+/** Whether a byte is a token character (RFC 9110 §5.6.2): a field name's, a chunk extension's. */
+export function isTokenByte(byte: number): boolean {
+  return byte < 128 && TOKEN[byte] === 1;
+}
+
+/** Whether a byte may appear in a field value as read: tab, space, visible ASCII, obs-text. */
+export function isValueByte(byte: number): boolean {
+  return byte === TAB || (byte >= SPACE && byte !== DEL);
+}
 
 /**
  * The first line and the fields of the head in `bytes[start, end)` (which ends with its
@@ -64,12 +81,20 @@ function headText(bytes: Uint8Array): string {
 }
 
 /**
+ * The length a single Content-Length field says, as llhttp reads one: digits alone; a
+ * list, even of one value repeated, is undefined.
+ */
+export function singleContentLength(value: string): number | undefined {
+  return DIGITS.test(value) ? Number(value) : undefined;
+}
+
+/**
  * The length a Content-Length field says; repeated identical values ("42, 42") are one
  * (RFC 9112 §6.3), and anything else is undefined.
  */
 export function contentLength(value: string): number | undefined {
   if (DIGITS.test(value)) return Number(value);
-  const values = new Set(value.split(",").map((part) => part.trim()));
+  const values = new Set(value.split(",").map((part) => part.replace(BLANKS, "")));
   const [only] = values;
   return values.size === 1 && DIGITS.test(only!) ? Number(only) : undefined;
 }
@@ -77,8 +102,8 @@ export function contentLength(value: string): number | undefined {
 /** Whether a message's connection stays open after it: its Connection field, else its version. */
 export function keepsConnection(headers: Map<string, string>, version: "1.0" | "1.1"): boolean {
   const connection = headers.get("connection")?.toLowerCase() ?? "";
-  if (/(?:^|,)\s*close\s*(?:,|$)/.test(connection)) return false;
-  return version === "1.1" || /(?:^|,)\s*keep-alive\s*(?:,|$)/.test(connection);
+  if (/(?:^|,)[ \t]*close[ \t]*(?:,|$)/.test(connection)) return false;
+  return version === "1.1" || /(?:^|,)[ \t]*keep-alive[ \t]*(?:,|$)/.test(connection);
 }
 
 /**
@@ -91,9 +116,10 @@ export function parseFields(
   malformed: (line: string) => Error,
 ): Map<string, string> {
   const headers = new Map<string, string>();
-  // A value has no CR, LF or NUL: a bare one would let a field end where a reader
-  // downstream sees none (RFC 9110 §5.5). One search of the whole head finds any.
-  const bare = text.slice(from).search(BARE_BREAK);
+  // A value has no control character: a bare CR, LF or NUL would let a field end where a
+  // reader downstream sees none, and the others are refused by llhttp too (RFC 9110 §5.5).
+  // One search of the whole head finds any.
+  const bare = text.slice(from).search(FORBIDDEN);
   if (bare >= 0) {
     const lineStart = text.lastIndexOf("\r\n", from + bare - 1);
     const lineEnd = text.indexOf("\r\n", from + bare + 1);

@@ -1,11 +1,9 @@
 /**
  * The head of an HTTP/1.1 response: its status line and header fields (RFC 9112 §4-5),
- * read strictly enough that a malformed answer is an upstream failure, never a guess.
+ * read as strictly as llhttp (Node's parser) reads it, so that a malformed answer is an
+ * upstream failure, never a guess.
  */
-import { contentLength, keepsConnection, splitHead } from "./fields.ts";
-
-/** Bytes a response head may take: real upstreams send a few hundred. */
-export const MAX_HEAD_BYTES = 65_536;
+import { keepsConnection, singleContentLength, splitHead } from "./fields.ts";
 
 /** A parsed status line and header fields; names are lowercase, repeated fields joined. */
 export interface ResponseHead {
@@ -62,17 +60,25 @@ export type Framing =
   | { kind: "chunked" }
   | { kind: "close" };
 
-/** The body framing of a response to a POST. */
+/**
+ * The body framing of a response to a POST. Both a Transfer-Encoding and a Content-Length,
+ * or a Content-Length that is not one number, are refused (RFC 9112 §6.3 allows a client
+ * to, and llhttp does): readers that disagree on where a body ends are a response-splitting
+ * primitive.
+ */
 export function framingOf(head: ResponseHead): Framing {
   if (head.status === 204 || head.status === 304 || head.status < 200) return { kind: "none" };
   const coding = head.headers.get("transfer-encoding");
-  if (coding !== undefined) {
-    // chunked must be the last coding; anything else is read until the connection closes.
-    return /(?:^|,)\s*chunked\s*$/i.test(coding) ? { kind: "chunked" } : { kind: "close" };
-  }
   const length = head.headers.get("content-length");
+  if (coding !== undefined) {
+    if (length !== undefined) {
+      throw new MalformedResponse("it has both a Transfer-Encoding and a Content-Length");
+    }
+    // chunked must be the last coding; anything else is read until the connection closes.
+    return /(?:^|,)[ \t]*chunked[ \t]*$/i.test(coding) ? { kind: "chunked" } : { kind: "close" };
+  }
   if (length === undefined) return { kind: "close" };
-  const bytes = contentLength(length);
+  const bytes = singleContentLength(length);
   if (bytes === undefined) {
     throw new MalformedResponse(`bad Content-Length "${length.slice(0, 40)}"`);
   }
