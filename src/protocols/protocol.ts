@@ -14,9 +14,34 @@ import type {
   UsageTap,
 } from "./types.ts";
 
+/** How a channel of a protocol is called: its paths, credentials and version headers. */
+export interface UpstreamWire {
+  /** Appended to a channel's `base_url`: `/chat/completions`, `/responses`, `/messages`. */
+  readonly path: string;
+  /** Appended for a token count, where the protocol has that endpoint. */
+  readonly countTokensPath?: string;
+  /** Where the channel key goes: `Authorization: Bearer`, or `x-api-key`. */
+  readonly credential: "bearer" | "x-api-key";
+  /** Client headers forwarded upstream: versions and opt-ins, never credentials. */
+  readonly forwardedHeaders: readonly string[];
+  /** A header sent when neither the client nor the channel sets it. */
+  readonly defaultHeader?: { readonly name: string; readonly value: string };
+  /** Whether the client's query goes along (the messages protocol's `?beta=true`). */
+  readonly keepsQuery: boolean;
+}
+
 /** Everything tollgate knows of one wire protocol. */
 export interface Protocol {
   readonly name: EntryProtocol;
+  /** How its channels are called. */
+  readonly upstream: UpstreamWire;
+  /**
+   * The status of an upstream overloaded on every channel, for this protocol's clients:
+   * 529 is the messages protocol's own; OpenAI clients know overload as 503.
+   */
+  readonly overloadedStatus: 503 | 529;
+  /** The fields naming a request's input and its cap on output (a context error's words). */
+  readonly fields: { readonly input: string; readonly maxOutput: string };
   /** Prefix of this protocol's response ids: `chatcmpl-`, `resp_` or `msg_`. */
   readonly idPrefix: string;
   /** SSE text that keeps a silent stream's connection alive: a comment, or messages' `ping`. */

@@ -254,8 +254,7 @@ function finalError(failure: UpstreamFailure | undefined, entry: EntryProtocol):
     );
   }
   if (status === 529) {
-    // The messages protocol's own status; OpenAI clients know overload as 503.
-    return entry === "messages"
+    return protocolOf(entry).overloadedStatus === 529
       ? new GatewayError(
         529,
         "overloaded_error",

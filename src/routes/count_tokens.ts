@@ -15,7 +15,10 @@ import { readJsonBody } from "../relay/body.ts";
 import type { RoutePlan } from "../routing/router.ts";
 import { createTranslator } from "../translate/translator.ts";
 import type { KeyRoute } from "../middleware/request_context.ts";
-import { type RelayDeps, upstreamProtocol } from "./relay.ts";
+import type { RelayDeps } from "./relay.ts";
+import { answersIn, isEcho } from "../upstream/transport.ts";
+import type { ChannelConfig } from "../config/schema.ts";
+import { protocolOf } from "../protocols/index.ts";
 import { answerLimitsOf } from "../upstream/send.ts";
 
 /** The count_tokens handler. */
@@ -29,13 +32,13 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
     });
     const request = parseCountTokensRequest(body.value);
     const plan = deps.router.plan(config, principal, request.model, "messages");
-    // The protocol of the first channel that does not speak messages, if one comes up.
+    // The protocol of the first channel that cannot count tokens, if one comes up.
     let elsewhere: EntryProtocol | undefined;
     const messagesChannels: RoutePlan = {
       next() {
         for (let attempt = plan.next(); attempt; attempt = plan.next()) {
-          if (attempt.channel.protocol === "messages") return attempt;
-          elsewhere ??= upstreamProtocol(attempt.channel, "messages");
+          if (countsTokens(attempt.channel)) return attempt;
+          elsewhere ??= answersIn(attempt.channel, "messages");
         }
         return undefined;
       },
@@ -97,4 +100,10 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
       input_tokens: estimateUsage(protocol, upstreamBody, "", count).input_tokens,
     });
   };
+}
+
+/** Whether a channel's upstream has a token-count endpoint (the messages protocol's). */
+function countsTokens(channel: ChannelConfig): boolean {
+  return !isEcho(channel) &&
+    protocolOf(answersIn(channel, "messages")).upstream.countTokensPath !== undefined;
 }

@@ -22,6 +22,7 @@ import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
 import { createTranslator, type Translator } from "../translate/translator.ts";
 import type { AlarmClock } from "../upstream/alarm_clock.ts";
 import { answerLimitsOf, type SendOptions } from "../upstream/send.ts";
+import { answersIn } from "../upstream/transport.ts";
 import type { ShutdownWatch } from "../upstream/shutdown_watch.ts";
 import type { Send } from "../upstream/call.ts";
 import { readJsonBody } from "../relay/body.ts";
@@ -180,8 +181,7 @@ async function forward(
 
   const client = context.request;
   const timeoutsOf = (attempt: Attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts });
-  const translationOf = (attempt: Attempt) =>
-    translator.toward(upstreamProtocol(attempt.channel, entry));
+  const translationOf = (attempt: Attempt) => translator.toward(answersIn(attempt.channel, entry));
   const upstreamStart = performance.now();
   const result = await sendWithFailover({
     plan: admitted.plan,
@@ -196,7 +196,7 @@ async function forward(
       const bytes = translation.upstreamBytes(attempt.upstreamModel, admitted.raw);
       return deps.sender({
         attempt,
-        operation: translation.upstream,
+        operation: "answer",
         entry,
         // The client's bytes unchanged: its body is the one to read (only the echo channel does).
         body: bytes === admitted.raw
@@ -340,9 +340,4 @@ async function keepQuietly(deps: RelayDeps, requestId: string, keeping: Promise<
       error: describeError(error),
     });
   }
-}
-
-/** The protocol a channel answers an entry point in: its own, or the entry's for `echo`. */
-export function upstreamProtocol(channel: ChannelConfig, entry: EntryProtocol): EntryProtocol {
-  return channel.protocol === "echo" ? entry : channel.protocol;
 }

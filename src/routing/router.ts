@@ -9,6 +9,7 @@ import { GatewayError } from "../errors.ts";
 import type { Principal } from "../auth/principal.ts";
 import { type AffinityTable, type Binding, createAffinityTable } from "./affinity.ts";
 import { buildCatalog, perConfig } from "./catalog.ts";
+import { answersIn } from "../upstream/transport.ts";
 import { createHealth, type Health } from "./health.ts";
 import {
   type BoundKey,
@@ -202,8 +203,7 @@ function orderChannels(
     byPriority.set(channel.priority, [...(byPriority.get(channel.priority) ?? []), channel]);
   }
   if (bound && !byPriority.has(bound.priority)) byPriority.set(bound.priority, []);
-  const native = (channel: ChannelConfig) =>
-    channel.protocol === entry || channel.protocol === "echo";
+  const native = (channel: ChannelConfig) => answersIn(channel, entry) === entry;
   const ordered = [...byPriority.keys()].sort((a, b) => b - a).flatMap((priority) => {
     const group = byPriority.get(priority)!;
     return [

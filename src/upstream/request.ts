@@ -4,27 +4,14 @@
  * it (a control character, a character outside ASCII) is the client's 400, refused before
  * any channel is tried: never a 502, never a failure counted against a channel.
  */
-import type { ChannelConfig, EntryProtocol } from "../config/schema.ts";
+import { type ChannelConfig, ENTRY_PROTOCOLS, type EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
+import { protocolOf } from "../protocols/index.ts";
 import { FIELD_VALUE } from "./http1/fields.ts";
 import type { Http1Request } from "./http1/request.ts";
 
-/** The upstream operations tollgate performs; count_tokens is a messages-only side door. */
-export type UpstreamOperation = EntryProtocol | "count_tokens";
-
-const PATHS: Record<UpstreamOperation, string> = {
-  chat: "/chat/completions",
-  responses: "/responses",
-  messages: "/messages",
-  count_tokens: "/messages/count_tokens",
-};
-
-/** Client headers forwarded upstream, by the channel's protocol family: versions and opt-ins, never credentials. */
-const FORWARDED_HEADERS = {
-  anthropic: ["anthropic-version", "anthropic-beta"],
-  openai: ["openai-beta"],
-};
-const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
+/** What an upstream call asks of a channel: an answer, or (messages) a token count. */
+export type UpstreamOperation = "answer" | "count_tokens";
 
 /** The client's request headers, as far as forwarding reads them. */
 export interface ClientHeaders {
@@ -44,8 +31,8 @@ export interface RequestTemplate {
   readonly headers: Readonly<Record<string, string>>;
   /** The client headers forwarded: the family's, but for those the channel sets itself. */
   readonly forwarded: readonly string[];
-  /** The anthropic-version sent when the client sets none, if the channel sets none either. */
-  readonly defaultVersion: string | undefined;
+  /** A header sent when the client sets none, if the channel sets none either. */
+  readonly defaultHeader: { readonly name: string; readonly value: string } | undefined;
   /** Whether the client's query goes along (the messages protocol's `?beta=true`). */
   readonly keepsQuery: boolean;
 }
@@ -57,29 +44,23 @@ export function requestTemplate(
   key: string | undefined,
   stream: boolean,
 ): RequestTemplate {
+  const wire = protocolOf(channel.protocol as EntryProtocol).upstream;
   const base = (channel.base_url ?? "").replace(/\/+$/, "");
-  const anthropic = channel.protocol === "messages";
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: stream ? "text/event-stream" : "application/json",
   };
-  if (anthropic) {
-    if (key) headers["x-api-key"] = key;
-  } else if (key) {
-    headers.authorization = `Bearer ${key}`;
-  }
+  if (key && wire.credential === "x-api-key") headers["x-api-key"] = key;
+  else if (key) headers.authorization = `Bearer ${key}`;
   // The channel's own headers win over everything, the client's forwarded ones included.
   for (const [name, value] of Object.entries(channel.headers)) headers[name.toLowerCase()] = value;
+  const fallback = wire.defaultHeader;
   return {
-    url: `${base}${PATHS[operation]}`,
+    url: `${base}${operation === "count_tokens" ? wire.countTokensPath : wire.path}`,
     headers: Object.freeze(headers),
-    forwarded: FORWARDED_HEADERS[anthropic ? "anthropic" : "openai"].filter((name) =>
-      headers[name] === undefined
-    ),
-    defaultVersion: anthropic && headers["anthropic-version"] === undefined
-      ? DEFAULT_ANTHROPIC_VERSION
-      : undefined,
-    keepsQuery: anthropic,
+    forwarded: wire.forwardedHeaders.filter((name) => headers[name] === undefined),
+    defaultHeader: fallback && headers[fallback.name] === undefined ? fallback : undefined,
+    keepsQuery: wire.keepsQuery,
   };
 }
 
@@ -116,10 +97,8 @@ export function upstreamRequest(template: RequestTemplate, options: {
     checkForwardedValue(name, value);
     (own ??= {})[name] = value;
   }
-  const { defaultVersion } = template;
-  if (defaultVersion && !own?.["anthropic-version"]) {
-    (own ??= {})["anthropic-version"] = defaultVersion;
-  }
+  const fallback = template.defaultHeader;
+  if (fallback && !own?.[fallback.name]) (own ??= {})[fallback.name] = fallback.value;
   return {
     url: template.keepsQuery && options.search ? template.url + options.search : template.url,
     headers: template.headers,
@@ -129,7 +108,9 @@ export function upstreamRequest(template: RequestTemplate, options: {
 }
 
 /** Every header a client may have forwarded, whichever channel serves it. */
-const ANY_FAMILY: readonly string[] = [...FORWARDED_HEADERS.anthropic, ...FORWARDED_HEADERS.openai];
+const ANY_FAMILY: readonly string[] = [
+  ...new Set(ENTRY_PROTOCOLS.flatMap((name) => protocolOf(name).upstream.forwardedHeaders)),
+];
 
 /**
  * Throws 400 `invalid_request`, naming the header, when a client header tollgate forwards

@@ -58,7 +58,7 @@ Deno.test("forwarded headers: an upstream request refuses such a value too, befo
     base_url: "http://127.0.0.1:1/v1",
     headers: {},
   } as unknown as ChannelConfig;
-  const template = requestTemplate(channel, "messages", "sk-test", false);
+  const template = requestTemplate(channel, "answer", "sk-test", false);
   const request = (value: string) =>
     upstreamRequest(template, {
       body: { model: "m" },

@@ -5,6 +5,7 @@ import { type AnswerLimits, answerLimits } from "./http1/limits.ts";
 import type { Attempt } from "../routing/router.ts";
 import type { Send } from "./call.ts";
 import { echoResponse } from "./echo.ts";
+import { isEcho } from "./transport.ts";
 import type { HttpClient } from "./http1/client.ts";
 import { loadTokenCounter } from "../protocols/token_count.ts";
 import {
@@ -51,7 +52,7 @@ export function createSender(
   const templateOf = requestTemplates();
   return function sender(options) {
     const { attempt } = options;
-    if (attempt.channel.protocol === "echo") {
+    if (isEcho(attempt.channel)) {
       return async (signal) =>
         fromFetchResponse(echoResponse(options.entry, options.body, {
           signal,

@@ -12,6 +12,14 @@ import { asRecord } from "../json_read.ts";
 /** The chat-completions protocol. */
 export const chat: Protocol = {
   name: "chat",
+  upstream: {
+    path: "/chat/completions",
+    credential: "bearer",
+    forwardedHeaders: ["openai-beta"],
+    keepsQuery: false,
+  },
+  overloadedStatus: 503,
+  fields: { input: "messages", maxOutput: "max_completion_tokens" },
   keepalive: KEEPALIVE_COMMENT,
   idPrefix: "chatcmpl-",
   parseRequest(body) {

@@ -11,6 +11,16 @@ import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
 /** The messages protocol. */
 export const messages: Protocol = {
   name: "messages",
+  upstream: {
+    path: "/messages",
+    countTokensPath: "/messages/count_tokens",
+    credential: "x-api-key",
+    forwardedHeaders: ["anthropic-version", "anthropic-beta"],
+    defaultHeader: { name: "anthropic-version", value: "2023-06-01" },
+    keepsQuery: true,
+  },
+  overloadedStatus: 529,
+  fields: { input: "messages", maxOutput: "max_tokens" },
   keepalive: encodeSse({ event: "ping", data: '{"type": "ping"}' }),
   idPrefix: "msg_",
   parseRequest(body) {

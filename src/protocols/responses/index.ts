@@ -11,6 +11,14 @@ import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
 /** The responses protocol. */
 export const responses: Protocol = {
   name: "responses",
+  upstream: {
+    path: "/responses",
+    credential: "bearer",
+    forwardedHeaders: ["openai-beta"],
+    keepsQuery: false,
+  },
+  overloadedStatus: 503,
+  fields: { input: "input", maxOutput: "max_output_tokens" },
   keepalive: KEEPALIVE_COMMENT,
   idPrefix: "resp_",
   parseRequest(body) {
