@@ -97,13 +97,7 @@ export function createApp(deps: AppDeps): App {
   app.use(requestContext({
     config: deps.config,
     now,
-    answered(context, response) {
-      const { record } = context;
-      record.status = response.status;
-      if (record.outcome === undefined && response.status >= 400) record.outcome = "refused";
-      // A stream reports itself when it ends.
-      if (!record.streaming) observer.finished(record, context.snapshot.config.server);
-    },
+    report: (context) => observer.finished(context.record, context.snapshot.config.server),
   }));
   app.use(headerLimits());
   app.use("/v1/*", browserCors());

@@ -31,6 +31,11 @@ export interface RequestContext {
   readonly record: RequestRecord;
   /** The `x-ratelimit-*` headers of an admitted request of a limited key, for every answer. */
   limitHeaders?: Readonly<Record<string, string>>;
+  /**
+   * Reports the request (request log, metrics) once it is over: when its answer is made,
+   * or, for a stream (`record.streaming`), when the stream ends. Once; later calls do nothing.
+   */
+  readonly finished: () => void;
 }
 
 /** The Hono environment of tollgate's app: the runtime's connection info and the context. */
@@ -70,30 +75,39 @@ export function newRequestId(now: number): string {
 export interface ContextOptions {
   config: { current(): ConfigSnapshot };
   now: () => number;
-  /** Told of every request once its answer is made (a stream reports itself when it ends). */
-  answered(context: RequestContext, response: Response): void;
+  /** Where a request is reported once it is over (see `RequestContext.finished`). */
+  report(context: RequestContext): void;
 }
 
-/** Makes each request's context, stamps its answer and reports it. */
+/** Makes each request's context, stamps its answer and reports it (a stream when it ends). */
 export function requestContext(options: ContextOptions): MiddlewareHandler<GatewayEnv> {
   return async function requestContext(c, next) {
-    const context = contextOf(c, options.config.current(), options.now());
+    const context = contextOf(c, options.config.current(), options.now(), options.report);
     c.set("context", context);
     await next();
     stampResponse(context, c.res);
-    options.answered(context, c.res);
+    const { record } = context;
+    record.status = c.res.status;
+    if (record.outcome === undefined && c.res.status >= 400) record.outcome = "refused";
+    if (!record.streaming) context.finished();
   };
 }
 
 /** The context of a request that just arrived, at `now` (ms since the epoch). */
-function contextOf(c: Context<GatewayEnv>, snapshot: ConfigSnapshot, now: number): RequestContext {
+function contextOf(
+  c: Context<GatewayEnv>,
+  snapshot: ConfigSnapshot,
+  now: number,
+  report: (context: RequestContext) => void,
+): RequestContext {
   const request = c.req.raw;
   const url = request.url;
   const query = url.indexOf("?");
   const requestId = requestIdFrom(request.headers.get("x-request-id"), now);
   const path = c.req.path;
   const address = c.env?.remoteAddr;
-  return {
+  let reported = false;
+  const context: RequestContext = {
     request,
     path,
     search: query < 0 || query === url.length - 1 ? "" : url.slice(query),
@@ -102,7 +116,13 @@ function contextOf(c: Context<GatewayEnv>, snapshot: ConfigSnapshot, now: number
     shape: shapeOf(path),
     snapshot,
     record: newRecord({ requestId, time: now, method: request.method, path }),
+    finished() {
+      if (reported) return;
+      reported = true;
+      report(context);
+    },
   };
+  return context;
 }
 
 /** Stamps what every answer carries: `x-request-id` and any `x-ratelimit-*`. */

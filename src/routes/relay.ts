@@ -268,7 +268,7 @@ async function forward(
       clock: deps.clock,
     },
     converter: admitted.turn ? admitted.turn.watch(translation.stream()) : translation.stream(),
-    ...streamEnd(deps, settlement, config.server, served, admitted.turn),
+    ...streamEnd(deps, settlement, context.finished, served, admitted.turn),
   });
   record.firstByteMs = elapsedMs(record);
   return new Response(stream, {
@@ -310,7 +310,7 @@ function translatorFor(
 function streamEnd(
   deps: RelayDeps,
   settlement: Settlement,
-  server: Config["server"],
+  finished: () => void,
   { attempts, attempt }: Served,
   turn: StoredTurn | undefined,
 ): Pick<StreamRelay, "waited" | "onEnd"> {
@@ -324,8 +324,7 @@ function streamEnd(
         await keepQuietly(deps, record.requestId, turn.keepStream());
       }
       deps.observer.metrics.streamClosed();
-      record.status = 200;
-      deps.observer.finished(record, server);
+      finished();
     },
   };
 }
