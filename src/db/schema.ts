@@ -3,7 +3,7 @@
  * micro-USD in `*_micros` columns; timestamps (`*_at`) are integer milliseconds
  * since the Unix epoch (UTC); booleans are 0/1 integers.
  */
-import type { Generated, Insertable, Selectable } from "kysely";
+import type { Generated, Insertable, Kysely, Selectable } from "kysely";
 
 export interface AccountsTable {
   id: Generated<number>;
@@ -35,6 +35,10 @@ export interface ApiKeysTable {
   /** JSON array of CIDRs the key may be used from, or null. */
   allow_ips: string | null;
   created_at: number;
+  /** 1: the key may use the admin API and the dashboard. */
+  admin: Generated<number>;
+  /** When the key's latest request settled; null before its first. */
+  last_used_at: Generated<number | null>;
 }
 
 export interface InstancesTable {
@@ -91,6 +95,25 @@ export interface LedgerTable {
   duration_ms: number;
 }
 
+/**
+ * Usage of one hour (`hour`: its first millisecond, UTC), account, key and model, summed
+ * from the ledger rows whose `created_at` falls in it, in the same transaction as they.
+ */
+export interface UsageRollupsTable {
+  hour: number;
+  account_id: number;
+  key_id: string;
+  model: string;
+  requests: number;
+  /** Rows whose status is `failed` or `interrupted`. */
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
+  cost_micros: number;
+}
+
 /** Every table of tollgate's database. */
 export interface Database {
   accounts: AccountsTable;
@@ -98,6 +121,7 @@ export interface Database {
   instances: InstancesTable;
   holds: HoldsTable;
   ledger: LedgerTable;
+  usage_rollups: UsageRollupsTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -105,3 +129,5 @@ export type ApiKey = Selectable<ApiKeysTable>;
 export type NewApiKey = Insertable<ApiKeysTable>;
 export type LedgerRow = Selectable<LedgerTable>;
 export type NewLedgerRow = Insertable<LedgerTable>;
+/** The query builder over tollgate's tables, for modules that call db/'s queries. */
+export type Queries = Kysely<Database>;

@@ -31,6 +31,12 @@ export type AttemptFailure =
   | "channel_overloaded"
   | "channel_failed";
 
+/**
+ * Whether a channel is tried: `up`; `cooling` after repeated failures or an overload (tried
+ * after the others); `no_usable_key` while every key is rejected or resting after a 429.
+ */
+export type ChannelState = "up" | "cooling" | "no_usable_key";
+
 /** The attempts for one request, handed out one at a time. */
 export interface RoutePlan {
   /** The next attempt, or undefined when none is left. */
@@ -46,7 +52,7 @@ export interface Router {
   /** Models a key may use, for the model list. */
   modelsFor(config: Config, principal: Principal): string[];
   /** Each channel of the config and whether it is up (a usable key, not cooling down). */
-  channelStates(config: Config): { channel: string; up: boolean }[];
+  channelStates(config: Config): { channel: string; up: boolean; state: ChannelState }[];
   /** Checks the key may use `model` and plans its attempts; throws 403/503 GatewayErrors. */
   plan(config: Config, principal: Principal, model: string, entry: EntryProtocol): RoutePlan;
 }
@@ -63,10 +69,14 @@ export function createRouter(options: {
   return {
     channelStates(config) {
       const health = healthOf(config);
-      return config.channels.map((channel) => ({
-        channel: channel.name,
-        up: hasUsableKey(channel, health) && !health.isCooling(channel.name),
-      }));
+      return config.channels.map((channel) => {
+        const state = !hasUsableKey(channel, health)
+          ? "no_usable_key"
+          : health.isCooling(channel.name)
+          ? "cooling"
+          : "up";
+        return { channel: channel.name, up: state === "up", state };
+      });
     },
 
     modelsFor(config, principal) {

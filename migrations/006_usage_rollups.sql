@@ -1,0 +1,32 @@
+-- Usage by the hour, kept by the batch that writes the ledger (src/db/holds.ts) in the same
+-- transaction as its rows, so that charts over months read a few thousand rows instead of
+-- millions: one row per hour (its first millisecond, UTC), account, key and model. A
+-- request counts in the hour of its ledger row's `created_at`; `errors` counts the rows
+-- whose status is `failed` or `interrupted`; `cost_micros` is what the rows record.
+CREATE TABLE usage_rollups (
+  hour INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  key_id TEXT NOT NULL,
+  model TEXT NOT NULL,
+  requests INTEGER NOT NULL DEFAULT 0,
+  errors INTEGER NOT NULL DEFAULT 0,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  cached_tokens INTEGER NOT NULL DEFAULT 0,
+  cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+  cost_micros INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (hour, account_id, key_id, model)
+) WITHOUT ROWID;
+INSERT INTO usage_rollups (hour, account_id, key_id, model, requests, errors, input_tokens,
+    output_tokens, cached_tokens, cache_write_tokens, cost_micros)
+  SELECT created_at - created_at % 3600000, account_id, key_id, model, count(*),
+    sum(CASE WHEN status IN ('failed', 'interrupted') THEN 1 ELSE 0 END), sum(input_tokens),
+    sum(output_tokens), sum(cached_tokens), sum(cache_write_tokens), sum(cost_micros)
+  FROM ledger
+  GROUP BY created_at - created_at % 3600000, account_id, key_id, model;
+
+-- An admin key may use the admin API and the dashboard (`key create --admin`). A key's last
+-- use is the time of its latest settlement, written with the key's totals (no write more).
+ALTER TABLE api_keys ADD COLUMN admin INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
+UPDATE api_keys SET last_used_at = (SELECT max(created_at) FROM ledger WHERE key_id = api_keys.id);
