@@ -167,7 +167,7 @@ export function keyAdmin(deps: AdminDeps): KeyAdmin {
     },
     get: (id) => find(id, "Reading"),
     async create(input) {
-      const grant = checked({ group: "default", ...input }, "Creating key");
+      const grant = checked({ ...input, group: input.group ?? "default" }, "Creating key");
       const db = await queries();
       const account = await findAccountByName(db, input.account);
       if (account === undefined) {

@@ -123,6 +123,9 @@ Deno.test("key list --json fields, models and allow_ips as arrays", async () => 
       used_tokens: 0,
       models: ["echo", "gpt-4o-mini"],
       allow_ips: ["10.0.0.0/8", "192.168.1.7/32", "2001:db8::/32"],
+      admin: false,
+      created_at: first.created_at,
+      last_used_at: null,
     });
     assert.equal(keys.find((key: { id: string }) => key.id === bId).models, null);
 

@@ -1,44 +1,5 @@
 import assert from "node:assert/strict";
-import { openDatabase } from "../db/database.ts";
-import { withCli } from "./test_harness.ts";
-
-/** Settles one request into the ledger, as the server does at the end of a request. */
-function settle(
-  dbPath: string,
-  row: { account: number; key: string; model: string; at: number; cost: number; cached?: number },
-) {
-  return async () => {
-    const db = await openDatabase(`file:${dbPath}`);
-    try {
-      await db.store.settleHold({
-        holdId: "hold_none",
-        holdMicros: 0,
-        holdTokens: 0,
-        accountId: row.account,
-        keyId: row.key,
-        requestId: "req_test",
-        createdAt: row.at,
-        model: row.model,
-        entryPoint: "chat",
-        channel: "echo",
-        upstreamModel: row.model,
-        attempts: 1,
-        stream: false,
-        status: "ok",
-        reason: null,
-        inputTokens: 100,
-        outputTokens: 10,
-        cachedTokens: row.cached ?? 0,
-        cacheWriteTokens: 0,
-        estimated: false,
-        costMicros: row.cost,
-        durationMs: 5,
-      });
-    } finally {
-      await db.close();
-    }
-  };
-}
+import { settleRequest as settle, withCli } from "./test_harness.ts";
 
 Deno.test("usage sums the ledger by account, key and model, with filters and --json", async () => {
   await withCli(async (cli) => {
@@ -56,22 +17,22 @@ Deno.test("usage sums the ledger by account, key and model, with filters and --j
       at: day,
       cost: 1500,
       cached: 40,
-    })();
+    });
     await settle(cli.dbPath, {
       account: 1,
       key: aliceKey,
       model: "echo",
       at: day + 1000,
       cost: 500,
-    })();
+    });
     await settle(cli.dbPath, {
       account: 1,
       key: aliceKey,
       model: "other",
       at: day + 86_400_000,
       cost: 7,
-    })();
-    await settle(cli.dbPath, { account: 2, key: bobKey, model: "echo", at: day, cost: 250 })();
+    });
+    await settle(cli.dbPath, { account: 2, key: bobKey, model: "echo", at: day, cost: 250 });
 
     const all = await cli.run(["usage", "--json"]);
     assert.equal(all.code, 0);
@@ -81,6 +42,8 @@ Deno.test("usage sums the ledger by account, key and model, with filters and --j
       input_tokens: 400,
       output_tokens: 40,
       cached_tokens: 40,
+      cache_write_tokens: 0,
+      errors: 0,
       cost_usd: 0.002257,
     });
     assert.deepEqual(report.rows[0], {
@@ -91,6 +54,8 @@ Deno.test("usage sums the ledger by account, key and model, with filters and --j
       input_tokens: 200,
       output_tokens: 20,
       cached_tokens: 40,
+      cache_write_tokens: 0,
+      errors: 0,
       cost_usd: 0.002,
     });
 
@@ -118,8 +83,8 @@ Deno.test("usage sums the ledger by account, key and model, with filters and --j
     assert.equal(accounts.find((a: { name: string }) => a.name === "bob").balance_usd, 0);
 
     const table = await cli.run(["usage"]);
-    assert.match(table.stdout, /^ACCOUNT\s+KEY\s+MODEL\s+REQUESTS/);
-    assert.match(table.stdout, /total\s+4\s+400\s+40\s+40\s+0\.002257$/m);
+    assert.match(table.stdout, /^ACCOUNT\s+KEY\s+MODEL\s+REQUESTS\s+ERRORS/);
+    assert.match(table.stdout, /total\s+4\s+0\s+400\s+40\s+40\s+0\.002257$/m);
     assert.equal((await cli.run(["usage", "--since", "yesterday"])).code, 2);
   });
 });

@@ -76,7 +76,7 @@ export function splitRange(since?: number, until?: number): RangeSplit {
   const ledger: Required<TimeRange>[] = [];
   if (since !== undefined && since < from!) ledger.push({ from: since, to: from! });
   if (until !== undefined && to! < until) ledger.push({ from: to!, to: until });
-  return { rollups: from === to && from !== undefined ? undefined : { from, to }, ledger };
+  return from === to && from !== undefined ? { ledger } : { rollups: { from, to }, ledger };
 }
 
 /** Sums usage by account, key and model, largest cost first. */
