@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { issueKey } from "../auth/issue_key.ts";
-import { createAccount } from "./accounts.ts";
-import { openDatabase } from "./database.ts";
 import { HOUR_MS } from "./rollup_rows.ts";
-import type { LedgerRow } from "./schema.ts";
-import { splitRange, usageByKey, type UsageScope, usageSeries } from "./usage.ts";
+import { splitRange } from "./usage.ts";
 
 Deno.test("splitRange: whole hours to the rollups, partial ones to the ledger", () => {
   const h = HOUR_MS;
