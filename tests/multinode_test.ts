@@ -8,7 +8,12 @@
 import assert from "node:assert/strict";
 import { openDatabase } from "../src/db/database.ts";
 import { readSse } from "../src/upstream/sse.ts";
-import { chatBody, countHolds, PRICED_MODEL } from "./accounting_support.ts";
+import {
+  assertRollupsMatchLedger,
+  chatBody,
+  countHolds,
+  PRICED_MODEL,
+} from "./accounting_support.ts";
 import { startFakeUpstream } from "./fakes/upstream.ts";
 import { channel, configWith } from "./harness.ts";
 import { startPostgres } from "./postgres.ts";
@@ -246,6 +251,8 @@ Deno.test("several nodes on one PostgreSQL", async (t) => {
         const charged = rows.reduce((sum, row) => sum + row.cost_micros, 0);
         assert.equal(after.balance_micros, before.balance_micros - charged);
         assert.equal(after.held_micros, 0);
+        // Every node's settlements and the interrupted rows are in the hourly rollups.
+        assert.equal(await assertRollupsMatchLedger(db), settled + 3);
       },
     );
   } finally {
