@@ -17,21 +17,8 @@ import {
 import { startFakeUpstream } from "./fakes/upstream.ts";
 import { channel, configWith } from "./harness.ts";
 import { startPostgres } from "./postgres.ts";
+import { poll } from "./support.ts";
 import { runTollgate, type ServerProcess, spawnServer } from "./process.ts";
-
-/** Checks `condition` every `everyMs` until it holds; fails after `withinMs`. */
-async function poll(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  withinMs: number,
-  everyMs = 50,
-): Promise<void> {
-  const deadline = performance.now() + withinMs;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`Timed out after ${withinMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
 
 /** A chat request to one node with a key. */
 function post(node: ServerProcess, secret: string, body: unknown): Promise<Response> {

@@ -88,3 +88,68 @@ Deno.test("usage sums the ledger by account, key and model, with filters and --j
     assert.equal((await cli.run(["usage", "--since", "yesterday"])).code, 2);
   });
 });
+
+Deno.test("usage --bucket adds a series with every bucket of the range, empty ones as zeros", async () => {
+  await withCli(async (cli) => {
+    await cli.run(["account", "create", "alice", "--unlimited"]);
+    const key =
+      JSON.parse((await cli.run(["key", "create", "--account", "alice", "--json"])).stdout)
+        .id;
+    const hour = 3_600_000;
+    const start = Date.parse("2030-06-01T00:00:00Z");
+    await settle(
+      cli.dbPath,
+      { account: 1, key, model: "echo", at: start + 10 * 60_000, cost: 100 },
+      { account: 1, key, model: "echo", at: start + 50 * 60_000, cost: 200, status: "failed" },
+      { account: 1, key, model: "other", at: start + 2 * hour + 1, cost: 400 },
+    );
+    const report = JSON.parse(
+      (await cli.run([
+        "usage",
+        "--since",
+        "2030-06-01T00:30:00Z",
+        "--until",
+        "2030-06-01T04:00:00Z",
+        "--bucket",
+        "hour",
+        "--json",
+      ])).stdout,
+    );
+    // Exact to the time asked: the first request (00:10) is before --since.
+    assert.deepEqual(
+      [report.totals.requests, report.totals.errors, report.totals.cost_usd],
+      [2, 1, 0.0006],
+    );
+    assert.deepEqual(
+      report.series.map((p: { t: string; requests: number; cost_usd: number }) => [
+        p.t,
+        p.requests,
+        p.cost_usd,
+      ]),
+      [
+        ["2030-06-01T00:00:00.000Z", 1, 0.0002],
+        ["2030-06-01T01:00:00.000Z", 0, 0],
+        ["2030-06-01T02:00:00.000Z", 1, 0.0004],
+        ["2030-06-01T03:00:00.000Z", 0, 0],
+      ],
+    );
+    const days = JSON.parse(
+      (await cli.run(["usage", "--bucket", "day", "--until", "2030-06-03", "--json"])).stdout,
+    );
+    assert.deepEqual(
+      days.series.map((p: { t: string; requests: number }) => [p.t, p.requests]),
+      [["2030-06-01T00:00:00.000Z", 3], ["2030-06-02T00:00:00.000Z", 0]],
+    );
+    const table = await cli.run(["usage", "--bucket", "day", "--until", "2030-06-02"]);
+    assert.match(
+      table.stdout,
+      /\n\nTIME\s+REQUESTS\s+ERRORS.*\n2030-06-01T00:00:00\.000Z\s+3\s+1\s/,
+    );
+    const bad = await cli.run(["usage", "--bucket", "week"]);
+    assert.equal(bad.code, 2);
+    // Hours since the first usage far back would be too many buckets: a 1, and what to do.
+    const tooMany = await cli.run(["usage", "--bucket", "hour", "--until", "2033-01-01"]);
+    assert.equal(tooMany.code, 1);
+    assert.match(tooMany.stderr, /more than 10000 buckets: give a later since, or bucket=day/);
+  });
+});
