@@ -262,7 +262,7 @@ Deno.test("admin me: a key sees its own record, its account and only its own usa
 Deno.test("admin channels: each configured channel with the router's state and this process's figures", async () => {
   const router = createRouter({ now: () => 0 });
   const stats = createChannelStats(() => Date.parse("2030-01-01T00:00:05Z"));
-  await withAdmin(async ({ admin, config }) => {
+  await withAdmin(({ admin, config }) => {
     // Both keys of "main" rejected by its upstream (401): no usable key until the config changes.
     const plan = router.plan(config, testPrincipal(), "m", "chat");
     for (let i = 0; i < 4; i++) {
@@ -294,7 +294,7 @@ Deno.test("admin channels: each configured channel with the router's state and t
     ]);
   }, () => ({ router, stats }));
   // Outside a serving process there is no health to report, only the channels.
-  await withAdmin(async ({ admin }) => {
+  await withAdmin(({ admin }) => {
     assert.deepEqual(admin.channels().map((c) => [c.name, c.state]), [
       ["main", "unknown"],
       ["spare", "unknown"],

@@ -35,7 +35,7 @@ export interface AdminFixture {
 
 /** Runs `fn` with the service over a migrated temp database; removes it afterwards. */
 export async function withAdmin(
-  fn: (fixture: AdminFixture) => Promise<void>,
+  fn: (fixture: AdminFixture) => void | Promise<void>,
   health?: (config: Config) => ChannelHealthSource,
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "tollgate_admin_" });
