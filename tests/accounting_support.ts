@@ -71,25 +71,35 @@ export async function countHolds(db: Db): Promise<number> {
 }
 
 /**
- * Asserts that the hourly rollups equal the ledger summed by hour, account, key and model,
- * and that each key's last use is its latest ledger row: what settlement keeps in the
- * same transaction as the rows. Returns how many ledger rows there are.
+ * Asserts that the hourly and daily rollups equal the ledger summed by hour (day), account,
+ * key and model, and that each key's last use is its latest ledger row: what settlement
+ * keeps in the same transaction as the rows. Returns how many ledger rows there are.
  */
 export async function assertRollupsMatchLedger(db: Db): Promise<number> {
-  const { rows: expected } = await sql<Record<string, unknown>>`
-    SELECT created_at - created_at % 3600000 AS hour, account_id, key_id, model,
-      count(*) AS requests,
-      sum(CASE WHEN status IN ('failed', 'interrupted') THEN 1 ELSE 0 END) AS errors,
-      sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
-      sum(cached_tokens) AS cached_tokens, sum(cache_write_tokens) AS cache_write_tokens,
-      sum(cost_micros) AS cost_micros
-    FROM ledger GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`.execute(db.kysely);
-  const { rows: rollups } = await sql<Record<string, unknown>>`
-    SELECT hour, account_id, key_id, model, requests, errors, input_tokens, output_tokens,
-      cached_tokens, cache_write_tokens, cost_micros
-    FROM usage_rollups ORDER BY 1, 2, 3, 4`.execute(db.kysely);
-  const plain = (rows: Record<string, unknown>[]) => rows.map((row) => ({ ...row }));
-  assert.deepEqual(plain(rollups), plain(expected));
+  let requests = 0;
+  for (
+    const [table, bucket, ms] of [["usage_hourly", "hour", 3_600_000], [
+      "usage_daily",
+      "day",
+      86_400_000,
+    ]] as const
+  ) {
+    const { rows: expected } = await sql<Record<string, unknown>>`
+      SELECT created_at - created_at % ${sql.lit(ms)} AS bucket, account_id, key_id, model,
+        count(*) AS requests,
+        sum(CASE WHEN status IN ('failed', 'interrupted') THEN 1 ELSE 0 END) AS errors,
+        sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+        sum(cached_tokens) AS cached_tokens, sum(cache_write_tokens) AS cache_write_tokens,
+        sum(cost_micros) AS cost_micros
+      FROM ledger GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`.execute(db.kysely);
+    const { rows: rollups } = await sql<Record<string, unknown>>`
+      SELECT ${sql.ref(bucket)} AS bucket, account_id, key_id, model, requests, errors,
+        input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost_micros
+      FROM ${sql.table(table)} ORDER BY 1, 2, 3, 4`.execute(db.kysely);
+    const plain = (rows: Record<string, unknown>[]) => rows.map((row) => ({ ...row }));
+    assert.deepEqual(plain(rollups), plain(expected), table);
+    requests = expected.reduce((sum, row) => sum + Number(row.requests), 0);
+  }
   const keys = await db.kysely.selectFrom("api_keys")
     .leftJoin("ledger", "ledger.key_id", "api_keys.id")
     .select((eb) => [
@@ -106,5 +116,5 @@ export async function assertRollupsMatchLedger(db: Db): Promise<number> {
       `last use of ${key.id}`,
     );
   }
-  return expected.reduce((sum, row) => sum + Number(row.requests), 0);
+  return requests;
 }

@@ -1,9 +1,10 @@
--- Usage by the hour (as migrations/006_usage_rollups.sql on SQLite): one row per hour (its
--- first millisecond, UTC), account, key and model, kept in the transaction that writes the
--- ledger rows, from those rows themselves (so the cost is what the rows record). A batch
--- rolls its rows up once, at its end: by then it holds the lock of every key it settled, and
--- a rollup row belongs to one key, so no two transactions ever wait for each other on one.
-CREATE TABLE usage_rollups (
+-- Usage rolled up by hour and by day, UTC (as migrations/006_usage_rollups.sql on SQLite):
+-- one row per hour or day (its first millisecond), account, key and model, kept in the
+-- transaction that writes the ledger rows, from those rows themselves (so the cost is what
+-- the rows record). A batch rolls its rows up once, at its end: by then it holds the lock of
+-- every key it settled, and a rollup row belongs to one key, so no two transactions ever
+-- wait for each other on one.
+CREATE TABLE usage_hourly (
   hour BIGINT NOT NULL,
   account_id BIGINT NOT NULL,
   key_id TEXT NOT NULL,
@@ -17,12 +18,33 @@ CREATE TABLE usage_rollups (
   cost_micros BIGINT NOT NULL DEFAULT 0,
   PRIMARY KEY (hour, account_id, key_id, model)
 );
-INSERT INTO usage_rollups (hour, account_id, key_id, model, requests, errors, input_tokens,
+CREATE TABLE usage_daily (
+  day BIGINT NOT NULL,
+  account_id BIGINT NOT NULL,
+  key_id TEXT NOT NULL,
+  model TEXT NOT NULL,
+  requests BIGINT NOT NULL DEFAULT 0,
+  errors BIGINT NOT NULL DEFAULT 0,
+  input_tokens BIGINT NOT NULL DEFAULT 0,
+  output_tokens BIGINT NOT NULL DEFAULT 0,
+  cached_tokens BIGINT NOT NULL DEFAULT 0,
+  cache_write_tokens BIGINT NOT NULL DEFAULT 0,
+  cost_micros BIGINT NOT NULL DEFAULT 0,
+  PRIMARY KEY (day, account_id, key_id, model)
+);
+INSERT INTO usage_hourly (hour, account_id, key_id, model, requests, errors, input_tokens,
     output_tokens, cached_tokens, cache_write_tokens, cost_micros)
   SELECT created_at - created_at % 3600000, account_id, key_id, model, count(*),
     count(*) FILTER (WHERE status IN ('failed', 'interrupted')), sum(input_tokens),
     sum(output_tokens), sum(cached_tokens), sum(cache_write_tokens), sum(cost_micros)
   FROM ledger
+  GROUP BY 1, 2, 3, 4;
+INSERT INTO usage_daily (day, account_id, key_id, model, requests, errors, input_tokens,
+    output_tokens, cached_tokens, cache_write_tokens, cost_micros)
+  SELECT hour - hour % 86400000, account_id, key_id, model, sum(requests), sum(errors),
+    sum(input_tokens), sum(output_tokens), sum(cached_tokens), sum(cache_write_tokens),
+    sum(cost_micros)
+  FROM usage_hourly
   GROUP BY 1, 2, 3, 4;
 
 -- An admin key may use the admin API and the dashboard; a key's last use is the time of its
@@ -31,17 +53,39 @@ ALTER TABLE api_keys ADD COLUMN admin INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE api_keys ADD COLUMN last_used_at BIGINT;
 UPDATE api_keys k SET last_used_at = (SELECT max(created_at) FROM ledger l WHERE l.key_id = k.id);
 
--- Adds the given ledger rows to their hours' rollups, in the rollups' key order.
+-- Adds the given ledger rows to their hours' and days' rollups, in the rollups' key order.
 CREATE FUNCTION roll_up_ledger(p_ids BIGINT[]) RETURNS VOID LANGUAGE sql AS $$
-  INSERT INTO usage_rollups AS r (hour, account_id, key_id, model, requests, errors,
-      input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost_micros)
-    SELECT created_at - created_at % 3600000, account_id, key_id, model, count(*),
-      count(*) FILTER (WHERE status IN ('failed', 'interrupted')), sum(input_tokens),
-      sum(output_tokens), sum(cached_tokens), sum(cache_write_tokens), sum(cost_micros)
+  WITH added AS (
+    SELECT created_at - created_at % 3600000 AS hour, account_id, key_id, model,
+      1 AS requests, CASE WHEN status IN ('failed', 'interrupted') THEN 1 ELSE 0 END AS errors,
+      input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost_micros
     FROM ledger WHERE id = ANY(p_ids)
+  ), hourly AS (
+    INSERT INTO usage_hourly AS r (hour, account_id, key_id, model, requests, errors,
+      input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost_micros)
+    SELECT hour, account_id, key_id, model, sum(requests), sum(errors), sum(input_tokens),
+      sum(output_tokens), sum(cached_tokens), sum(cache_write_tokens), sum(cost_micros)
+    FROM added
     GROUP BY 1, 2, 3, 4
     ORDER BY 1, 2, 3, 4
-  ON CONFLICT (hour, account_id, key_id, model) DO UPDATE SET
+    ON CONFLICT (hour, account_id, key_id, model) DO UPDATE SET
+      requests = r.requests + excluded.requests,
+      errors = r.errors + excluded.errors,
+      input_tokens = r.input_tokens + excluded.input_tokens,
+      output_tokens = r.output_tokens + excluded.output_tokens,
+      cached_tokens = r.cached_tokens + excluded.cached_tokens,
+      cache_write_tokens = r.cache_write_tokens + excluded.cache_write_tokens,
+      cost_micros = r.cost_micros + excluded.cost_micros
+  )
+  INSERT INTO usage_daily AS r (day, account_id, key_id, model, requests, errors,
+      input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost_micros)
+    SELECT hour - hour % 86400000, account_id, key_id, model, sum(requests), sum(errors),
+      sum(input_tokens), sum(output_tokens), sum(cached_tokens), sum(cache_write_tokens),
+      sum(cost_micros)
+    FROM added
+    GROUP BY 1, 2, 3, 4
+    ORDER BY 1, 2, 3, 4
+  ON CONFLICT (day, account_id, key_id, model) DO UPDATE SET
     requests = r.requests + excluded.requests,
     errors = r.errors + excluded.errors,
     input_tokens = r.input_tokens + excluded.input_tokens,

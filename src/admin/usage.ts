@@ -1,12 +1,12 @@
 /**
  * Usage: requests, tokens and cost by account, key and model over a time range, and as a
- * series of hours or days. Totals and rows are exact to the millisecond asked; the series
- * buckets are whole hours or days (UTC). Both read the hourly rollups (db/usage.ts), so a
- * month over a million ledger rows answers in milliseconds.
+ * series of hours or days. Totals, rows and series are exact to the millisecond asked; the
+ * series buckets are hours or days (UTC). They read the rollups kept at settlement
+ * (db/usage.ts), so a month over a million ledger rows answers in tens of milliseconds.
  */
 import { microsToUsd } from "../billing/money.ts";
 import { findAccountByName } from "../db/accounts.ts";
-import { HOUR_MS } from "../db/rollup_rows.ts";
+import { DAY_MS, HOUR_MS } from "../db/rollup_rows.ts";
 import {
   usageByKey,
   type UsageFigures,
@@ -21,7 +21,7 @@ import { timeField } from "./fields.ts";
 /** How long a series bucket is. */
 export type Bucket = "hour" | "day";
 
-const BUCKET_MS: Record<Bucket, number> = { hour: HOUR_MS, day: 24 * HOUR_MS };
+const BUCKET_MS: Record<Bucket, number> = { hour: HOUR_MS, day: DAY_MS };
 
 /** More buckets than this are refused: a series meant for a chart, not an export. */
 export const MAX_SERIES_POINTS = 10_000;
@@ -90,7 +90,7 @@ export async function usageReport(deps: AdminDeps, query: UsageQuery): Promise<U
   };
   if (bucket !== undefined) {
     const bucketMs = BUCKET_MS[bucket];
-    const points = await usageSeries(db, scope, bucketMs);
+    const points = await usageSeries(db, scope, bucket);
     report.series = dense(points, bucketMs, since, until ?? deps.now()).map((
       { t, ...figures },
     ) => ({

@@ -9,7 +9,7 @@
  * The types are the store's (store.ts).
  */
 import type { RunTransaction, SqlClient, SqlResult, SqlStatement, SqlValue } from "./sql_client.ts";
-import { rollUp } from "./rollup_rows.ts";
+import { type BatchRollups, batchRollups, rollUp } from "./rollup_rows.ts";
 import { type HoldResult, INTERRUPTED_REASON, type NewHold, type Settle } from "./store.ts";
 
 /** One job of the accounting queue. */
@@ -53,20 +53,24 @@ const INSERT_LEDGER = insertsOf(
   upstream_model, attempts, stream, status, reason, input_tokens, output_tokens,
   cached_tokens, cache_write_tokens, estimated, duration_ms, cost_micros`,
 );
-/** The hourly rollups (usage_rollups) of a batch's ledger rows, added to what is there. */
-const UPSERT_ROLLUPS = insertsOf(
-  "usage_rollups",
-  `hour, account_id, key_id, model, requests, errors, input_tokens, output_tokens,
-  cached_tokens, cache_write_tokens, cost_micros`,
-).map((insert) =>
-  `${insert} ON CONFLICT (hour, account_id, key_id, model) DO UPDATE SET
-  requests = requests + excluded.requests, errors = errors + excluded.errors,
-  input_tokens = input_tokens + excluded.input_tokens,
-  output_tokens = output_tokens + excluded.output_tokens,
-  cached_tokens = cached_tokens + excluded.cached_tokens,
-  cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
-  cost_micros = cost_micros + excluded.cost_micros`
-);
+/** Adds a batch's rollup rows to what `table` (usage_hourly or usage_daily) holds. */
+function upsertRollups(table: string, bucket: string): readonly string[] {
+  return insertsOf(
+    table,
+    `${bucket}, account_id, key_id, model, requests, errors, input_tokens, output_tokens,
+    cached_tokens, cache_write_tokens, cost_micros`,
+  ).map((insert) =>
+    `${insert} ON CONFLICT (${bucket}, account_id, key_id, model) DO UPDATE SET
+    requests = requests + excluded.requests, errors = errors + excluded.errors,
+    input_tokens = input_tokens + excluded.input_tokens,
+    output_tokens = output_tokens + excluded.output_tokens,
+    cached_tokens = cached_tokens + excluded.cached_tokens,
+    cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
+    cost_micros = cost_micros + excluded.cost_micros`
+  );
+}
+const UPSERT_HOURLY = upsertRollups("usage_hourly", "hour");
+const UPSERT_DAILY = upsertRollups("usage_daily", "day");
 const ACCOUNT_TOTALS =
   "UPDATE accounts SET balance_micros = balance_micros + ?, held_micros = held_micros + ? WHERE id = ?";
 const KEY_TOTALS =
@@ -128,7 +132,7 @@ export function runAccounting(
     let released = accountIds.size + keyIds.size;
     const holdRows: SqlValue[][] = [];
     const ledgerRows: SqlValue[][] = [];
-    const rollups = new Map<string, SqlValue[]>();
+    const rollups = batchRollups();
     const value = jobs.map((job) => {
       if (job.kind === "hold") {
         const result = take(job.hold, accounts, keys);
@@ -157,7 +161,8 @@ export function runAccounting(
     const writes = [
       ...inserts(INSERT_HOLDS, holdRows),
       ...inserts(INSERT_LEDGER, ledgerRows),
-      ...inserts(UPSERT_ROLLUPS, [...rollups.values()]),
+      ...inserts(UPSERT_HOURLY, [...rollups.hourly.values()]),
+      ...inserts(UPSERT_DAILY, [...rollups.daily.values()]),
     ];
     for (const [id, a] of accounts) {
       if (a.balance === a.balanceBefore && a.held === a.heldBefore) continue;
@@ -349,11 +354,10 @@ function interrupt(
   );
 }
 
-/** The rows a batch writes of its settlements: ledger rows, and their rollups by bucket. */
+/** The rows a batch writes of its settlements: ledger rows, and their rollups. */
 interface BatchRows {
   ledgerRows: SqlValue[][];
-  /** UPSERT_ROLLUPS' values, by hour, account, key and model. */
-  rollups: Map<string, SqlValue[]>;
+  rollups: BatchRollups;
 }
 
 /**

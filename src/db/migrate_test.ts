@@ -130,7 +130,7 @@ Deno.test("migration 005 keeps holds in flight, which the batch then settles and
   }
 });
 
-Deno.test("migration 006 rolls up the ledger by hour and sets each key's last use", async () => {
+Deno.test("migration 006 rolls up the ledger by hour and by day and sets each key's last use", async () => {
   const dir = await Deno.makeTempDir();
   const file = openSqliteFile(`${dir}/t.db`);
   const { client } = file;
@@ -152,7 +152,7 @@ Deno.test("migration 006 rolls up the ledger by hour and sets each key's last us
     assert.deepEqual(await migrate(client), { applied: ["006_usage_rollups"] });
     const rollups = await client.execute(
       "SELECT hour, key_id, requests, errors, input_tokens, output_tokens, cached_tokens, " +
-        "cache_write_tokens, cost_micros FROM usage_rollups ORDER BY hour",
+        "cache_write_tokens, cost_micros FROM usage_hourly ORDER BY hour",
     );
     assert.deepEqual(rollups.rows.map((r) => ({ ...r })), [
       {
@@ -177,6 +177,12 @@ Deno.test("migration 006 rolls up the ledger by hour and sets each key's last us
         cache_write_tokens: 1,
         cost_micros: 7,
       },
+    ]);
+    const days = await client.execute(
+      "SELECT day, requests, errors, input_tokens, cost_micros FROM usage_daily",
+    );
+    assert.deepEqual(days.rows.map((r) => ({ ...r })), [
+      { day: 0, requests: 3, errors: 2, input_tokens: 30, cost_micros: 107 },
     ]);
     const keys = await client.execute("SELECT id, admin, last_used_at FROM api_keys ORDER BY id");
     assert.deepEqual(keys.rows.map((r) => ({ ...r })), [

@@ -95,12 +95,8 @@ export interface LedgerTable {
   duration_ms: number;
 }
 
-/**
- * Usage of one hour (`hour`: its first millisecond, UTC), account, key and model, summed
- * from the ledger rows whose `created_at` falls in it, in the same transaction as they.
- */
-export interface UsageRollupsTable {
-  hour: number;
+/** What a rollup sums of the ledger rows of its bucket, account, key and model. */
+export interface UsageFiguresColumns {
   account_id: number;
   key_id: string;
   model: string;
@@ -114,6 +110,19 @@ export interface UsageRollupsTable {
   cost_micros: number;
 }
 
+/**
+ * Usage of one hour (`hour`: its first millisecond, UTC), account, key and model, summed
+ * from the ledger rows whose `created_at` falls in it, in the same transaction as they.
+ */
+export interface UsageHourlyTable extends UsageFiguresColumns {
+  hour: number;
+}
+
+/** Usage of one day (`day`: its first millisecond, UTC), as usage_hourly's of its hours. */
+export interface UsageDailyTable extends UsageFiguresColumns {
+  day: number;
+}
+
 /** Every table of tollgate's database. */
 export interface Database {
   accounts: AccountsTable;
@@ -121,7 +130,8 @@ export interface Database {
   instances: InstancesTable;
   holds: HoldsTable;
   ledger: LedgerTable;
-  usage_rollups: UsageRollupsTable;
+  usage_hourly: UsageHourlyTable;
+  usage_daily: UsageDailyTable;
 }
 
 export type Account = Selectable<AccountsTable>;
