@@ -54,7 +54,7 @@ function fillStatements(postgres: boolean): string[] {
   /** The numbers 0 to count - 1 as a subquery's column `name`. */
   const numbers = (count: number, name: string) =>
     postgres
-      ? `(SELECT g AS ${name} FROM generate_series(0, ${count - 1}) AS g)`
+      ? `(SELECT g AS ${name} FROM generate_series(0::bigint, ${count - 1}) AS g)`
       : `(WITH RECURSIVE n(v) AS (SELECT 0 UNION ALL SELECT v + 1 FROM n WHERE v + 1 < ${count}) ` +
         `SELECT v AS ${name} FROM n)`;
   const text = (expression: string) => postgres ? `(${expression})::text` : `(${expression})`;

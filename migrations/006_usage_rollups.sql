@@ -19,6 +19,20 @@ CREATE TABLE usage_hourly (
   cost_micros INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (hour, account_id, key_id, model)
 ) WITHOUT ROWID;
+-- The hours again by account alone, for series over every key and model (the dashboard's
+-- overview): one row per hour and active account, however many keys and models they use.
+CREATE TABLE usage_hourly_accounts (
+  hour INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  requests INTEGER NOT NULL DEFAULT 0,
+  errors INTEGER NOT NULL DEFAULT 0,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  cached_tokens INTEGER NOT NULL DEFAULT 0,
+  cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+  cost_micros INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (hour, account_id)
+) WITHOUT ROWID;
 CREATE TABLE usage_daily (
   day INTEGER NOT NULL,
   account_id INTEGER NOT NULL,
@@ -40,6 +54,12 @@ INSERT INTO usage_hourly (hour, account_id, key_id, model, requests, errors, inp
     sum(output_tokens), sum(cached_tokens), sum(cache_write_tokens), sum(cost_micros)
   FROM ledger
   GROUP BY created_at - created_at % 3600000, account_id, key_id, model;
+INSERT INTO usage_hourly_accounts (hour, account_id, requests, errors, input_tokens,
+    output_tokens, cached_tokens, cache_write_tokens, cost_micros)
+  SELECT hour, account_id, sum(requests), sum(errors), sum(input_tokens), sum(output_tokens),
+    sum(cached_tokens), sum(cache_write_tokens), sum(cost_micros)
+  FROM usage_hourly
+  GROUP BY hour, account_id;
 INSERT INTO usage_daily (day, account_id, key_id, model, requests, errors, input_tokens,
     output_tokens, cached_tokens, cache_write_tokens, cost_micros)
   SELECT hour - hour % 86400000, account_id, key_id, model, sum(requests), sum(errors),

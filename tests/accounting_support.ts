@@ -71,31 +71,31 @@ export async function countHolds(db: Db): Promise<number> {
 }
 
 /**
- * Asserts that the hourly and daily rollups equal the ledger summed by hour (day), account,
- * key and model, and that each key's last use is its latest ledger row: what settlement
- * keeps in the same transaction as the rows. Returns how many ledger rows there are.
+ * Asserts that the rollups equal the ledger summed by hour (or day), account, key and model
+ * (by hour and account alone), and that each key's last use is its latest ledger row: what
+ * settlement keeps in the same transaction as the rows. Returns how many ledger rows there are.
  */
 export async function assertRollupsMatchLedger(db: Db): Promise<number> {
   let requests = 0;
-  for (
-    const [table, bucket, ms] of [["usage_hourly", "hour", 3_600_000], [
-      "usage_daily",
-      "day",
-      86_400_000,
-    ]] as const
-  ) {
+  const byKey = [sql`, key_id, model`, sql`1, 2, 3, 4`] as const;
+  const tables = [
+    ["usage_hourly", "hour", 3_600_000, ...byKey],
+    ["usage_hourly_accounts", "hour", 3_600_000, sql``, sql`1, 2`],
+    ["usage_daily", "day", 86_400_000, ...byKey],
+  ] as const;
+  for (const [table, bucket, ms, keyAndModel, order] of tables) {
     const { rows: expected } = await sql<Record<string, unknown>>`
-      SELECT created_at - created_at % ${sql.lit(ms)} AS bucket, account_id, key_id, model,
+      SELECT created_at - created_at % ${sql.lit(ms)} AS bucket, account_id ${keyAndModel},
         count(*) AS requests,
         sum(CASE WHEN status IN ('failed', 'interrupted') THEN 1 ELSE 0 END) AS errors,
         sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
         sum(cached_tokens) AS cached_tokens, sum(cache_write_tokens) AS cache_write_tokens,
         sum(cost_micros) AS cost_micros
-      FROM ledger GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`.execute(db.kysely);
+      FROM ledger GROUP BY ${order} ORDER BY ${order}`.execute(db.kysely);
     const { rows: rollups } = await sql<Record<string, unknown>>`
-      SELECT ${sql.ref(bucket)} AS bucket, account_id, key_id, model, requests, errors,
+      SELECT ${sql.ref(bucket)} AS bucket, account_id ${keyAndModel}, requests, errors,
         input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost_micros
-      FROM ${sql.table(table)} ORDER BY 1, 2, 3, 4`.execute(db.kysely);
+      FROM ${sql.table(table)} ORDER BY ${order}`.execute(db.kysely);
     const plain = (rows: Record<string, unknown>[]) => rows.map((row) => ({ ...row }));
     assert.deepEqual(plain(rollups), plain(expected), table);
     requests = expected.reduce((sum, row) => sum + Number(row.requests), 0);

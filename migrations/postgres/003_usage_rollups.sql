@@ -18,6 +18,18 @@ CREATE TABLE usage_hourly (
   cost_micros BIGINT NOT NULL DEFAULT 0,
   PRIMARY KEY (hour, account_id, key_id, model)
 );
+CREATE TABLE usage_hourly_accounts (
+  hour BIGINT NOT NULL,
+  account_id BIGINT NOT NULL,
+  requests BIGINT NOT NULL DEFAULT 0,
+  errors BIGINT NOT NULL DEFAULT 0,
+  input_tokens BIGINT NOT NULL DEFAULT 0,
+  output_tokens BIGINT NOT NULL DEFAULT 0,
+  cached_tokens BIGINT NOT NULL DEFAULT 0,
+  cache_write_tokens BIGINT NOT NULL DEFAULT 0,
+  cost_micros BIGINT NOT NULL DEFAULT 0,
+  PRIMARY KEY (hour, account_id)
+);
 CREATE TABLE usage_daily (
   day BIGINT NOT NULL,
   account_id BIGINT NOT NULL,
@@ -39,6 +51,12 @@ INSERT INTO usage_hourly (hour, account_id, key_id, model, requests, errors, inp
     sum(output_tokens), sum(cached_tokens), sum(cache_write_tokens), sum(cost_micros)
   FROM ledger
   GROUP BY 1, 2, 3, 4;
+INSERT INTO usage_hourly_accounts (hour, account_id, requests, errors, input_tokens,
+    output_tokens, cached_tokens, cache_write_tokens, cost_micros)
+  SELECT hour, account_id, sum(requests), sum(errors), sum(input_tokens), sum(output_tokens),
+    sum(cached_tokens), sum(cache_write_tokens), sum(cost_micros)
+  FROM usage_hourly
+  GROUP BY 1, 2;
 INSERT INTO usage_daily (day, account_id, key_id, model, requests, errors, input_tokens,
     output_tokens, cached_tokens, cache_write_tokens, cost_micros)
   SELECT hour - hour % 86400000, account_id, key_id, model, sum(requests), sum(errors),
@@ -69,6 +87,22 @@ CREATE FUNCTION roll_up_ledger(p_ids BIGINT[]) RETURNS VOID LANGUAGE sql AS $$
     GROUP BY 1, 2, 3, 4
     ORDER BY 1, 2, 3, 4
     ON CONFLICT (hour, account_id, key_id, model) DO UPDATE SET
+      requests = r.requests + excluded.requests,
+      errors = r.errors + excluded.errors,
+      input_tokens = r.input_tokens + excluded.input_tokens,
+      output_tokens = r.output_tokens + excluded.output_tokens,
+      cached_tokens = r.cached_tokens + excluded.cached_tokens,
+      cache_write_tokens = r.cache_write_tokens + excluded.cache_write_tokens,
+      cost_micros = r.cost_micros + excluded.cost_micros
+  ), hourly_accounts AS (
+    INSERT INTO usage_hourly_accounts AS r (hour, account_id, requests, errors, input_tokens,
+      output_tokens, cached_tokens, cache_write_tokens, cost_micros)
+    SELECT hour, account_id, sum(requests), sum(errors), sum(input_tokens), sum(output_tokens),
+      sum(cached_tokens), sum(cache_write_tokens), sum(cost_micros)
+    FROM added
+    GROUP BY 1, 2
+    ORDER BY 1, 2
+    ON CONFLICT (hour, account_id) DO UPDATE SET
       requests = r.requests + excluded.requests,
       errors = r.errors + excluded.errors,
       input_tokens = r.input_tokens + excluded.input_tokens,

@@ -53,14 +53,14 @@ const INSERT_LEDGER = insertsOf(
   upstream_model, attempts, stream, status, reason, input_tokens, output_tokens,
   cached_tokens, cache_write_tokens, estimated, duration_ms, cost_micros`,
 );
-/** Adds a batch's rollup rows to what `table` (usage_hourly or usage_daily) holds. */
-function upsertRollups(table: string, bucket: string): readonly string[] {
+/** Adds a batch's rollup rows to what `table` holds; `key` names its key's columns. */
+function upsertRollups(table: string, key: string): readonly string[] {
   return insertsOf(
     table,
-    `${bucket}, account_id, key_id, model, requests, errors, input_tokens, output_tokens,
-    cached_tokens, cache_write_tokens, cost_micros`,
+    `${key}, requests, errors, input_tokens, output_tokens, cached_tokens,
+    cache_write_tokens, cost_micros`,
   ).map((insert) =>
-    `${insert} ON CONFLICT (${bucket}, account_id, key_id, model) DO UPDATE SET
+    `${insert} ON CONFLICT (${key}) DO UPDATE SET
     requests = requests + excluded.requests, errors = errors + excluded.errors,
     input_tokens = input_tokens + excluded.input_tokens,
     output_tokens = output_tokens + excluded.output_tokens,
@@ -69,8 +69,9 @@ function upsertRollups(table: string, bucket: string): readonly string[] {
     cost_micros = cost_micros + excluded.cost_micros`
   );
 }
-const UPSERT_HOURLY = upsertRollups("usage_hourly", "hour");
-const UPSERT_DAILY = upsertRollups("usage_daily", "day");
+const UPSERT_HOURLY = upsertRollups("usage_hourly", "hour, account_id, key_id, model");
+const UPSERT_HOURLY_ACCOUNTS = upsertRollups("usage_hourly_accounts", "hour, account_id");
+const UPSERT_DAILY = upsertRollups("usage_daily", "day, account_id, key_id, model");
 const ACCOUNT_TOTALS =
   "UPDATE accounts SET balance_micros = balance_micros + ?, held_micros = held_micros + ? WHERE id = ?";
 const KEY_TOTALS =
@@ -162,6 +163,7 @@ export function runAccounting(
       ...inserts(INSERT_HOLDS, holdRows),
       ...inserts(INSERT_LEDGER, ledgerRows),
       ...inserts(UPSERT_HOURLY, [...rollups.hourly.values()]),
+      ...inserts(UPSERT_HOURLY_ACCOUNTS, [...rollups.hourlyAccounts.values()]),
       ...inserts(UPSERT_DAILY, [...rollups.daily.values()]),
     ];
     for (const [id, a] of accounts) {

@@ -178,6 +178,13 @@ Deno.test("migration 006 rolls up the ledger by hour and by day and sets each ke
         cost_micros: 7,
       },
     ]);
+    const accountHours = await client.execute(
+      "SELECT hour, account_id, requests, cost_micros FROM usage_hourly_accounts ORDER BY hour",
+    );
+    assert.deepEqual(accountHours.rows.map((r) => ({ ...r })), [
+      { hour: 5 * hour, account_id: 1, requests: 2, cost_micros: 100 },
+      { hour: 6 * hour, account_id: 1, requests: 1, cost_micros: 7 },
+    ]);
     const days = await client.execute(
       "SELECT day, requests, errors, input_tokens, cost_micros FROM usage_daily",
     );

@@ -1,8 +1,8 @@
 /**
- * The rollups (usage_hourly and usage_daily, migrations/006) of the ledger rows a SQLite
- * batch writes: summed in memory by hour or day, account, key and model, and written with
- * the rows in one statement per few buckets (holds.ts), where a row's own upsert would add
- * two statements per settlement.
+ * The rollups (usage_hourly, usage_hourly_accounts and usage_daily, migrations/006) of the
+ * ledger rows a SQLite batch writes: summed in memory by hour or day, account, key and model
+ * (by hour and account alone), and written with the rows in one statement per few buckets
+ * (holds.ts), where a row's own upserts would add three statements per settlement.
  */
 import type { SqlValue } from "./sql_client.ts";
 import type { Settle } from "./store.ts";
@@ -15,12 +15,14 @@ export const DAY_MS = 86_400_000;
 /** A batch's rollup rows by bucket, each in the upsert's column order (bucket first). */
 export interface BatchRollups {
   hourly: Map<string, SqlValue[]>;
+  /** Without the key and model: bucket, account, figures. */
+  hourlyAccounts: Map<string, SqlValue[]>;
   daily: Map<string, SqlValue[]>;
 }
 
 /** Empty rollups for a batch. */
 export function batchRollups(): BatchRollups {
-  return { hourly: new Map(), daily: new Map() };
+  return { hourly: new Map(), hourlyAccounts: new Map(), daily: new Map() };
 }
 
 /** Adds a ledger row of `s` costing `cost` to its hour's and its day's rollups. */
@@ -35,17 +37,24 @@ export function rollUp(rollups: BatchRollups, s: Settle, cost: number): void {
     s.cacheWriteTokens,
     cost,
   ];
-  add(rollups.hourly, s.createdAt - (s.createdAt % HOUR_MS), s, figures);
-  add(rollups.daily, s.createdAt - (s.createdAt % DAY_MS), s, figures);
+  const hour = s.createdAt - (s.createdAt % HOUR_MS);
+  add(rollups.hourly, [hour, s.accountId, s.keyId, s.model], figures);
+  add(rollups.hourlyAccounts, [hour, s.accountId], figures);
+  add(
+    rollups.daily,
+    [s.createdAt - (s.createdAt % DAY_MS), s.accountId, s.keyId, s.model],
+    figures,
+  );
 }
 
-/** Adds `figures` to the row of `bucket` and `s`'s account, key and model. */
-function add(rows: Map<string, SqlValue[]>, bucket: number, s: Settle, figures: number[]) {
-  const name = `${bucket}\u0000${s.accountId}\u0000${s.keyId}\u0000${s.model}`;
+/** Adds `figures` to the row of `bucket` (its key columns' values), made if new. */
+function add(rows: Map<string, SqlValue[]>, bucket: SqlValue[], figures: number[]) {
+  const name = bucket.join("\u0000");
   const row = rows.get(name);
   if (row === undefined) {
-    rows.set(name, [bucket, s.accountId, s.keyId, s.model, ...figures]);
+    rows.set(name, [...bucket, ...figures]);
     return;
   }
-  for (let i = 0; i < figures.length; i++) row[4 + i] = (row[4 + i] as number) + figures[i]!;
+  const at = bucket.length;
+  for (let i = 0; i < figures.length; i++) row[at + i] = (row[at + i] as number) + figures[i]!;
 }

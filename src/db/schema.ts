@@ -118,6 +118,11 @@ export interface UsageHourlyTable extends UsageFiguresColumns {
   hour: number;
 }
 
+/** Usage of one hour and account, over all its keys and models: usage_hourly's rows summed. */
+export interface UsageHourlyAccountsTable extends Omit<UsageFiguresColumns, "key_id" | "model"> {
+  hour: number;
+}
+
 /** Usage of one day (`day`: its first millisecond, UTC), as usage_hourly's of its hours. */
 export interface UsageDailyTable extends UsageFiguresColumns {
   day: number;
@@ -131,6 +136,7 @@ export interface Database {
   holds: HoldsTable;
   ledger: LedgerTable;
   usage_hourly: UsageHourlyTable;
+  usage_hourly_accounts: UsageHourlyAccountsTable;
   usage_daily: UsageDailyTable;
 }
 

@@ -1,10 +1,11 @@
 /**
  * Usage over a time range, summed by account, key and model or by hour or day. The whole
  * days of the range come from the daily rollups, the other whole hours from the hourly ones
- * (both kept with the ledger rows in their transaction), and the partial hours at its edges
- * from the ledger itself: a sum over months reads a few thousand rows and is still exact to
- * the millisecond asked. Each query reads its big part in its table's key order, so SQLite
- * groups it without sorting; the small parts are merged here.
+ * (by account alone when no key or model is asked for; all kept with the ledger rows in
+ * their transaction), and the partial hours at its edges from the ledger itself: a sum over
+ * months reads a few thousand rows and is still exact to the millisecond asked. Each query
+ * reads its big part in its table's key order, so SQLite groups it without sorting; the
+ * small parts are merged here.
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import { DAY_MS, HOUR_MS } from "./rollup_rows.ts";
@@ -149,14 +150,18 @@ export async function usageSeries(
     queries.push(sql<Record<string, unknown>>`
       SELECT ${t} AS t, ${sums()} FROM ${from} u ${whereClause} GROUP BY ${t}`);
   };
+  // Over every key and model the hours by account alone serve: a row per hour and account.
+  const hourly = scope.keyId === undefined && scope.model === undefined
+    ? sql`usage_hourly_accounts`
+    : sql`usage_hourly`;
   // The big part is read in its table's order and grouped by its key's first column.
   if (bucket === "day" && split.days) {
     byBucket(sql`usage_daily`, "day", where(scope, "day", split.days));
     for (const range of hoursOutside(split.hours!, split.days)) {
-      byBucket(sql`usage_hourly`, "hour", where(scope, "hour", range));
+      byBucket(hourly, "hour", where(scope, "hour", range));
     }
   } else if (split.hours) {
-    byBucket(sql`usage_hourly`, "hour", where(scope, "hour", split.hours));
+    byBucket(hourly, "hour", where(scope, "hour", split.hours));
   }
   for (const range of split.ledger) byBucket(sql`(${ledgerRows(scope, range)})`, "created_at");
   const points = new Map<number, UsagePoint>();
