@@ -194,7 +194,8 @@ export function keyAdmin(deps: AdminDeps): KeyAdmin {
     },
     async update(id, changes) {
       const { enabled, ...fields } = changes;
-      const onlyEnabled = enabled !== undefined && Object.keys(fields).length === 0;
+      const onlyEnabled = enabled !== undefined &&
+        Object.values(fields).every((value) => value === undefined);
       const verb = onlyEnabled ? (enabled ? "Enabling" : "Disabling") : "Updating";
       const columns = keyChanges(checked(fields, `${verb} key "${id}"`));
       if (enabled !== undefined) columns.enabled = enabled ? 1 : 0;

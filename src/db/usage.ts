@@ -9,7 +9,7 @@
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import { DAY_MS, HOUR_MS } from "./rollup_rows.ts";
-import type { Database } from "./schema.ts";
+import type { Database, UsageFiguresColumns } from "./schema.ts";
 
 /** Which usage to sum; times are ms since the epoch, `until` exclusive. */
 export interface UsageScope {
@@ -20,17 +20,8 @@ export interface UsageScope {
   until?: number;
 }
 
-/** What a range of usage sums to. */
-export interface UsageFigures {
-  requests: number;
-  /** Requests whose ledger status is `failed` or `interrupted`. */
-  errors: number;
-  input_tokens: number;
-  output_tokens: number;
-  cached_tokens: number;
-  cache_write_tokens: number;
-  cost_micros: number;
-}
+/** What a range of usage sums to: a rollup's figures. */
+export type UsageFigures = Omit<UsageFiguresColumns, "account_id" | "key_id" | "model">;
 
 /** Usage of one account, key and model. */
 export interface UsageRow extends UsageFigures {
