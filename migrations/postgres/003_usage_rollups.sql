@@ -1,9 +1,11 @@
 -- Usage rolled up by hour and by day, UTC (as migrations/006_usage_rollups.sql on SQLite):
--- one row per hour or day (its first millisecond), account, key and model, kept in the
--- transaction that writes the ledger rows, from those rows themselves (so the cost is what
--- the rows record). A batch rolls its rows up once, at its end: by then it holds the lock of
--- every key it settled, and a rollup row belongs to one key, so no two transactions ever
--- wait for each other on one.
+-- one row per hour or day (its first millisecond), account, key and model, and one per hour
+-- and account, kept in the transaction that writes the ledger rows, with the figures the rows
+-- record (the cost as charged). A batch rolls its rows up once, at its end, each table's rows
+-- in their key's order. By then it holds the lock of every key it settled, and a key's rows
+-- are only ever locked under its key's lock; an account's hour is locked in (hour, account)
+-- order by every batch, after everything else it locks, so batches on one account queue
+-- there and never deadlock.
 CREATE TABLE usage_hourly (
   hour BIGINT NOT NULL,
   account_id BIGINT NOT NULL,
@@ -71,13 +73,23 @@ ALTER TABLE api_keys ADD COLUMN admin INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE api_keys ADD COLUMN last_used_at BIGINT;
 UPDATE api_keys k SET last_used_at = (SELECT max(created_at) FROM ledger l WHERE l.key_id = k.id);
 
--- Adds the given ledger rows to their hours' and days' rollups, in the rollups' key order.
-CREATE FUNCTION roll_up_ledger(p_ids BIGINT[]) RETURNS VOID LANGUAGE sql AS $$
+-- What a rollup needs of a ledger row, as the functions that write the row pass it on: the
+-- rollups are summed from these, not read back from the ledger (a generic plan of that read,
+-- made while the ledger was small, scanned it whole: bench/README.md).
+CREATE TYPE usage_row AS (
+  created_at BIGINT, account_id BIGINT, key_id TEXT, model TEXT, status TEXT,
+  input_tokens BIGINT, output_tokens BIGINT, cached_tokens BIGINT, cache_write_tokens BIGINT,
+  cost_micros BIGINT
+);
+
+-- Adds ledger rows to their hours' and days' rollups, in the rollups' key order.
+CREATE FUNCTION roll_up(p_rows usage_row[]) RETURNS VOID LANGUAGE plpgsql AS $$
+BEGIN
   WITH added AS (
     SELECT created_at - created_at % 3600000 AS hour, account_id, key_id, model,
       1 AS requests, CASE WHEN status IN ('failed', 'interrupted') THEN 1 ELSE 0 END AS errors,
       input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost_micros
-    FROM ledger WHERE id = ANY(p_ids)
+    FROM unnest(p_rows)
   ), hourly AS (
     INSERT INTO usage_hourly AS r (hour, account_id, key_id, model, requests, errors,
       input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost_micros)
@@ -126,23 +138,23 @@ CREATE FUNCTION roll_up_ledger(p_ids BIGINT[]) RETURNS VOID LANGUAGE sql AS $$
     output_tokens = r.output_tokens + excluded.output_tokens,
     cached_tokens = r.cached_tokens + excluded.cached_tokens,
     cache_write_tokens = r.cache_write_tokens + excluded.cache_write_tokens,
-    cost_micros = r.cost_micros + excluded.cost_micros
+    cost_micros = r.cost_micros + excluded.cost_micros;
+END
 $$;
 
--- settle_hold's work (migrations/postgres/001_init.sql) without the rollup, returning the
--- ledger row's id, so that a batch rolls its rows up together.
+-- settle_hold's work (migrations/postgres/001_init.sql) without the rollup, returning what
+-- the rollup needs of the ledger row, so that a batch rolls its rows up together.
 CREATE FUNCTION settle_hold_row(
   p_hold_id TEXT, p_account_id BIGINT, p_key_id TEXT, p_request_id TEXT, p_created_at BIGINT,
   p_model TEXT, p_entry_point TEXT, p_channel TEXT, p_upstream_model TEXT, p_attempts INTEGER,
   p_stream INTEGER, p_status TEXT, p_reason TEXT, p_input_tokens BIGINT, p_output_tokens BIGINT,
   p_cached_tokens BIGINT, p_cache_write_tokens BIGINT, p_estimated INTEGER,
   p_duration_ms BIGINT, p_cost_micros BIGINT
-) RETURNS BIGINT LANGUAGE plpgsql AS $$
+) RETURNS usage_row LANGUAGE plpgsql AS $$
 DECLARE
   v_amount BIGINT;
   v_tokens BIGINT;
   v_charged BIGINT;
-  v_id BIGINT;
 BEGIN
   DELETE FROM holds WHERE id = p_hold_id RETURNING amount_micros, tokens INTO v_amount, v_tokens;
   v_charged := charge_account(p_account_id, COALESCE(v_amount, 0), p_cost_micros);
@@ -157,9 +169,9 @@ BEGIN
     VALUES (p_request_id, p_created_at, p_account_id, p_key_id, p_model, p_entry_point,
       p_channel, p_upstream_model, p_attempts, p_stream, p_status, p_reason, p_input_tokens,
       p_output_tokens, p_cached_tokens, p_cache_write_tokens, p_estimated, p_duration_ms,
-      v_charged)
-    RETURNING id INTO v_id;
-  RETURN v_id;
+      v_charged);
+  RETURN ROW(p_created_at, p_account_id, p_key_id, p_model, p_status, p_input_tokens,
+    p_output_tokens, p_cached_tokens, p_cache_write_tokens, v_charged)::usage_row;
 END
 $$;
 
@@ -172,7 +184,7 @@ CREATE OR REPLACE FUNCTION settle_hold(
   p_duration_ms BIGINT, p_cost_micros BIGINT
 ) RETURNS VOID LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM roll_up_ledger(ARRAY[settle_hold_row(p_hold_id, p_account_id, p_key_id, p_request_id,
+  PERFORM roll_up(ARRAY[settle_hold_row(p_hold_id, p_account_id, p_key_id, p_request_id,
     p_created_at, p_model, p_entry_point, p_channel, p_upstream_model, p_attempts, p_stream,
     p_status, p_reason, p_input_tokens, p_output_tokens, p_cached_tokens, p_cache_write_tokens,
     p_estimated, p_duration_ms, p_cost_micros)]);
@@ -185,7 +197,6 @@ RETURNS VOID LANGUAGE plpgsql AS $$
 DECLARE
   h holds%ROWTYPE;
   v_charged BIGINT;
-  v_id BIGINT;
 BEGIN
   DELETE FROM holds WHERE id = p_hold_id RETURNING * INTO h;
   IF NOT FOUND THEN
@@ -201,9 +212,9 @@ BEGIN
       cached_tokens, cache_write_tokens, estimated, duration_ms, cost_micros)
     VALUES (h.request_id, p_now, h.account_id, h.key_id, h.model, h.entry_point, NULL, NULL, 0,
       h.stream, 'interrupted', p_reason, h.input_tokens, 0, 0, 0, 1, p_now - h.created_at,
-      v_charged)
-    RETURNING id INTO v_id;
-  PERFORM roll_up_ledger(ARRAY[v_id]);
+      v_charged);
+  PERFORM roll_up(ARRAY[ROW(p_now, h.account_id, h.key_id, h.model, 'interrupted',
+    h.input_tokens, 0, 0, 0, v_charged)::usage_row]);
 END
 $$;
 
@@ -213,7 +224,7 @@ RETURNS TABLE (item BIGINT, refusal TEXT, available BIGINT) LANGUAGE plpgsql AS 
 DECLARE
   r RECORD;
   v RECORD;
-  v_rows BIGINT[] := '{}';
+  v_rows usage_row[] := '{}';
 BEGIN
   FOR r IN
     SELECT e.ordinality AS position, e.value AS x
@@ -242,7 +253,7 @@ BEGIN
     END IF;
   END LOOP;
   IF cardinality(v_rows) > 0 THEN
-    PERFORM roll_up_ledger(v_rows);
+    PERFORM roll_up(v_rows);
   END IF;
 END
 $$;

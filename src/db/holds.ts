@@ -9,7 +9,7 @@
  * The types are the store's (store.ts).
  */
 import type { RunTransaction, SqlClient, SqlResult, SqlStatement, SqlValue } from "./sql_client.ts";
-import { type BatchRollups, batchRollups, rollUp } from "./rollup_rows.ts";
+import { BatchRollups } from "./rollup_rows.ts";
 import { type HoldResult, INTERRUPTED_REASON, type NewHold, type Settle } from "./store.ts";
 
 /** One job of the accounting queue. */
@@ -133,7 +133,7 @@ export function runAccounting(
     let released = accountIds.size + keyIds.size;
     const holdRows: SqlValue[][] = [];
     const ledgerRows: SqlValue[][] = [];
-    const rollups = batchRollups();
+    const rollups = new BatchRollups();
     const value = jobs.map((job) => {
       if (job.kind === "hold") {
         const result = take(job.hold, accounts, keys);
@@ -159,12 +159,13 @@ export function runAccounting(
       if (interrupted) interrupt(job, interrupted, accounts, keys, { ledgerRows, rollups });
       return undefined;
     });
+    const usage = rollups.rows();
     const writes = [
       ...inserts(INSERT_HOLDS, holdRows),
       ...inserts(INSERT_LEDGER, ledgerRows),
-      ...inserts(UPSERT_HOURLY, [...rollups.hourly.values()]),
-      ...inserts(UPSERT_HOURLY_ACCOUNTS, [...rollups.hourlyAccounts.values()]),
-      ...inserts(UPSERT_DAILY, [...rollups.daily.values()]),
+      ...inserts(UPSERT_HOURLY, usage.hourly),
+      ...inserts(UPSERT_HOURLY_ACCOUNTS, usage.hourlyAccounts),
+      ...inserts(UPSERT_DAILY, usage.daily),
     ];
     for (const [id, a] of accounts) {
       if (a.balance === a.balanceBefore && a.held === a.heldBefore) continue;
@@ -382,7 +383,7 @@ function charge(
       : Math.max(0, Math.min(s.costMicros, account.balance - account.held));
     if (!account.unlimited) account.balance -= cost;
     ledgerRows.push([...ledgerValues(s), cost]);
-    rollUp(rollups, s, cost);
+    rollups.add(s, cost);
   }
   if (key) {
     key.used += s.inputTokens + s.outputTokens;
