@@ -108,7 +108,7 @@ async function measure(name: string, url: string, premigrate: () => Promise<void
     const rollups = `${await count("usage_hourly")} hourly and ${await count("usage_daily")} daily`;
     const admin = createAdminService({
       queries: () => Promise.resolve(db.kysely),
-      config: () => parseConfigText("", () => undefined),
+      config: () => parseConfigText(""),
       now: () => END,
     });
     const since = new Date(END - 30 * DAY_MS).toISOString();

@@ -43,7 +43,7 @@ export async function withAdmin(
   try {
     const migration = await db.migrate();
     if (migration.error) throw new Error(migration.error.message);
-    const config = parseConfigText(ADMIN_TEST_CONFIG, () => undefined, "admin_test.toml");
+    const config = parseConfigText(ADMIN_TEST_CONFIG);
     const clock = { now: Date.parse("2030-01-01T00:00:00Z") };
     const admin = createAdminService({
       queries: () => Promise.resolve(db.kysely),
