@@ -3,9 +3,12 @@
  * one account at concurrency 1 and C, on a SQLite file (group commit, prepared
  * statements) and on PostgreSQL (one stored-function call each) with one process's pool
  * and with three pools standing for three nodes. The PostgreSQL cluster is a throwaway
- * one (tests/postgres.ts) with fsync on, as a production server runs.
+ * one (tests/postgres.ts) with fsync on, as a production server runs. With `--keys K` and
+ * `--models M` the pairs go round K keys (of K accounts) and M models, so that a batch of
+ * settlements touches as many usage rollup rows as a busy gateway's; `--only` picks stores.
  *
- *   deno run -A bench/store.ts [--pairs N] [--concurrency C] [--no-fsync]
+ *   deno run -A bench/store.ts [--pairs N] [--concurrency C] [--no-fsync] [--keys K]
+ *                              [--models M] [--only sqlite,postgres,nodes]
  */
 import { parseArgs } from "node:util";
 import { type Db, openDatabase } from "../src/db/database.ts";
@@ -18,15 +21,24 @@ const { values } = parseArgs({
     pairs: { type: "string", default: "4000" },
     concurrency: { type: "string", default: "32" },
     "no-fsync": { type: "boolean", default: false },
+    keys: { type: "string", default: "1" },
+    models: { type: "string", default: "1" },
+    only: { type: "string", default: "sqlite,postgres,nodes" },
   },
 });
+const KEYS = Number(values.keys);
+const MODELS = Array.from({ length: Number(values.models) }, (_, i) => `m${i}`);
+const ONLY = new Set(values.only.split(","));
 const PAIRS = Number(values.pairs);
 const CONCURRENCY = Number(values.concurrency);
 
-/** Runs `pairs` hold+settle pairs over `handles` (round robin) with `concurrency` workers. */
+/**
+ * Runs `pairs` hold+settle pairs over `handles` and `targets` (round robin, and round the
+ * models) with `concurrency` workers.
+ */
 async function pairsPerSecond(
   handles: Db[],
-  target: HoldTarget,
+  targets: HoldTarget[],
   pairs: number,
   concurrency: number,
 ): Promise<number> {
@@ -38,8 +50,8 @@ async function pairsPerSecond(
   const worker = async (index: number) => {
     const db = handles[index % handles.length]!;
     while (next < pairs) {
-      next++;
-      const hold = benchHold(target);
+      const n = next++;
+      const hold = benchHold(targets[n % targets.length]!, MODELS[n % MODELS.length]);
       const result = await db.store.takeHold(hold);
       if (!result.ok) throw new Error(`hold refused: ${JSON.stringify(result)}`);
       settlements.add(db.store.settleHold(benchSettlement(hold)));
@@ -56,10 +68,11 @@ async function pairsPerSecond(
 async function measure(name: string, url: string, count: number): Promise<void> {
   const handles = await Promise.all(Array.from({ length: count }, () => openDatabase(url)));
   try {
-    const target = await fundedTarget(handles[0]!);
-    await pairsPerSecond(handles, target, 200, CONCURRENCY); // warm-up: connections, plans
-    const one = await pairsPerSecond(handles, target, Math.min(PAIRS, 1_000), 1);
-    const many = await pairsPerSecond(handles, target, PAIRS, CONCURRENCY);
+    const targets: HoldTarget[] = [];
+    for (let i = 0; i < KEYS; i++) targets.push(await fundedTarget(handles[0]!));
+    await pairsPerSecond(handles, targets, 200, CONCURRENCY); // warm-up: connections, plans
+    const one = await pairsPerSecond(handles, targets, Math.min(PAIRS, 1_000), 1);
+    const many = await pairsPerSecond(handles, targets, PAIRS, CONCURRENCY);
     console.log(
       `${name.padEnd(34)} c1 ${one.toFixed(0).padStart(6)} pairs/s` +
         `   c${CONCURRENCY} ${many.toFixed(0).padStart(6)} pairs/s`,
@@ -72,9 +85,13 @@ async function measure(name: string, url: string, count: number): Promise<void> 
 const dir = await Deno.makeTempDir({ prefix: "tollgate_bench_store_" });
 const cluster = await startPostgres({ durable: !values["no-fsync"] });
 try {
-  await measure("SQLite file, one process", `file:${dir}/bench.db`, 1);
-  await measure("PostgreSQL, one process", await cluster.createDatabase(), 1);
-  await measure("PostgreSQL, three processes' pools", await cluster.createDatabase(), 3);
+  if (ONLY.has("sqlite")) await measure("SQLite file, one process", `file:${dir}/bench.db`, 1);
+  if (ONLY.has("postgres")) {
+    await measure("PostgreSQL, one process", await cluster.createDatabase(), 1);
+  }
+  if (ONLY.has("nodes")) {
+    await measure("PostgreSQL, three processes' pools", await cluster.createDatabase(), 3);
+  }
 } finally {
   await cluster.close();
   await Deno.remove(dir, { recursive: true });

@@ -28,8 +28,8 @@ export async function fundedTarget(db: Db): Promise<HoldTarget> {
   return { accountId: account.id, keyId: key.id };
 }
 
-/** A new hold on `target`, with the figures of a short chat request. */
-export function benchHold(target: HoldTarget): NewHold {
+/** A new hold on `target` for `model`, with the figures of a short chat request. */
+export function benchHold(target: HoldTarget, model = "m"): NewHold {
   const now = Date.now();
   return {
     id: `hold_${crypto.randomUUID()}`,
@@ -41,7 +41,7 @@ export function benchHold(target: HoldTarget): NewHold {
     expiresAt: now + 60_000,
     // Time-ordered, as the server's: the ledger's index of request ids grows at its end.
     requestId: newRequestId(now),
-    model: "m",
+    model,
     entryPoint: "chat",
     stream: false,
     inputTokens: 50,

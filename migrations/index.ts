@@ -7,8 +7,10 @@ import interrupted from "./002_interrupted.sql" with { type: "text" };
 import leanHolds from "./003_lean_holds.sql" with { type: "text" };
 import holdsById from "./004_holds_by_id.sql" with { type: "text" };
 import balancesByBatch from "./005_balances_by_batch.sql" with { type: "text" };
+import usageRollups from "./006_usage_rollups.sql" with { type: "text" };
 import postgresInit from "./postgres/001_init.sql" with { type: "text" };
 import postgresLimits from "./postgres/002_limits.sql" with { type: "text" };
+import postgresUsageRollups from "./postgres/003_usage_rollups.sql" with { type: "text" };
 import storedResponses from "./007_stored_responses.sql" with { type: "text" };
 import postgresStoredResponses from "./postgres/004_stored_responses.sql" with { type: "text" };
 
@@ -25,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "003_lean_holds", sql: leanHolds },
   { name: "004_holds_by_id", sql: holdsById },
   { name: "005_balances_by_batch", sql: balancesByBatch },
+  { name: "006_usage_rollups", sql: usageRollups },
   { name: "007_stored_responses", sql: storedResponses },
 ];
 
@@ -32,5 +35,6 @@ export const MIGRATIONS: readonly Migration[] = [
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { name: "001_init", sql: postgresInit },
   { name: "002_limits", sql: postgresLimits },
+  { name: "003_usage_rollups", sql: postgresUsageRollups },
   { name: "004_stored_responses", sql: postgresStoredResponses },
 ];

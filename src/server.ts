@@ -65,6 +65,7 @@ async function bootstrapFirstKey(db: ServingDb, now: number): Promise<string | u
     accountId: account!.id,
     group: "default",
     name: "first key",
+    admin: true,
     createdAt: now,
   });
   return secret;

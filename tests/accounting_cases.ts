@@ -9,7 +9,12 @@ import { sql } from "kysely";
 import { readSse } from "../src/upstream/sse.ts";
 import type { Db } from "../src/db/database.ts";
 import { recoverHolds } from "../src/billing/recovery.ts";
-import { chatBody, startPricedGateway, waitUntil } from "./accounting_support.ts";
+import {
+  assertRollupsMatchLedger,
+  chatBody,
+  startPricedGateway,
+  waitUntil,
+} from "./accounting_support.ts";
 import { channel, configWith, startGateway } from "./harness.ts";
 import { startFakeUpstream } from "./fakes/upstream.ts";
 
@@ -199,6 +204,53 @@ export const ACCOUNTING_CASES: readonly AccountingCase[] = [
         assert.equal(after.held_micros, 0);
         assert.equal(after.balance_micros, 1_000_000 - row!.cost_micros);
         gate.resolve();
+      } finally {
+        await close();
+      }
+    },
+  },
+
+  {
+    name:
+      "invariant: the hourly rollups equal the ledger after concurrent traffic (ok, streams, failures, cache tokens)",
+    async run(database) {
+      const { fake, gateway, close } = await startPricedGateway("chat", await database());
+      try {
+        const keys = [
+          await gateway.createKey({ balanceUsd: "1" }),
+          await gateway.createKey({ unlimited: true, quotaTokens: 10_000_000 }),
+          await gateway.createKey({ unlimited: true }),
+        ];
+        const idle = await gateway.createKey({ unlimited: true });
+        const send = (i: number, stream: boolean) => {
+          const key = keys[i % keys.length]!.secret;
+          const request = i % 5 === 4
+            ? gateway.post("/v1/messages", key, {
+              model: "priced",
+              max_tokens: 50,
+              stream,
+              messages: [{ role: "user", content: `messages ${i} words` }],
+            })
+            : gateway.post("/v1/chat/completions", key, chatBody(`request ${i}`, { stream }));
+          return request.then((response) => response.text());
+        };
+        const round = (count: number) =>
+          Promise.all(Array.from({ length: count }, (_, i) => send(i, i % 2 === 1)));
+        fake.setBehaviour({ cachedTokens: 3, cacheWriteTokens: 2 });
+        await round(40);
+        fake.setBehaviour({ error: { status: 500, times: 6 } });
+        await round(12);
+        fake.setBehaviour({ midStreamError: { afterEvents: 2 } });
+        await round(10);
+        const rows = await gateway.ledger();
+        assert.equal(rows.length, 62);
+        const statuses = new Set(rows.map((row) => row.status));
+        assert.ok(statuses.has("ok") && statuses.has("failed"), [...statuses].join(","));
+        assert.ok(rows.some((row) => row.cached_tokens > 0 && row.cache_write_tokens > 0));
+        assert.equal(await assertRollupsMatchLedger(gateway.db), 62);
+        const unused = await gateway.db.kysely.selectFrom("api_keys").select("last_used_at")
+          .where("id", "=", idle.id).executeTakeFirstOrThrow();
+        assert.equal(unused.last_used_at, null, "a key never used has no last use");
       } finally {
         await close();
       }
@@ -484,6 +536,7 @@ export const ACCOUNTING_CASES: readonly AccountingCase[] = [
           .executeTakeFirstOrThrow();
         assert.equal(key.held_tokens, 40);
         assert.equal(key.used_tokens, 20, "the interrupted input counts against the key");
+        assert.equal(await assertRollupsMatchLedger(gateway.db), 1);
       } finally {
         await close();
       }

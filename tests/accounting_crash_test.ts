@@ -1,14 +1,21 @@
 /**
  * Crash: a real `tollgate serve` process killed with SIGKILL during streams. After a
  * restart no hold remains, no settled row is lost, every request in flight has an
- * `interrupted` row billed for its estimated input, and balances equal the ledger.
+ * `interrupted` row billed for its estimated input, and balances and the hourly usage
+ * rollups equal the ledger.
  */
 import assert from "node:assert/strict";
 import { issueKey } from "../src/auth/issue_key.ts";
 import { createAccount } from "../src/db/accounts.ts";
 import { openDatabase } from "../src/db/database.ts";
 import { readSse } from "../src/upstream/sse.ts";
-import { chatBody, countHolds, PRICED_MODEL, waitUntil } from "./accounting_support.ts";
+import {
+  assertRollupsMatchLedger,
+  chatBody,
+  countHolds,
+  PRICED_MODEL,
+  waitUntil,
+} from "./accounting_support.ts";
 import { startFakeUpstream } from "./fakes/upstream.ts";
 import { channel, configWith, databaseSection } from "./harness.ts";
 import { type ServerProcess, spawnServer } from "./process.ts";
@@ -96,6 +103,8 @@ Deno.test("invariant: a crash loses no settled row, leaves no hold behind, and i
     const key = await db.kysely.selectFrom("api_keys").select("held_tokens")
       .executeTakeFirstOrThrow();
     assert.equal(key.held_tokens, 0);
+    // The interrupted rows are in the hourly rollups too, as every settled one.
+    assert.equal(await assertRollupsMatchLedger(db), 4);
 
     // The restarted server serves and settles as before.
     const again = await post(server.url, chatBody("after the restart"));

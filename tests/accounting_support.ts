@@ -1,4 +1,6 @@
 /** Shared set-up of the accounting tests: a priced model behind a fake chat upstream. */
+import assert from "node:assert/strict";
+import { sql } from "kysely";
 import type { Db } from "../src/db/database.ts";
 import { startFakeUpstream } from "./fakes/upstream.ts";
 import { channel, configWith, startGateway } from "./harness.ts";
@@ -66,4 +68,53 @@ export async function countHolds(db: Db): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/**
+ * Asserts that the rollups equal the ledger summed by hour (or day), account, key and model
+ * (by hour and account alone), and that each key's last use is its latest ledger row: what
+ * settlement keeps in the same transaction as the rows. Returns how many ledger rows there are.
+ */
+export async function assertRollupsMatchLedger(db: Db): Promise<number> {
+  let requests = 0;
+  const byKey = [sql`, key_id, model`, sql`1, 2, 3, 4`] as const;
+  const tables = [
+    ["usage_hourly", "hour", 3_600_000, ...byKey],
+    ["usage_hourly_accounts", "hour", 3_600_000, sql``, sql`1, 2`],
+    ["usage_daily", "day", 86_400_000, ...byKey],
+  ] as const;
+  for (const [table, bucket, ms, keyAndModel, order] of tables) {
+    const { rows: expected } = await sql<Record<string, unknown>>`
+      SELECT created_at - created_at % ${sql.lit(ms)} AS bucket, account_id ${keyAndModel},
+        count(*) AS requests,
+        sum(CASE WHEN status IN ('failed', 'interrupted') THEN 1 ELSE 0 END) AS errors,
+        sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+        sum(cached_tokens) AS cached_tokens, sum(cache_write_tokens) AS cache_write_tokens,
+        sum(cost_micros) AS cost_micros
+      FROM ledger GROUP BY ${order} ORDER BY ${order}`.execute(db.kysely);
+    const { rows: rollups } = await sql<Record<string, unknown>>`
+      SELECT ${sql.ref(bucket)} AS bucket, account_id ${keyAndModel}, requests, errors,
+        input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost_micros
+      FROM ${sql.table(table)} ORDER BY ${order}`.execute(db.kysely);
+    const plain = (rows: Record<string, unknown>[]) => rows.map((row) => ({ ...row }));
+    assert.deepEqual(plain(rollups), plain(expected), table);
+    requests = expected.reduce((sum, row) => sum + Number(row.requests), 0);
+  }
+  const keys = await db.kysely.selectFrom("api_keys")
+    .leftJoin("ledger", "ledger.key_id", "api_keys.id")
+    .select((eb) => [
+      "api_keys.id",
+      "api_keys.last_used_at",
+      eb.fn.max("ledger.created_at").as("latest"),
+    ])
+    .groupBy(["api_keys.id", "api_keys.last_used_at"])
+    .execute();
+  for (const key of keys) {
+    assert.equal(
+      key.last_used_at === null ? null : Number(key.last_used_at),
+      key.latest === null ? null : Number(key.latest),
+      `last use of ${key.id}`,
+    );
+  }
+  return requests;
 }

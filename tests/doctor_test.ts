@@ -67,6 +67,7 @@ Deno.test("doctor: tollgate with the echo channel works for every client kind", 
     assert.equal(report.model, "echo");
     assert.equal(report.model_source, "listed");
     assert.equal(report.base_url.probed_root, gateway.url);
+    assert.equal(report.base_url.ok, true);
     assert.deepEqual(report.findings, []);
     // The model list, then whole answer and stream on chat and responses (Bearer) and on
     // messages with x-api-key and with Bearer.
@@ -95,7 +96,8 @@ Deno.test("doctor: the text report of tollgate lists probes and client kinds, ke
     const { secret } = await gateway.createKey();
     // A trailing slash: the address as given answers 404, the corrected one is probed.
     const run = await doctor(["--base-url", `${gateway.url}/`, "--key", secret, "--model", "echo"]);
-    assert.equal(run.code, 0, run.stdout);
+    // Every client given this URL gets 404, though the corrected one works: exit 1.
+    assert.equal(run.code, 1, run.stdout);
     assertNoSecret(run, secret);
     assert.match(run.stdout, /ends with "\/"/);
     assert.match(run.stdout, /Remove the trailing slash/);
@@ -109,7 +111,7 @@ Deno.test("doctor: the text report of tollgate lists probes and client kinds, ke
     );
     assert.match(
       run.stdout,
-      /^OK: "echo" works on \/v1\/chat\/completions, \/v1\/responses, \/v1\/messages/m,
+      /^WRONG BASE URL: The base URL "http:\/\/127\.0\.0\.1:\d+\/" is wrong \(see the findings\): configure the client table's values instead\. At http:\/\/127\.0\.0\.1:\d+: "echo" works on \/v1\/chat\/completions, \/v1\/responses, \/v1\/messages/m,
     );
     // The 404 of the address as given has its support report.
     assert.match(run.stdout, /Support reports/);
@@ -280,7 +282,9 @@ Deno.test("doctor: a doubled /v1 answers 404 and the diagnosis names the fix", a
     assert.equal(client(report, "responses_only_agent").base_url, `${fake.root}/v1`);
     assert.equal(client(report, "messages_only_agent").base_url, fake.root);
     assert.equal(report.support_reports[0]?.status, 404);
-    assert.equal(run.code, 0, "the model works once the base URL is corrected");
+    assert.equal(report.works, true, "the model works once the base URL is corrected");
+    assert.equal(report.base_url.ok, false);
+    assert.equal(run.code, 1, "but the base URL as given is wrong");
   });
 });
 

@@ -8,25 +8,17 @@
 import assert from "node:assert/strict";
 import { openDatabase } from "../src/db/database.ts";
 import { readSse } from "../src/upstream/sse.ts";
-import { chatBody, countHolds, PRICED_MODEL } from "./accounting_support.ts";
+import {
+  assertRollupsMatchLedger,
+  chatBody,
+  countHolds,
+  PRICED_MODEL,
+} from "./accounting_support.ts";
 import { startFakeUpstream } from "./fakes/upstream.ts";
 import { channel, configWith } from "./harness.ts";
 import { startPostgres } from "./postgres.ts";
+import { poll } from "./support.ts";
 import { runTollgate, type ServerProcess, spawnServer } from "./process.ts";
-
-/** Checks `condition` every `everyMs` until it holds; fails after `withinMs`. */
-async function poll(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  withinMs: number,
-  everyMs = 50,
-): Promise<void> {
-  const deadline = performance.now() + withinMs;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`Timed out after ${withinMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
 
 /** A chat request to one node with a key. */
 function post(node: ServerProcess, secret: string, body: unknown): Promise<Response> {
@@ -246,6 +238,8 @@ Deno.test("several nodes on one PostgreSQL", async (t) => {
         const charged = rows.reduce((sum, row) => sum + row.cost_micros, 0);
         assert.equal(after.balance_micros, before.balance_micros - charged);
         assert.equal(after.held_micros, 0);
+        // Every node's settlements and the interrupted rows are in the hourly rollups.
+        assert.equal(await assertRollupsMatchLedger(db), settled + 3);
       },
     );
   } finally {

@@ -8,7 +8,7 @@ import { issueKey } from "../src/auth/issue_key.ts";
 import { createAccount } from "../src/db/accounts.ts";
 import { type Db, openDatabase } from "../src/db/database.ts";
 import { type NewHold, type Settle, settlementOf } from "../src/db/store.ts";
-import { countHolds } from "./accounting_support.ts";
+import { assertRollupsMatchLedger, countHolds } from "./accounting_support.ts";
 import { startPostgres } from "./postgres.ts";
 
 /** Two handles on one fresh database, an account and a key; closed by `close`. */
@@ -293,6 +293,8 @@ const CASES: { name: string; run(open: OpenFixture): Promise<void> }[] = [
         const key = await keyOf(f);
         assert.deepEqual([key.held_tokens, key.used_tokens], [0, 12]);
         assert.equal(await countHolds(f.a), 0);
+        // The hourly rollup records what was debited, as the row does.
+        assert.equal(await assertRollupsMatchLedger(f.a), 1);
       } finally {
         await f.close();
       }
@@ -328,6 +330,7 @@ const CASES: { name: string; run(open: OpenFixture): Promise<void> }[] = [
         assert.deepEqual([account.balance_micros, account.held_micros], [10_000 - 6, 0]);
         const key = await keyOf(f);
         assert.deepEqual([key.held_tokens, key.used_tokens], [0, 9]);
+        assert.equal(await assertRollupsMatchLedger(f.a), 3);
         await f.b.store.removeInstances(["inst_other"]);
         assert.deepEqual(await f.a.store.listInstances(), []);
       } finally {

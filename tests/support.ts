@@ -377,3 +377,17 @@ export async function replaceConfig(gateway: TestGateway, toml: string): Promise
   await Deno.writeTextFile(temporary, `${databaseSection(gateway.dir)}\n${toml}`);
   await Deno.rename(temporary, gateway.configPath);
 }
+
+/** Checks `condition` every `everyMs` until it holds; fails after `withinMs`. */
+export async function poll(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  withinMs: number,
+  everyMs = 50,
+): Promise<void> {
+  const deadline = performance.now() + withinMs;
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new Error(`Timed out after ${withinMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

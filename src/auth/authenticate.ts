@@ -105,7 +105,7 @@ function checkKeyState(key: KeyRecord | undefined, now: number): asserts key is 
     throw new GatewayError(
       401,
       "insufficient_user_quota",
-      `This key's token quota is exhausted: it has used ${key.usedTokens} of ${key.quotaTokens} tokens. Ask the operator to raise the quota.`,
+      `This key's token quota is exhausted: it has used ${key.usedTokens} of ${key.quotaTokens} tokens. Ask the operator to raise the quota (\`tollgate key update ${key.id} --quota TOKENS\`).`,
     );
   }
 }

@@ -24,6 +24,7 @@ export function databaseKeyLookup(store: Store): KeyLookup {
       usedTokens: row.used_tokens,
       models: jsonList(row.models),
       allowIps: jsonList(row.allow_ips),
+      admin: row.admin === 1,
     };
   };
 }

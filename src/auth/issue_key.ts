@@ -13,6 +13,8 @@ export interface KeyGrant {
   expiresAt?: number | null;
   models?: string[] | null;
   allowIps?: string[] | null;
+  /** Whether the key may use the admin API and the dashboard (the first-run key does). */
+  admin?: boolean;
   createdAt: number;
 }
 
@@ -35,6 +37,7 @@ export async function issueKey(
     quota_tokens: grant.quotaTokens ?? null,
     models: grant.models ? JSON.stringify(grant.models) : null,
     allow_ips: grant.allowIps ? JSON.stringify(grant.allowIps) : null,
+    admin: grant.admin ? 1 : 0,
     created_at: grant.createdAt,
   });
   return { key, secret };

@@ -18,6 +18,8 @@ export interface KeyRecord {
   models: string[] | null;
   /** CIDRs the key may be used from, or null for anywhere. */
   allowIps: string[] | null;
+  /** Whether the key may use the admin API and the dashboard. */
+  admin: boolean;
 }
 
 /** Finds a key by the SHA-256 hex of its secret. */

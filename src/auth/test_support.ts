@@ -17,6 +17,7 @@ export function testPrincipal(overrides: Partial<Principal> = {}): Principal {
     usedTokens: 0,
     models: null,
     allowIps: null,
+    admin: false,
     ...overrides,
   };
 }

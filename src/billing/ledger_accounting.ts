@@ -99,7 +99,8 @@ export function createLedgerAccounting(options: {
             401,
             "insufficient_user_quota",
             `Insufficient key quota: this request may use up to ${tokens} tokens but the key has ` +
-              `${result.availableTokens} left. Ask the operator to raise the quota or lower max_tokens.`,
+              `${result.availableTokens} left. Lower max_tokens, or ask the operator to raise the quota ` +
+              `(\`tollgate key update ${principal.id} --quota TOKENS\`).`,
           );
         }
         return {

@@ -4,38 +4,61 @@
  */
 import { formatSupportReport } from "../doctor/support_report.ts";
 import { type DoctorReport, runDoctor } from "../doctor/run_doctor.ts";
-import { type CliContext, CONFIG_OPTION, expectPositionals, parseCommandArgs } from "./context.ts";
+import { type Command, type Flags, type ParsedCommand, single, subcommand } from "./command.ts";
+import type { CliContext } from "./context.ts";
 import { formatTable, printJson, usageError } from "./output.ts";
-
-/** Usage lines of the `doctor` command. */
-export const DOCTOR_USAGE =
-  "tollgate doctor --base-url URL --key KEY [--model M] [--json] [--timeout-ms N]\n" +
-  "                probe any compatible gateway as the spec's troubleshooting does; " +
-  "exit 1 when unusable";
 
 // Long enough for a slow model's first 16 tokens, short enough that a hung stream is noticed.
 const DEFAULT_TIMEOUT_MS = 30_000;
 // An hour: longer than any probe should take, and well inside what a timer can hold.
 const MAX_TIMEOUT_MS = 3_600_000;
 
-/** Runs `doctor ...`; returns 0 when the model works on at least one entry point, else 1. */
-export async function runDoctorCommand(args: string[], ctx: CliContext): Promise<number> {
-  const options = {
-    // Accepted so that every command takes --config, as the help says; doctor reads no config.
-    ...CONFIG_OPTION,
-    "base-url": { type: "string" },
-    key: { type: "string" },
-    model: { type: "string" },
-    json: { type: "boolean" },
-    "timeout-ms": { type: "string" },
-  } as const;
-  const { values, positionals } = parseCommandArgs(args, options, DOCTOR_USAGE);
-  expectPositionals(positionals, [], DOCTOR_USAGE);
+const DOCTOR_FLAGS = {
+  "base-url": {
+    type: "string",
+    value: "URL",
+    help: "the base URL a client would be given (required)",
+  },
+  key: {
+    type: "string",
+    value: "KEY",
+    help: "the API key to probe with (required; never printed)",
+  },
+  model: { type: "string", value: "M", help: "the model to probe (default: the first one listed)" },
+  json: { type: "boolean", help: "print the report as JSON" },
+  "timeout-ms": {
+    type: "string",
+    value: "N",
+    help: `the deadline of each probe (default ${DEFAULT_TIMEOUT_MS})`,
+  },
+} as const satisfies Flags;
+
+const doctor = subcommand({
+  usage: "tollgate doctor --base-url URL --key KEY [--model M] [--json] [--timeout-ms N]",
+  summary: "Probes any compatible gateway as the spec's troubleshooting does; exits 1 when " +
+    "the model works nowhere, or when the base URL as given is wrong (even if a corrected " +
+    "one works). Reads no config.",
+  flags: DOCTOR_FLAGS,
+  run: runDoctorCommand,
+});
+
+/** The `doctor` command. */
+export const DOCTOR_COMMAND: Command = single(doctor);
+
+/**
+ * Runs `doctor ...`; returns 0 when the model works on at least one entry point at the base
+ * URL as given, else 1.
+ */
+async function runDoctorCommand(
+  { values }: ParsedCommand<typeof DOCTOR_FLAGS>,
+  ctx: CliContext,
+): Promise<number> {
+  const usage = doctor.usage;
   const baseUrl = values["base-url"];
-  if (baseUrl === undefined) throw usageError("Missing --base-url", DOCTOR_USAGE);
-  if (values.key === undefined) throw usageError("Missing --key", DOCTOR_USAGE);
+  if (baseUrl === undefined) throw usageError("Missing --base-url", usage);
+  if (values.key === undefined) throw usageError("Missing --key", usage);
   if (values.model !== undefined && values.model.trim() === "") {
-    throw usageError("Invalid --model: give a model id", DOCTOR_USAGE);
+    throw usageError("Invalid --model: give a model id", usage);
   }
   const timeoutText = values["timeout-ms"];
   const timeoutMs = timeoutText === undefined ? DEFAULT_TIMEOUT_MS : Number(timeoutText);
@@ -43,7 +66,7 @@ export async function runDoctorCommand(args: string[], ctx: CliContext): Promise
     throw usageError(
       `Invalid --timeout-ms "${timeoutText}": give a whole number of milliseconds from 1 to ` +
         `${MAX_TIMEOUT_MS}`,
-      DOCTOR_USAGE,
+      usage,
     );
   }
   const report = await runDoctor(
@@ -56,7 +79,12 @@ export async function runDoctorCommand(args: string[], ctx: CliContext): Promise
   );
   if (values.json) printJson(ctx.io, report);
   else ctx.io.stdout(formatReport(report));
-  return report.works ? 0 : 1;
+  return usable(report) ? 0 : 1;
+}
+
+/** Whether the gateway works at the base URL as given: exit 0 only then. */
+function usable(report: DoctorReport): boolean {
+  return report.works && report.base_url.ok;
 }
 
 /** The report as text: header, findings, probes, diagnoses, client table, support reports. */
@@ -115,7 +143,8 @@ function formatReport(report: DoctorReport): string {
       ),
     ].join("\n"));
   }
-  sections.push(`${report.works ? "OK" : "NOT WORKING"}: ${report.summary}`);
+  const verdict = usable(report) ? "OK" : report.works ? "WRONG BASE URL" : "NOT WORKING";
+  sections.push(`${verdict}: ${report.summary}`);
   return sections.join("\n\n");
 }
 

@@ -1,149 +1,216 @@
-/** `tollgate key ...`: create (showing the secret once), list, disable, enable and revoke keys. */
-import { issueKey } from "../auth/issue_key.ts";
-import { findAccountByName } from "../db/accounts.ts";
-import { type KeyWithAccountName, listKeys, revokeKey, setKeyEnabled } from "../db/keys.ts";
-import {
-  type CliContext,
-  CONFIG_OPTION,
-  dispatch,
-  expectPositionals,
-  parseCommandArgs,
-  withDatabase,
-} from "./context.ts";
-import { formatTable, isoOrNull, printJson, usageError, userError } from "./output.ts";
+/** `tollgate key ...`: create (showing the secret once), list, update, disable, enable, revoke. */
+import type { KeyJson, KeyUpdate } from "../admin/keys.ts";
+import { withAdmin } from "./admin_session.ts";
+import { type Command, group, JSON_FLAG, subcommand } from "./command.ts";
+import { formatTable, printJson, usageError } from "./output.ts";
 import { parseCidrListArg, parseIsoArg, parseListArg, parseTokensArg } from "./values.ts";
 
-/** Usage lines of the `key` command group. */
-export const KEY_USAGE = [
-  "tollgate key create --account NAME [--group G] [--name LABEL] [--quota TOKENS]",
-  "                    [--expires ISO8601] [--models m1,m2] [--allow-ip CIDR,CIDR] [--json]",
-  "tollgate key list [--account NAME] [--json]",
-  "tollgate key disable|enable|revoke KEY_ID",
-].join("\n");
-
-/** Runs `key <subcommand> ...`; returns the exit status. */
-export function runKeyCommand(args: string[], ctx: CliContext): Promise<number> {
-  return dispatch(args, ctx, "key", KEY_USAGE, {
-    create: createCommand,
-    list: listCommand,
-    enable: (rest) => changeStateCommand(rest, ctx, "enable"),
-    disable: (rest) => changeStateCommand(rest, ctx, "disable"),
-    revoke: (rest) => changeStateCommand(rest, ctx, "revoke"),
-  });
-}
-
-async function createCommand(args: string[], ctx: CliContext): Promise<number> {
-  const options = {
-    ...CONFIG_OPTION,
-    account: { type: "string" },
-    group: { type: "string", default: "default" },
-    name: { type: "string" },
-    quota: { type: "string" },
-    expires: { type: "string" },
-    models: { type: "string" },
-    "allow-ip": { type: "string" },
-    json: { type: "boolean" },
-  } as const;
-  const { values, positionals } = parseCommandArgs(args, options, KEY_USAGE);
-  expectPositionals(positionals, [], KEY_USAGE);
-  const accountName = values.account;
-  if (accountName === undefined) throw usageError("Missing option --account NAME", KEY_USAGE);
-  const group = values.group;
-  const quota = values.quota === undefined
-    ? null
-    : parseTokensArg(values.quota, "--quota", KEY_USAGE);
-  // A past time is allowed: the key is simply created expired.
-  const expiresAt = values.expires === undefined
-    ? null
-    : parseIsoArg(values.expires, "--expires", KEY_USAGE);
-  const models = values.models === undefined
-    ? null
-    : parseListArg(values.models, "--models", KEY_USAGE);
-  const allowIps = values["allow-ip"] === undefined
-    ? null
-    : parseCidrListArg(values["allow-ip"], "--allow-ip", KEY_USAGE);
-
-  const { key, secret } = await withDatabase(
-    ctx,
-    values.config,
-    async ({ db, config, configPath }) => {
-      if (!(group in config.groups)) {
-        const known = Object.keys(config.groups).map((name) => `"${name}"`).join(", ");
-        throw userError(
-          `Creating key failed: group "${group}" is not defined in "${configPath}"; ` +
-            (known ? `use one of ${known} or add [groups.${group}].` : `add [groups.${group}].`),
-        );
-      }
-      const account = await findAccountByName(db.kysely, accountName);
-      if (account === undefined) {
-        throw userError(
-          `Creating key failed: account "${accountName}" does not exist; ` +
-            `create it with "tollgate account create ${accountName}".`,
-        );
-      }
-      return await issueKey(db.kysely, {
-        accountId: account.id,
-        group,
-        name: values.name ?? null,
-        quotaTokens: quota,
-        expiresAt,
-        models,
-        allowIps,
-        createdAt: ctx.now(),
-      });
+const create = subcommand({
+  usage: "tollgate key create --account NAME [--group G] [--name LABEL] [--quota TOKENS]\n" +
+    "                    [--expires ISO8601] [--models m1,m2] [--allow-ip CIDR,CIDR] [--admin] [--json]",
+  summary: "Creates a key and prints its secret, once: only its hash is stored.",
+  flags: {
+    account: { type: "string", value: "NAME", help: "the account the key spends from (required)" },
+    group: {
+      type: "string",
+      value: "G",
+      help: "the group whose models and limits apply (default: default)",
     },
-  );
-
-  if (values.json) {
-    printJson(ctx.io, {
-      id: key.id,
-      key: secret,
-      account: accountName,
-      group: key.group_name,
-      name: key.name,
-      quota_tokens: key.quota_tokens,
-      expires_at: isoOrNull(key.expires_at),
-    });
+    name: { type: "string", value: "LABEL", help: "a label to recognise the key by" },
+    quota: {
+      type: "string",
+      value: "TOKENS",
+      help: "input plus output tokens the key may use in all",
+    },
+    expires: {
+      type: "string",
+      value: "ISO8601",
+      help: "when the key stops working (a past time is allowed)",
+    },
+    models: {
+      type: "string",
+      value: "m1,m2",
+      help: "the only models the key may use (default: its group's)",
+    },
+    "allow-ip": {
+      type: "string",
+      value: "CIDR,CIDR",
+      help: "the only addresses the key may be used from",
+    },
+    admin: { type: "boolean", help: "the key may use the admin API and the dashboard" },
+    json: { type: "boolean", help: "print one JSON object {id, key, ...} and nothing else" },
+  },
+  async run({ values }, ctx) {
+    const usage = create.usage;
+    if (values.account === undefined) throw usageError("Missing option --account NAME", usage);
+    const fields = keyFields(values, usage);
+    const created = await withAdmin(
+      ctx,
+      values.config,
+      (admin) => admin.keys.create({ ...fields, account: values.account! }),
+    );
+    if (values.json) {
+      printJson(ctx.io, created);
+      return 0;
+    }
+    ctx.io.stdout(
+      [
+        `Created key ${created.id} for account "${created.account}" in group "${created.group}".`,
+        "Its secret is shown only this once; store it now:",
+        "",
+        `  ${created.key}`,
+      ].join("\n"),
+    );
     return 0;
-  }
-  ctx.io.stdout(
-    [
-      `Created key ${key.id} for account "${accountName}" in group "${key.group_name}".`,
-      "Its secret is shown only this once; store it now:",
-      "",
-      `  ${secret}`,
-    ].join("\n"),
-  );
-  return 0;
+  },
+});
+
+const list = subcommand({
+  usage: "tollgate key list [--account NAME] [--json]",
+  summary: "Lists the keys (never their secrets), oldest first.",
+  flags: {
+    account: { type: "string", value: "NAME", help: "only this account's keys" },
+    json: JSON_FLAG,
+  },
+  async run({ values }, ctx) {
+    const keys = await withAdmin(
+      ctx,
+      values.config,
+      (admin) => admin.keys.list({ account: values.account }),
+    );
+    if (values.json) {
+      printJson(ctx.io, keys);
+      return 0;
+    }
+    if (keys.length === 0) {
+      ctx.io.stdout('No keys yet; create one with "tollgate key create --account NAME".');
+      return 0;
+    }
+    ctx.io.stdout(keyTable(keys, ctx.now()));
+    return 0;
+  },
+});
+
+const update = subcommand({
+  usage:
+    "tollgate key update KEY_ID [--name L] [--group G] [--quota TOKENS] [--expires T|never]\n" +
+    "                    [--models m1,m2|all] [--allow-ip CIDR,...|any] [--admin|--no-admin]",
+  summary: "Changes a key's label, group, quota, expiry, models, addresses or admin right; " +
+    "a running server sees it within 2 seconds.",
+  positionals: ["KEY_ID"],
+  flags: {
+    name: { type: "string", value: "L", help: "a new label" },
+    group: { type: "string", value: "G", help: "move the key to this group" },
+    quota: { type: "string", value: "TOKENS", help: "a new token quota, or none for no quota" },
+    expires: { type: "string", value: "T", help: "a new expiry (ISO 8601), or never" },
+    models: { type: "string", value: "m1,m2", help: "the only models it may use, or all" },
+    "allow-ip": {
+      type: "string",
+      value: "CIDR,...",
+      help: "the only addresses it may be used from, or any",
+    },
+    admin: { type: "boolean", help: "let the key use the admin API and the dashboard" },
+    "no-admin": { type: "boolean", help: "take that right away" },
+    json: { type: "boolean", help: "print the key as key list --json shows it" },
+  },
+  async run({ values, positionals: [id = ""] }, ctx) {
+    const usage = update.usage;
+    if (values.admin && values["no-admin"]) {
+      throw usageError("Give either --admin or --no-admin, not both", usage);
+    }
+    const changes: KeyUpdate = keyFields(values, usage);
+    if (values["no-admin"]) changes.admin = false;
+    if (Object.keys(changes).length === 0) {
+      throw usageError("Nothing to change: give at least one option", usage);
+    }
+    const key = await withAdmin(ctx, values.config, (admin) => admin.keys.update(id, changes));
+    if (values.json) printJson(ctx.io, key);
+    else ctx.io.stdout(`Updated key ${id}.`);
+    return 0;
+  },
+});
+
+/** `key enable|disable|revoke KEY_ID`. */
+function changeState(action: "enable" | "disable" | "revoke") {
+  return subcommand({
+    usage: "tollgate key disable|enable|revoke KEY_ID",
+    summary: {
+      enable: "Enables a key again (not a revoked one).",
+      disable:
+        "Disables a key until it is enabled again; a running server refuses it within 2 seconds.",
+      revoke: "Revokes a key for good: it can never be enabled again.",
+    }[action],
+    positionals: ["KEY_ID"],
+    flags: {},
+    async run({ values, positionals: [id = ""] }, ctx) {
+      await withAdmin(
+        ctx,
+        values.config,
+        (admin) =>
+          action === "revoke"
+            ? admin.keys.revoke(id)
+            : admin.keys.update(id, { enabled: action === "enable" }),
+      );
+      const done = { enable: "Enabled", disable: "Disabled", revoke: "Revoked" }[action];
+      ctx.io.stdout(`${done} key ${id}.`);
+      return 0;
+    },
+  });
 }
 
-async function listCommand(args: string[], ctx: CliContext): Promise<number> {
-  const options = {
-    ...CONFIG_OPTION,
-    account: { type: "string" },
-    json: { type: "boolean" },
-  } as const;
-  const { values, positionals } = parseCommandArgs(args, options, KEY_USAGE);
-  expectPositionals(positionals, [], KEY_USAGE);
-  const accountName = values.account;
-  const keys = await withDatabase(ctx, values.config, async ({ db }) => {
-    if (accountName !== undefined && !(await findAccountByName(db.kysely, accountName))) {
-      throw userError(
-        `Listing keys failed: account "${accountName}" does not exist; see "tollgate account list".`,
-      );
-    }
-    return await listKeys(db.kysely, { accountName });
-  });
-  if (values.json) {
-    printJson(ctx.io, keys.map(keyJson));
-    return 0;
+/** The `key` command group. */
+export const KEY_COMMAND: Command = group("key", {
+  create,
+  list,
+  update,
+  enable: changeState("enable"),
+  disable: changeState("disable"),
+  revoke: changeState("revoke"),
+});
+
+/** The flags `create` and `update` share. */
+interface KeyFlagValues {
+  group?: string;
+  name?: string;
+  quota?: string;
+  expires?: string;
+  models?: string;
+  "allow-ip"?: string;
+  admin?: boolean;
+}
+
+/**
+ * The key fields the flags give, each checked (bad usage otherwise): `none`, `never`, `all`
+ * and `any` clear a limit.
+ */
+function keyFields(values: KeyFlagValues, usage: string): KeyUpdate {
+  const fields: KeyUpdate = {};
+  if (values.group !== undefined) fields.group = values.group;
+  if (values.name !== undefined) fields.name = values.name;
+  if (values.quota !== undefined) {
+    fields.quota_tokens = values.quota === "none"
+      ? null
+      : parseTokensArg(values.quota, "--quota", usage);
   }
-  if (keys.length === 0) {
-    ctx.io.stdout('No keys yet; create one with "tollgate key create --account NAME".');
-    return 0;
+  if (values.expires !== undefined) {
+    // A past time is allowed: the key is simply expired.
+    if (values.expires !== "never") parseIsoArg(values.expires, "--expires", usage);
+    fields.expires_at = values.expires === "never" ? null : values.expires;
   }
-  const now = ctx.now();
-  ctx.io.stdout(formatTable(
+  if (values.models !== undefined) {
+    fields.models = values.models === "all" ? null : parseListArg(values.models, "--models", usage);
+  }
+  const allowIp = values["allow-ip"];
+  if (allowIp !== undefined) {
+    fields.allow_ips = allowIp === "any" ? null : parseCidrListArg(allowIp, "--allow-ip", usage);
+  }
+  if (values.admin) fields.admin = true;
+  return fields;
+}
+
+/** The keys as a table, with one word for whether each works now. */
+function keyTable(keys: readonly KeyJson[], now: number): string {
+  return formatTable(
     [
       "ID",
       "ACCOUNT",
@@ -151,85 +218,40 @@ async function listCommand(args: string[], ctx: CliContext): Promise<number> {
       "NAME",
       "PREFIX",
       "STATUS",
+      "ADMIN",
       "EXPIRES",
       "USED_TOKENS",
       "LEFT_TOKENS",
       "MODELS",
       "ALLOW_IPS",
+      "CREATED",
+      "LAST_USED",
     ],
     keys.map((key) => [
       key.id,
-      key.account_name,
-      key.group_name,
+      key.account,
+      key.group,
       key.name ?? "-",
       `${key.prefix}...`,
       keyStatus(key, now),
-      isoOrNull(key.expires_at) ?? "never",
+      key.admin ? "yes" : "no",
+      key.expires_at ?? "never",
       String(key.used_tokens),
       key.quota_tokens === null
         ? "no quota"
         : String(Math.max(0, key.quota_tokens - key.used_tokens)),
-      parseJsonList(key.models)?.join(",") ?? "all",
-      parseJsonList(key.allow_ips)?.join(",") ?? "any",
+      key.models?.join(",") ?? "all",
+      key.allow_ips?.join(",") ?? "any",
+      key.created_at,
+      key.last_used_at ?? "never",
     ]),
-  ));
-  return 0;
-}
-
-async function changeStateCommand(
-  args: string[],
-  ctx: CliContext,
-  action: "enable" | "disable" | "revoke",
-): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, CONFIG_OPTION, KEY_USAGE);
-  const [id = ""] = expectPositionals(positionals, ["KEY_ID"], KEY_USAGE);
-  const verb = { enable: "Enabling", disable: "Disabling", revoke: "Revoking" }[action];
-  const result = await withDatabase(ctx, values.config, async ({ db }) => {
-    if (action === "revoke") return (await revokeKey(db.kysely, id)) ? "updated" : "not_found";
-    return await setKeyEnabled(db.kysely, id, action === "enable");
-  });
-  if (result === "not_found") {
-    throw userError(`${verb} key "${id}" failed: there is no such key; see "tollgate key list".`);
-  }
-  if (result === "revoked") {
-    throw userError(
-      `${verb} key "${id}" failed: the key is revoked, which is final; create a new key instead.`,
-    );
-  }
-  const done = { enable: "Enabled", disable: "Disabled", revoke: "Revoked" }[action];
-  ctx.io.stdout(`${done} key ${id}.`);
-  return 0;
-}
-
-/** The stable `key list --json` record (design.md). */
-function keyJson(key: KeyWithAccountName) {
-  return {
-    id: key.id,
-    account: key.account_name,
-    group: key.group_name,
-    name: key.name,
-    prefix: key.prefix,
-    enabled: key.enabled === 1,
-    revoked: key.revoked === 1,
-    expires_at: isoOrNull(key.expires_at),
-    quota_tokens: key.quota_tokens,
-    used_tokens: key.used_tokens,
-    models: parseJsonList(key.models),
-    allow_ips: parseJsonList(key.allow_ips),
-  };
+  );
 }
 
 /** One word for whether the key works now, the most final reason first. */
-function keyStatus(key: KeyWithAccountName, now: number): string {
+function keyStatus(key: KeyJson, now: number): string {
   if (key.revoked) return "revoked";
   if (!key.enabled) return "disabled";
-  if (key.expires_at !== null && key.expires_at <= now) return "expired";
+  if (key.expires_at !== null && Date.parse(key.expires_at) <= now) return "expired";
   return "active";
-}
-
-/** A stored JSON array column as strings, or null when unrestricted. */
-function parseJsonList(value: string | null): string[] | null {
-  if (value === null) return null;
-  const parsed: unknown = JSON.parse(value);
-  return Array.isArray(parsed) ? parsed.map(String) : null;
 }

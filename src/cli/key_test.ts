@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { hashKeySecret } from "../auth/keys.ts";
 import { openDatabase } from "../db/database.ts";
-import { type CliHarness, withCli } from "./test_harness.ts";
+import { type CliHarness, settleRequest, withCli } from "./test_harness.ts";
 
 async function createKey(cli: CliHarness, ...extra: string[]) {
   const run = await cli.run(["key", "create", "--account", "alice", "--json", ...extra]);
@@ -123,6 +123,9 @@ Deno.test("key list --json fields, models and allow_ips as arrays", async () => 
       used_tokens: 0,
       models: ["echo", "gpt-4o-mini"],
       allow_ips: ["10.0.0.0/8", "192.168.1.7/32", "2001:db8::/32"],
+      admin: false,
+      created_at: first.created_at,
+      last_used_at: null,
     });
     assert.equal(keys.find((key: { id: string }) => key.id === bId).models, null);
 
@@ -205,5 +208,147 @@ Deno.test("key bad usage exits 2", async () => {
       assert.match(run.stderr, /\nUsage:\n/);
     }
     assert.equal(JSON.parse((await cli.run(["key", "list", "--json"])).stdout).length, 0);
+  });
+});
+
+Deno.test("key update changes each field; never, all, any and none clear a limit", async () => {
+  await withCli(async (cli) => {
+    await cli.run(["account", "create", "alice"]);
+    const { id } = await createKey(cli) as { id: string };
+    const listed = async () =>
+      (JSON.parse((await cli.run(["key", "list", "--json"])).stdout) as Record<string, unknown>[])
+        .find((key) => key.id === id)!;
+    const run = await cli.run([
+      "key",
+      "update",
+      id,
+      "--name",
+      "ci",
+      "--group",
+      "vip",
+      "--quota",
+      "5000",
+      "--expires",
+      "2031-05-06T07:08:09Z",
+      "--models",
+      "echo,other",
+      "--allow-ip",
+      "10.1.0.0/16,::1",
+      "--admin",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, `Updated key ${id}.`);
+    const updated = await listed();
+    assert.deepEqual(
+      [
+        updated.name,
+        updated.group,
+        updated.quota_tokens,
+        updated.expires_at,
+        updated.models,
+        updated.allow_ips,
+        updated.admin,
+      ],
+      ["ci", "vip", 5000, "2031-05-06T07:08:09.000Z", ["echo", "other"], [
+        "10.1.0.0/16",
+        "::1/128",
+      ], true],
+    );
+    const cleared = await cli.run([
+      "key",
+      "update",
+      id,
+      "--quota",
+      "none",
+      "--expires",
+      "never",
+      "--models",
+      "all",
+      "--allow-ip",
+      "any",
+      "--no-admin",
+      "--json",
+    ]);
+    assert.equal(cleared.code, 0, cleared.stderr);
+    const json = JSON.parse(cleared.stdout);
+    assert.deepEqual(json, await listed(), "--json prints the key as key list does");
+    assert.deepEqual(
+      [json.name, json.group, json.quota_tokens, json.expires_at, json.models, json.allow_ips],
+      ["ci", "vip", null, null, null, null],
+    );
+    assert.equal(json.admin, false);
+  });
+});
+
+Deno.test("key update: unknown or revoked keys and unknown groups exit 1; nothing to change exits 2", async () => {
+  await withCli(async (cli) => {
+    await cli.run(["account", "create", "alice"]);
+    const { id } = await createKey(cli) as { id: string };
+    const gold = await cli.run(["key", "update", id, "--group", "gold"]);
+    assert.equal(gold.code, 1);
+    assert.match(gold.stderr, /group "gold" is not defined in ".*config\.toml"/);
+    const nobody = await cli.run(["key", "update", "key_nope", "--name", "x"]);
+    assert.equal(nobody.code, 1);
+    assert.match(nobody.stderr, /^tollgate: Updating key "key_nope" failed: there is no such key/);
+    for (
+      const args of [
+        ["key", "update", id],
+        ["key", "update", id, "--admin", "--no-admin"],
+        ["key", "update", id, "--quota", "0"],
+        ["key", "update", id, "--expires", "soon"],
+        ["key", "update", id, "--allow-ip", "10.0.0.0/40"],
+        ["key", "update", "--name", "x"],
+      ]
+    ) {
+      const usage = await cli.run(args);
+      assert.equal(usage.code, 2, `${args.join(" ")}: ${usage.stderr}`);
+      assert.match(usage.stderr, /\nUsage:\n {2}tollgate key update/);
+    }
+    assert.equal((await cli.run(["key", "revoke", id])).code, 0);
+    const revoked = await cli.run(["key", "update", id, "--quota", "10"]);
+    assert.equal(revoked.code, 1);
+    assert.equal(
+      revoked.stderr,
+      `tollgate: Updating key "${id}" failed: the key is revoked, which is final; create a new key instead.`,
+    );
+    // Disabling a revoked key again is harmless.
+    assert.equal((await cli.run(["key", "disable", id])).code, 0);
+  });
+});
+
+Deno.test("key create --admin; key list shows when each key was made and last used", async () => {
+  await withCli(async (cli) => {
+    const made = Date.parse("2030-03-01T10:00:00Z");
+    const now = () => made;
+    await cli.run(["account", "create", "alice"], { now });
+    const admin = await cli.run(["key", "create", "--account", "alice", "--admin", "--json"], {
+      now,
+    });
+    const adminId = JSON.parse(admin.stdout).id;
+    const other = JSON.parse(
+      (await cli.run(["key", "create", "--account", "alice", "--json"], { now })).stdout,
+    ).id;
+    // Two settlements, the later first: the last use is the latest, failed ones included.
+    await settleRequest(
+      cli.dbPath,
+      { account: 1, key: adminId, model: "echo", at: made + 7_000, cost: 1, status: "failed" },
+      { account: 1, key: adminId, model: "echo", at: made + 5_000, cost: 1 },
+    );
+    const keys = JSON.parse((await cli.run(["key", "list", "--json"])).stdout);
+    const byId = new Map(keys.map((key: { id: string }) => [key.id, key]));
+    assert.deepEqual(
+      [adminId, other].map((id) => {
+        const key = byId.get(id) as Record<string, unknown>;
+        return [key.admin, key.created_at, key.last_used_at];
+      }),
+      [
+        [true, "2030-03-01T10:00:00.000Z", "2030-03-01T10:00:07.000Z"],
+        [false, "2030-03-01T10:00:00.000Z", null],
+      ],
+    );
+    const table = await cli.run(["key", "list"]);
+    assert.match(table.stdout, /\bADMIN\s+EXPIRES\b.*\bCREATED\s+LAST_USED$/m);
+    assert.match(table.stdout, /\byes\b.*2030-03-01T10:00:07\.000Z$/m);
+    assert.match(table.stdout, /\bno\b.*\bnever$/m);
   });
 });

@@ -1,46 +1,57 @@
-/** The command line: dispatches argv to a command group and turns failures into exit statuses. */
+/** The command line: dispatches argv to a command and turns failures into exit statuses. */
 import { ConfigError, resolveConfigPath } from "../config/load.ts";
-import { ACCOUNT_USAGE, runAccountCommand } from "./account.ts";
+import { GatewayError } from "../errors.ts";
+import { VERSION } from "../version.ts";
+import { ACCOUNT_COMMAND } from "./account.ts";
+import { type Command, helpOf, single, subcommand } from "./command.ts";
 import { CONFIG_USAGE, runConfigCommand } from "./config.ts";
-import {
-  type CliContext,
-  type CliDeps,
-  CONFIG_OPTION,
-  expectPositionals,
-  parseCommandArgs,
-} from "./context.ts";
-import { DOCTOR_USAGE, runDoctorCommand } from "./doctor.ts";
-import { KEY_USAGE, runKeyCommand } from "./key.ts";
-import { REQUESTS_USAGE, runRequestsCommand } from "./requests.ts";
-import { runUsageCommand, USAGE_USAGE } from "./usage.ts";
+import type { CliContext, CliDeps } from "./context.ts";
+import { DOCTOR_COMMAND } from "./doctor.ts";
+import { KEY_COMMAND } from "./key.ts";
+import { REQUESTS_COMMAND } from "./requests.ts";
+import { USAGE_COMMAND } from "./usage.ts";
 import { CliError, type CliIo, consoleIo, usageError } from "./output.ts";
 
 export type { CliDeps, ServeCommand } from "./context.ts";
 export type { CliIo } from "./output.ts";
 
-/** One top-level command: its usage lines and how to run it. */
-interface Command {
-  usage: string;
-  run(args: string[], ctx: CliContext): Promise<number>;
-}
+const serve = subcommand({
+  usage: "tollgate serve [--config PATH]              (the default command)",
+  summary:
+    "Starts the gateway and serves until SIGINT or SIGTERM, then finishes what is in flight.",
+  flags: {},
+  async run({ values }, ctx) {
+    const start = ctx.commands.serve;
+    if (start === undefined) {
+      throw usageError('Command "serve" is not available in this build', usageText());
+    }
+    return await start({ configPath: resolveConfigPath(values.config, ctx.env) });
+  },
+});
 
-const SERVE_USAGE = "tollgate serve [--config PATH]              (the default command)";
+const CONFIG_CHECK = {
+  usage: CONFIG_USAGE,
+  summary: "Validates the config, prints a summary, and exits 1 on an error.",
+  flags: {},
+};
 
 const COMMANDS: Readonly<Record<string, Command>> = {
-  serve: { usage: SERVE_USAGE, run: runServeCommand },
-  config: { usage: CONFIG_USAGE, run: runConfigCommand },
-  account: { usage: ACCOUNT_USAGE, run: runAccountCommand },
-  key: { usage: KEY_USAGE, run: runKeyCommand },
-  usage: { usage: USAGE_USAGE, run: runUsageCommand },
-  requests: { usage: REQUESTS_USAGE, run: runRequestsCommand },
-  doctor: { usage: DOCTOR_USAGE, run: runDoctorCommand },
+  serve: single(serve),
+  config: { usage: CONFIG_USAGE, help: () => helpOf(CONFIG_CHECK), run: runConfigCommand },
+  account: ACCOUNT_COMMAND,
+  key: KEY_COMMAND,
+  usage: USAGE_COMMAND,
+  requests: REQUESTS_COMMAND,
+  doctor: DOCTOR_COMMAND,
 };
 
 /** The usage lines of every command. */
 export function usageText(): string {
   return [
     ...Object.values(COMMANDS).map((command) => command.usage),
-    "Every command takes --config PATH (else $TOLLGATE_CONFIG, ./config.toml, ./config.example.toml).",
+    "tollgate --version",
+    "--config PATH goes before or after the command (else $TOLLGATE_CONFIG, ./config.toml, " +
+    "./config.example.toml); --help after any command lists its flags.",
   ].join("\n");
 }
 
@@ -56,36 +67,58 @@ export async function runCli(
     now: deps.now ?? Date.now,
     commands: deps.commands ?? {},
   };
-  const [first, ...rest] = args;
+  const { rest, config } = takeConfig(args);
+  const [first, ...others] = rest;
+  if (first === "--version" || first === "-V") {
+    io.stdout(`tollgate ${VERSION}`);
+    return 0;
+  }
   if (first === "help" || first === "--help" || first === "-h") {
-    io.stdout(formatUsage(usageText()));
+    const named = others[0] === undefined ? undefined : COMMANDS[others[0]];
+    io.stdout(named ? named.help(others.slice(1)) : formatUsage(usageText()));
     return 0;
   }
   // With no command, or only options, tollgate serves: `tollgate --config x.toml`.
   const [name, commandArgs] = first === undefined || first.startsWith("-")
-    ? ["serve", args]
-    : [first, rest];
-  const command = COMMANDS[name];
+    ? ["serve", rest]
+    : [first, others];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   try {
     if (command === undefined) throw usageError(`Unknown command "${name}"`, usageText());
     if (commandArgs.includes("--help") || commandArgs.includes("-h")) {
-      io.stdout(formatUsage(command.usage));
+      io.stdout(command.help(commandArgs));
       return 0;
     }
-    return await command.run(commandArgs, ctx);
+    const withConfig = config === undefined ? commandArgs : [...commandArgs, "--config", config];
+    return await command.run(withConfig, ctx);
   } catch (error) {
     return report(io, error);
   }
 }
 
-async function runServeCommand(args: string[], ctx: CliContext): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, CONFIG_OPTION, SERVE_USAGE);
-  expectPositionals(positionals, [], SERVE_USAGE);
-  const serve = ctx.commands.serve;
-  if (serve === undefined) {
-    throw usageError('Command "serve" is not available in this build', usageText());
+/**
+ * `--config PATH` (or `--config=PATH`) taken out of `args` wherever it stands, so that it
+ * may come before the command as well as after; the last one counts. A `--config` without
+ * a value stays, for the command's parser to refuse.
+ */
+function takeConfig(args: readonly string[]): { rest: string[]; config?: string } {
+  const rest: string[] = [];
+  let config: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") {
+      rest.push(...args.slice(i));
+      break;
+    }
+    if (arg.startsWith("--config=")) {
+      config = arg.slice("--config=".length);
+    } else if (arg === "--config" && args[i + 1] !== undefined && !args[i + 1]!.startsWith("-")) {
+      config = args[++i];
+    } else {
+      rest.push(arg);
+    }
   }
-  return await serve({ configPath: resolveConfigPath(values.config, ctx.env) });
+  return { rest, config };
 }
 
 /** Writes a failure to stderr, without a stack trace, and picks the exit status. */
@@ -97,6 +130,11 @@ function report(io: CliIo, error: unknown): number {
   }
   if (error instanceof ConfigError) {
     io.stderr(error.message);
+    return 1;
+  }
+  // The admin service's refusals (an unknown account, a revoked key) are written for people.
+  if (error instanceof GatewayError) {
+    io.stderr(`tollgate: ${error.message}`);
     return 1;
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -69,3 +69,86 @@ Deno.test("unexpected failures exit 1 with one line and no stack", async () => {
     assert.match(run.stderr, /^tollgate: /);
   });
 });
+
+Deno.test("--config goes before or after the command, with a space or an =", async () => {
+  await withCli(async (cli) => {
+    const before = await cli.run(["--config", cli.configPath, "account", "create", "early"]);
+    assert.equal(before.code, 0, before.stderr);
+    const equals = await cli.run([`--config=${cli.configPath}`, "account", "list", "--json"]);
+    assert.equal(equals.code, 0, equals.stderr);
+    assert.deepEqual(JSON.parse(equals.stdout).map((a: { name: string }) => a.name), ["early"]);
+    const between = await cli.run(["account", "--config", cli.configPath, "list", "--json"]);
+    assert.equal(JSON.parse(between.stdout).length, 1);
+    // The last one counts, as for any flag; a missing value is bad usage.
+    const elsewhere = await cli.run([
+      "--config",
+      `${cli.dir}/missing.toml`,
+      "account",
+      "list",
+      "--config",
+      cli.configPath,
+    ]);
+    assert.equal(elsewhere.code, 0, elsewhere.stderr);
+    const missing = await cli.run(["account", "list", "--config"]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--config/);
+  });
+});
+
+Deno.test("--version prints the version written in deno.json", async () => {
+  const manifest = JSON.parse(
+    await Deno.readTextFile(new URL("../../deno.json", import.meta.url)),
+  );
+  assert.match(manifest.version, /^\d+\.\d+\.\d+/);
+  for (const args of [["--version"], ["--config", "x.toml", "--version"]]) {
+    const { io, out } = capture();
+    assert.equal(await runCli(args, io), 0);
+    assert.equal(out(), `tollgate ${manifest.version}`);
+  }
+});
+
+Deno.test("--help on any command lists each of its flags with a line on it", async () => {
+  const help = async (...args: string[]) => {
+    const { io, out } = capture();
+    assert.equal(await runCli(args, io), 0, args.join(" "));
+    return out();
+  };
+  const update = await help("key", "update", "--help");
+  assert.match(update, /^Usage:\n {2}tollgate key update KEY_ID/);
+  for (
+    const flag of [
+      "--name L",
+      "--group G",
+      "--quota TOKENS",
+      "--expires T",
+      "--models m1,m2",
+      "--allow-ip CIDR,...",
+      "--admin",
+      "--no-admin",
+      "--config PATH",
+      "--help",
+    ]
+  ) {
+    assert.match(update, new RegExp(`\\n {2}${flag.replace(/\./g, "\\.")} +\\w`), flag);
+  }
+  // Every command and subcommand: each option line names a flag and says something of it.
+  const commands = [
+    ["serve"],
+    ["config", "check"],
+    ...["create", "topup", "enable", "disable", "list"].map((sub) => ["account", sub]),
+    ...["create", "list", "update", "enable", "disable", "revoke"].map((sub) => ["key", sub]),
+    ["usage"],
+    ["requests"],
+    ["doctor"],
+  ];
+  for (const command of commands) {
+    const text = await help(...command, "--help");
+    const options = text.split("\nOptions:\n")[1];
+    assert.ok(options, `${command.join(" ")} has an Options section`);
+    for (const line of options.split("\n")) {
+      assert.match(line, /^ {2}--[a-z-]+( \S+)? {2,}\S.{8,}$/, `${command.join(" ")}: ${line}`);
+    }
+  }
+  assert.match(await help("key", "--help"), /\n {2}key update +Changes a key/);
+  assert.match(await help("help", "usage"), /--bucket hour\|day +also sum by hour or by day/);
+});

@@ -1,4 +1,5 @@
 /** What the CLI writes and how: the io sinks, its error type, tables and JSON. */
+import { formatUsd } from "../billing/money.ts";
 
 /** Where the CLI writes; each call is one line or block, the sink adds the newline. */
 export interface CliIo {
@@ -66,6 +67,11 @@ export function formatTable(
 /** Writes one JSON document to stdout, pretty-printed: scripts parse it, people read it. */
 export function printJson(io: CliIo, value: unknown): void {
   io.stdout(JSON.stringify(value, null, 2));
+}
+
+/** A USD number of the JSON shapes (exact to the micro-USD) as people read it ("12.50"). */
+export function usdText(usd: number): string {
+  return formatUsd(Math.round(usd * 1e6));
 }
 
 /** Milliseconds since the epoch as ISO 8601 (UTC), or null. */

@@ -1,81 +1,108 @@
 /**
- * `tollgate requests`: ledger rows, newest first, so an operator handed a request id
- * by a user can see what happened to it.
+ * `tollgate requests`: ledger rows, newest first, a page at a time, so an operator handed a
+ * request id by a user can see what happened to it.
  */
-import { formatUsd, microsToUsd } from "../billing/money.ts";
-import { findRequests, type RequestRow } from "../db/ledger.ts";
-import {
-  type CliContext,
-  CONFIG_OPTION,
-  expectPositionals,
-  parseCommandArgs,
-  withDatabase,
-} from "./context.ts";
-import { formatTable, printJson, usageError } from "./output.ts";
+import { MAX_PAGE, REQUEST_STATUSES, type RequestJson } from "../admin/requests.ts";
+import { withAdmin } from "./admin_session.ts";
+import { type Command, single, subcommand } from "./command.ts";
+import { formatTable, printJson, usageError, usdText } from "./output.ts";
 import { parseIsoArg } from "./values.ts";
 
-/** Usage lines of the `requests` command. */
-export const REQUESTS_USAGE = "tollgate requests [--id REQ] [--key KEY_ID] [--account NAME] " +
-  "[--model M]\n                  [--status ok|failed|aborted|interrupted] [--since ISO8601] " +
-  "[--limit N] [--json]";
-
-const STATUSES = ["ok", "failed", "aborted", "abandoned", "interrupted"];
-
-/** Runs `requests ...`; returns the exit status. */
-export async function runRequestsCommand(args: string[], ctx: CliContext): Promise<number> {
-  const options = {
-    ...CONFIG_OPTION,
-    id: { type: "string" },
-    key: { type: "string" },
-    account: { type: "string" },
-    model: { type: "string" },
-    status: { type: "string" },
-    since: { type: "string" },
-    limit: { type: "string" },
-    json: { type: "boolean" },
-  } as const;
-  const { values, positionals } = parseCommandArgs(args, options, REQUESTS_USAGE);
-  expectPositionals(positionals, [], REQUESTS_USAGE);
-  if (values.status !== undefined && !STATUSES.includes(values.status)) {
-    throw usageError(
-      `Invalid --status "${values.status}": use one of ${STATUSES.join(", ")}`,
-      REQUESTS_USAGE,
-    );
-  }
-  const limit = values.limit === undefined ? 50 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw usageError(`Invalid --limit "${values.limit}": give a positive integer`, REQUESTS_USAGE);
-  }
-  const rows = await withDatabase(ctx, values.config, ({ db }) =>
-    findRequests(db.kysely, {
-      requestId: values.id,
-      keyId: values.key,
-      accountName: values.account,
+const requests = subcommand({
+  usage: "tollgate requests [--id REQ] [--key KEY_ID] [--account NAME] [--model M]\n" +
+    "                  [--status ok|failed|aborted|interrupted] [--since T] [--until T]\n" +
+    "                  [--limit N] [--offset N | --before ID] [--json]",
+  summary: "Lists requests as the ledger recorded them, newest first; --id shows one in full.",
+  flags: {
+    id: { type: "string", value: "REQ", help: "the request of this id (x-request-id)" },
+    key: { type: "string", value: "KEY_ID", help: "only this key's requests" },
+    account: { type: "string", value: "NAME", help: "only this account's requests" },
+    model: { type: "string", value: "M", help: "only requests for this model" },
+    status: {
+      type: "string",
+      value: "S",
+      help: "only requests that ended so: ok, failed, aborted (abandoned), interrupted",
+    },
+    since: { type: "string", value: "T", help: "from this time on (ISO 8601)" },
+    until: { type: "string", value: "T", help: "before this time (ISO 8601)" },
+    limit: {
+      type: "string",
+      value: "N",
+      help: `at most N requests (default 50, up to ${MAX_PAGE})`,
+    },
+    offset: { type: "string", value: "N", help: "skip the N newest first" },
+    before: {
+      type: "string",
+      value: "ID",
+      help: "only requests older than the row of this id (the next page)",
+    },
+    json: { type: "boolean", help: "print the rows as JSON; each row's id pages on with --before" },
+  },
+  async run({ values }, ctx) {
+    const usage = requests.usage;
+    const status = values.status;
+    if (status !== undefined && !(REQUEST_STATUSES as readonly string[]).includes(status)) {
+      throw usageError(
+        `Invalid --status "${status}": use one of ${REQUEST_STATUSES.join(", ")}`,
+        usage,
+      );
+    }
+    if (values.since !== undefined) parseIsoArg(values.since, "--since", usage);
+    if (values.until !== undefined) parseIsoArg(values.until, "--until", usage);
+    const count = (name: "limit" | "offset" | "before", min: number, max: number) => {
+      const text = values[name];
+      if (text === undefined) return undefined;
+      const value = /^\d+$/.test(text) ? Number(text) : NaN;
+      if (!(value >= min && value <= max)) {
+        throw usageError(
+          `Invalid --${name} "${text}": give a whole number from ${min} to ${max}`,
+          usage,
+        );
+      }
+      return value;
+    };
+    if (values.offset !== undefined && values.before !== undefined) {
+      throw usageError("Give either --offset or --before, not both", usage);
+    }
+    const query = {
+      id: values.id,
+      key: values.key,
+      account: values.account,
       model: values.model,
-      // A stream the client walked away from is recorded as `aborted`.
-      status: values.status === "abandoned" ? "aborted" : values.status,
-      since: values.since === undefined
-        ? undefined
-        : parseIsoArg(values.since, "--since", REQUESTS_USAGE),
-      limit,
-    }));
-  if (values.json) {
-    printJson(ctx.io, rows.map(jsonRow));
+      status,
+      since: values.since,
+      until: values.until,
+      limit: count("limit", 1, MAX_PAGE),
+      offset: count("offset", 0, Number.MAX_SAFE_INTEGER),
+      before: count("before", 1, Number.MAX_SAFE_INTEGER),
+    };
+    const rows = await withAdmin(ctx, values.config, (admin) => admin.requests(query));
+    if (values.json) {
+      printJson(ctx.io, rows);
+      return 0;
+    }
+    if (rows.length === 0) {
+      ctx.io.stdout(
+        values.id === undefined
+          ? "No requests match this selection."
+          : `No request with id "${values.id}" in the ledger.`,
+      );
+      return values.id === undefined ? 0 : 1;
+    }
+    if (values.id !== undefined) {
+      for (const row of rows) ctx.io.stdout(detail(row));
+      return 0;
+    }
+    ctx.io.stdout(requestTable(rows));
     return 0;
-  }
-  if (rows.length === 0) {
-    ctx.io.stdout(
-      values.id === undefined
-        ? "No requests match this selection."
-        : `No request with id "${values.id}" in the ledger.`,
-    );
-    return values.id === undefined ? 0 : 1;
-  }
-  if (values.id !== undefined) {
-    for (const row of rows) ctx.io.stdout(detail(row));
-    return 0;
-  }
-  ctx.io.stdout(formatTable(
+  },
+});
+
+/** The `requests` command. */
+export const REQUESTS_COMMAND: Command = single(requests);
+
+function requestTable(rows: readonly RequestJson[]): string {
+  return formatTable(
     [
       "TIME",
       "REQUEST",
@@ -90,7 +117,7 @@ export async function runRequestsCommand(args: string[], ctx: CliContext): Promi
       "COST_USD",
     ],
     rows.map((row) => [
-      new Date(row.created_at).toISOString(),
+      row.time,
       row.request_id,
       row.account,
       row.key_id,
@@ -100,41 +127,15 @@ export async function runRequestsCommand(args: string[], ctx: CliContext): Promi
       row.status,
       String(row.input_tokens),
       String(row.output_tokens),
-      formatUsd(row.cost_micros),
+      usdText(row.cost_usd),
     ]),
     ["left", "left", "left", "left", "left", "left", "left", "left", "right", "right", "right"],
-  ));
-  return 0;
+  );
 }
 
-function jsonRow(row: RequestRow) {
-  return {
-    request_id: row.request_id,
-    time: new Date(row.created_at).toISOString(),
-    account: row.account,
-    key_id: row.key_id,
-    model: row.model,
-    entry_point: row.entry_point,
-    channel: row.channel,
-    upstream_model: row.upstream_model,
-    stream: row.stream === 1,
-    status: row.status,
-    reason: row.reason,
-    attempts: row.attempts,
-    input_tokens: row.input_tokens,
-    output_tokens: row.output_tokens,
-    cached_tokens: row.cached_tokens,
-    cache_write_tokens: row.cache_write_tokens,
-    estimated: row.estimated === 1,
-    cost_usd: microsToUsd(row.cost_micros),
-    duration_ms: row.duration_ms,
-  };
-}
-
-function detail(row: RequestRow): string {
-  const fields = jsonRow(row);
-  const width = Math.max(...Object.keys(fields).map((name) => name.length));
-  return Object.entries(fields)
+function detail(row: RequestJson): string {
+  const width = Math.max(...Object.keys(row).map((name) => name.length));
+  return Object.entries(row)
     .map(([name, value]) => `${name.padEnd(width)}  ${value ?? "-"}`)
     .join("\n");
 }

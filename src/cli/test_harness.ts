@@ -1,6 +1,7 @@
 /** For tests only: runs the CLI against a temp config and database, capturing its output. */
 import { join } from "node:path";
 import type { EnvLookup } from "../config/load.ts";
+import { openDatabase } from "../db/database.ts";
 import { runCli } from "./main.ts";
 import type { CliDeps } from "./context.ts";
 
@@ -65,5 +66,55 @@ export async function withCli(fn: (cli: CliHarness) => Promise<void>): Promise<v
     await fn(harness);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** A request to settle into the ledger: who made it, when, at what cost. */
+export interface SettledRequest {
+  account: number;
+  key: string;
+  model: string;
+  at: number;
+  cost: number;
+  cached?: number;
+  status?: string;
+  requestId?: string;
+}
+
+/** Settles requests into the ledger of the database at `dbPath`, as the server does. */
+export async function settleRequest(
+  dbPath: string,
+  ...rows: SettledRequest[]
+): Promise<void> {
+  const db = await openDatabase(`file:${dbPath}`);
+  try {
+    for (const row of rows) {
+      await db.store.settleHold({
+        holdId: "hold_none",
+        holdMicros: 0,
+        holdTokens: 0,
+        accountId: row.account,
+        keyId: row.key,
+        requestId: row.requestId ?? "req_test",
+        createdAt: row.at,
+        model: row.model,
+        entryPoint: "chat",
+        channel: "echo",
+        upstreamModel: row.model,
+        attempts: 1,
+        stream: false,
+        status: row.status ?? "ok",
+        reason: null,
+        inputTokens: 100,
+        outputTokens: 10,
+        cachedTokens: row.cached ?? 0,
+        cacheWriteTokens: 0,
+        estimated: false,
+        costMicros: row.cost,
+        durationMs: 5,
+      });
+    }
+  } finally {
+    await db.close();
   }
 }

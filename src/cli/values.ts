@@ -1,10 +1,7 @@
 /** Parsers for CLI argument values; a malformed value is bad usage (exit 2). */
+import { normalizeCidr, parseIsoTime } from "../admin/fields.ts";
 import { usdToMicros } from "../billing/money.ts";
 import { usageError } from "./output.ts";
-
-const ISO_8601 =
-  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
-const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 
 /** A USD amount as integer micro-USD. */
 export function parseUsdArg(text: string, what: string, usage: string): number {
@@ -26,8 +23,8 @@ export function parseTokensArg(text: string, what: string, usage: string): numbe
 
 /** An ISO 8601 date or date-time as ms since the epoch; a date alone is midnight UTC. */
 export function parseIsoArg(text: string, what: string, usage: string): number {
-  const ms = ISO_8601.test(text) ? Date.parse(text.replace(" ", "T")) : NaN;
-  if (Number.isNaN(ms)) {
+  const ms = parseIsoTime(text);
+  if (ms === undefined) {
     throw usageError(
       `Invalid ${what} "${text}": give an ISO 8601 time such as "2030-01-31" or "2030-01-31T12:00:00Z"`,
       usage,
@@ -60,26 +57,4 @@ export function parseCidrListArg(text: string, what: string, usage: string): str
     }
     return cidr;
   });
-}
-
-/** `address/prefix` with the prefix made explicit, or undefined when malformed. */
-export function normalizeCidr(text: string): string | undefined {
-  const [address = "", prefix, ...rest] = text.split("/");
-  if (rest.length > 0) return undefined;
-  const max = IPV4.test(address) ? 32 : isIpv6(address) ? 128 : undefined;
-  if (max === undefined) return undefined;
-  if (prefix === undefined) return `${address}/${max}`;
-  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > max) return undefined;
-  return `${address}/${Number(prefix)}`;
-}
-
-/** Whether `text` is an IPv6 address; the URL parser knows the full grammar. */
-function isIpv6(text: string): boolean {
-  if (!text.includes(":") || !/^[0-9a-fA-F:.]+$/.test(text)) return false;
-  try {
-    new URL(`http://[${text}]/`);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -9,6 +9,7 @@
  * The types are the store's (store.ts).
  */
 import type { RunTransaction, SqlClient, SqlResult, SqlStatement, SqlValue } from "./sql_client.ts";
+import { BatchRollups } from "./rollup_rows.ts";
 import { type HoldResult, INTERRUPTED_REASON, type NewHold, type Settle } from "./store.ts";
 
 /** One job of the accounting queue. */
@@ -52,10 +53,32 @@ const INSERT_LEDGER = insertsOf(
   upstream_model, attempts, stream, status, reason, input_tokens, output_tokens,
   cached_tokens, cache_write_tokens, estimated, duration_ms, cost_micros`,
 );
+/** Adds a batch's rollup rows to what `table` holds; `key` names its key's columns. */
+function upsertRollups(table: string, key: string): readonly string[] {
+  return insertsOf(
+    table,
+    `${key}, requests, errors, input_tokens, output_tokens, cached_tokens,
+    cache_write_tokens, cost_micros`,
+  ).map((insert) =>
+    `${insert} ON CONFLICT (${key}) DO UPDATE SET
+    requests = requests + excluded.requests, errors = errors + excluded.errors,
+    input_tokens = input_tokens + excluded.input_tokens,
+    output_tokens = output_tokens + excluded.output_tokens,
+    cached_tokens = cached_tokens + excluded.cached_tokens,
+    cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
+    cost_micros = cost_micros + excluded.cost_micros`
+  );
+}
+const UPSERT_HOURLY = upsertRollups("usage_hourly", "hour, account_id, key_id, model");
+const UPSERT_HOURLY_ACCOUNTS = upsertRollups("usage_hourly_accounts", "hour, account_id");
+const UPSERT_DAILY = upsertRollups("usage_daily", "day, account_id, key_id, model");
 const ACCOUNT_TOTALS =
   "UPDATE accounts SET balance_micros = balance_micros + ?, held_micros = held_micros + ? WHERE id = ?";
 const KEY_TOTALS =
   "UPDATE api_keys SET used_tokens = used_tokens + ?, held_tokens = held_tokens + ? WHERE id = ?";
+/** KEY_TOTALS of a key that settled requests: its last use goes in the same statement. */
+const KEY_TOTALS_USED = `UPDATE api_keys SET used_tokens = used_tokens + ?,
+  held_tokens = held_tokens + ?, last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?`;
 
 /** An account's figures as the batch moves them. */
 interface AccountTotals {
@@ -71,6 +94,8 @@ interface KeyTotals {
   quota: number | null;
   used: number;
   held: number;
+  /** The latest settlement's time in this batch; 0 while none. */
+  lastUsed: number;
   readonly usedBefore: number;
   readonly heldBefore: number;
 }
@@ -108,6 +133,7 @@ export function runAccounting(
     let released = accountIds.size + keyIds.size;
     const holdRows: SqlValue[][] = [];
     const ledgerRows: SqlValue[][] = [];
+    const rollups = new BatchRollups();
     const value = jobs.map((job) => {
       if (job.kind === "hold") {
         const result = take(job.hold, accounts, keys);
@@ -123,14 +149,24 @@ export function runAccounting(
         const { settle } = job;
         const held = settledAtOnce.has(settle.holdId) ||
           results[released++]!.rowsAffected > 0;
-        charge(settle, held, accounts.get(settle.accountId), keys.get(settle.keyId), ledgerRows);
+        charge(settle, held, accounts.get(settle.accountId), keys.get(settle.keyId), {
+          ledgerRows,
+          rollups,
+        });
         return undefined;
       }
       const interrupted = results[released++]!.rows[0];
-      if (interrupted) interrupt(job, interrupted, accounts, keys, ledgerRows);
+      if (interrupted) interrupt(job, interrupted, accounts, keys, { ledgerRows, rollups });
       return undefined;
     });
-    const writes = [...inserts(INSERT_HOLDS, holdRows), ...inserts(INSERT_LEDGER, ledgerRows)];
+    const usage = rollups.rows();
+    const writes = [
+      ...inserts(INSERT_HOLDS, holdRows),
+      ...inserts(INSERT_LEDGER, ledgerRows),
+      ...inserts(UPSERT_HOURLY, usage.hourly),
+      ...inserts(UPSERT_HOURLY_ACCOUNTS, usage.hourlyAccounts),
+      ...inserts(UPSERT_DAILY, usage.daily),
+    ];
     for (const [id, a] of accounts) {
       if (a.balance === a.balanceBefore && a.held === a.heldBefore) continue;
       writes.push({
@@ -139,8 +175,14 @@ export function runAccounting(
       });
     }
     for (const [id, k] of keys) {
-      if (k.used === k.usedBefore && k.held === k.heldBefore) continue;
-      writes.push({ sql: KEY_TOTALS, args: [k.used - k.usedBefore, k.held - k.heldBefore, id] });
+      if (k.lastUsed > 0) {
+        writes.push({
+          sql: KEY_TOTALS_USED,
+          args: [k.used - k.usedBefore, k.held - k.heldBefore, k.lastUsed, id],
+        });
+      } else if (k.used !== k.usedBefore || k.held !== k.heldBefore) {
+        writes.push({ sql: KEY_TOTALS, args: [k.used - k.usedBefore, k.held - k.heldBefore, id] });
+      }
     }
     return { writes, value, committed };
   });
@@ -196,6 +238,7 @@ export function keyTotals(rows: (Record<string, unknown> | undefined)[]) {
       quota: row.quota_tokens === null ? null : Number(row.quota_tokens),
       used,
       held,
+      lastUsed: 0,
       usedBefore: used,
       heldBefore: held,
     });
@@ -279,7 +322,7 @@ function interrupt(
   hold: Record<string, unknown>,
   accounts: Map<number, AccountTotals>,
   keys: Map<string, KeyTotals>,
-  ledgerRows: SqlValue[][],
+  rows: BatchRows,
 ): void {
   const createdAt = Number(hold.created_at);
   charge(
@@ -310,22 +353,28 @@ function interrupt(
     true,
     accounts.get(job.accountId),
     keys.get(job.keyId),
-    ledgerRows,
+    rows,
   );
 }
 
+/** The rows a batch writes of its settlements: ledger rows, and their rollups. */
+interface BatchRows {
+  ledgerRows: SqlValue[][];
+  rollups: BatchRollups;
+}
+
 /**
- * Writes `s`'s ledger row, debits, counts its tokens and, when its hold row was
- * `released` (not gone already), releases what the hold held. The debit never takes the
- * balance below what the account's other holds need (nor below zero): the row records
- * what was debited.
+ * Writes `s`'s ledger row and adds it to its hour's rollup, debits, counts its tokens and,
+ * when its hold row was `released` (not gone already), releases what the hold held. The
+ * debit never takes the balance below what the account's other holds need (nor below
+ * zero): the row records what was debited.
  */
 function charge(
   s: Settle,
   released: boolean,
   account: AccountTotals | undefined,
   key: KeyTotals | undefined,
-  ledgerRows: SqlValue[][],
+  { ledgerRows, rollups }: BatchRows,
 ): void {
   if (account) {
     if (released) account.held -= s.holdMicros;
@@ -334,10 +383,12 @@ function charge(
       : Math.max(0, Math.min(s.costMicros, account.balance - account.held));
     if (!account.unlimited) account.balance -= cost;
     ledgerRows.push([...ledgerValues(s), cost]);
+    rollups.add(s, cost);
   }
   if (key) {
     key.used += s.inputTokens + s.outputTokens;
     if (released) key.held -= s.holdTokens;
+    key.lastUsed = Math.max(key.lastUsed, s.createdAt);
   }
 }
 

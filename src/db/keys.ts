@@ -1,10 +1,10 @@
 /**
- * Queries on API keys: create, list, enable, disable, revoke; and the SQL of the two
+ * Queries on API keys: create, list, update, enable, disable, revoke; and the SQL of the two
  * lookups the stores run while serving (by hash, and whether any key exists), so that
  * serving never needs the query builder.
  */
-import type { Kysely } from "kysely";
-import type { ApiKey, Database, NewApiKey } from "./schema.ts";
+import type { Kysely, Updateable } from "kysely";
+import type { ApiKey, ApiKeysTable, Database, NewApiKey } from "./schema.ts";
 
 /** A key row with the name of its account, as listings show it. */
 export type KeyWithAccountName = ApiKey & { account_name: string };
@@ -17,10 +17,13 @@ export async function createKey(db: Kysely<Database>, key: NewApiKey): Promise<A
   return await db.insertInto("api_keys").values(key).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Keys with their account names, oldest first; only one account's when `accountName` is given. */
+/**
+ * Keys with their account names, oldest first; only one account's when `accountName` is
+ * given, only one key when `id` is.
+ */
 export async function listKeys(
   db: Kysely<Database>,
-  filter: { accountName?: string } = {},
+  filter: { accountName?: string; id?: string } = {},
 ): Promise<KeyWithAccountName[]> {
   let query = db
     .selectFrom("api_keys")
@@ -30,7 +33,43 @@ export async function listKeys(
   if (filter.accountName !== undefined) {
     query = query.where("accounts.name", "=", filter.accountName);
   }
+  if (filter.id !== undefined) query = query.where("api_keys.id", "=", filter.id);
   return await query.orderBy("api_keys.created_at").orderBy("api_keys.id").execute();
+}
+
+/** What an update may change of a key; a column left undefined stays as it is. */
+export type KeyChanges = Partial<
+  Pick<
+    Updateable<ApiKeysTable>,
+    | "group_name"
+    | "name"
+    | "quota_tokens"
+    | "expires_at"
+    | "models"
+    | "allow_ips"
+    | "admin"
+    | "enabled"
+  >
+>;
+
+/**
+ * Changes a key in one statement; a revoked key is never changed (revocation is final),
+ * which the same statement checks, so a concurrent revoke cannot slip between.
+ */
+export async function updateKey(
+  db: Kysely<Database>,
+  id: string,
+  changes: KeyChanges,
+): Promise<SetKeyEnabledResult> {
+  const result = Object.keys(changes).length === 0
+    ? await db.selectFrom("api_keys").select("id").where("id", "=", id).where("revoked", "=", 0)
+      .execute().then((rows) => ({ numUpdatedRows: BigInt(rows.length) }))
+    : await db.updateTable("api_keys").set(changes).where("id", "=", id).where("revoked", "=", 0)
+      .executeTakeFirst();
+  if (result.numUpdatedRows > 0n) return "updated";
+  const key = await db.selectFrom("api_keys").select("revoked").where("id", "=", id)
+    .executeTakeFirst();
+  return key === undefined ? "not_found" : "revoked";
 }
 
 /** Enables or disables a key; a revoked key can be disabled but never enabled again. */

@@ -90,6 +90,7 @@ Deno.test("migration 005 keeps holds in flight, which the batch then settles and
       used_tokens: 0,
       held_tokens: 70,
     });
+    assert.equal((await migrate(client)).error, undefined);
     const store = createSqliteStore(client, file.transaction);
     await store.settleHold({
       holdId: "hold_1",
@@ -123,6 +124,80 @@ Deno.test("migration 005 keeps holds in flight, which the batch then settles and
     });
     const { rows } = await client.execute("SELECT request_id, cost_micros FROM ledger");
     assert.deepEqual(rows.map((row) => ({ ...row })), [{ request_id: "req_1", cost_micros: 400 }]);
+  } finally {
+    await file.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("migration 006 rolls up the ledger by hour and by day and sets each key's last use", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = openSqliteFile(`${dir}/t.db`);
+  const { client } = file;
+  try {
+    assert.deepEqual((await migrate(client, MIGRATIONS.slice(0, 5))).error, undefined);
+    const row = (key: string, at: number, status: string, cost: number) =>
+      `INSERT INTO ledger (request_id, created_at, account_id, key_id, model, entry_point,
+         status, input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost_micros)
+       VALUES ('r', ${at}, 1, '${key}', 'm', 'chat', '${status}', 10, 2, 3, 1, ${cost})`;
+    const hour = 3_600_000;
+    await client.batch([
+      "INSERT INTO accounts (id, name, balance_micros, created_at) VALUES (1, 'a', 5000, 0)",
+      `INSERT INTO api_keys (id, hash, prefix, account_id, group_name, created_at)
+         VALUES ('key_a', 'h', 'p', 1, 'default', 0), ('key_b', 'h2', 'p', 1, 'default', 0)`,
+      row("key_a", 5 * hour + 1, "ok", 100),
+      row("key_a", 6 * hour - 1, "failed", 0),
+      row("key_a", 6 * hour, "interrupted", 7),
+    ], "write");
+    assert.deepEqual(await migrate(client, MIGRATIONS.slice(0, 6)), {
+      applied: ["006_usage_rollups"],
+    });
+    const rollups = await client.execute(
+      "SELECT hour, key_id, requests, errors, input_tokens, output_tokens, cached_tokens, " +
+        "cache_write_tokens, cost_micros FROM usage_hourly ORDER BY hour",
+    );
+    assert.deepEqual(rollups.rows.map((r) => ({ ...r })), [
+      {
+        hour: 5 * hour,
+        key_id: "key_a",
+        requests: 2,
+        errors: 1,
+        input_tokens: 20,
+        output_tokens: 4,
+        cached_tokens: 6,
+        cache_write_tokens: 2,
+        cost_micros: 100,
+      },
+      {
+        hour: 6 * hour,
+        key_id: "key_a",
+        requests: 1,
+        errors: 1,
+        input_tokens: 10,
+        output_tokens: 2,
+        cached_tokens: 3,
+        cache_write_tokens: 1,
+        cost_micros: 7,
+      },
+    ]);
+    const accountHours = await client.execute(
+      "SELECT hour, account_id, requests, cost_micros FROM usage_hourly_accounts ORDER BY hour",
+    );
+    assert.deepEqual(accountHours.rows.map((r) => ({ ...r })), [
+      { hour: 5 * hour, account_id: 1, requests: 2, cost_micros: 100 },
+      { hour: 6 * hour, account_id: 1, requests: 1, cost_micros: 7 },
+    ]);
+    const days = await client.execute(
+      "SELECT day, requests, errors, input_tokens, cost_micros FROM usage_daily",
+    );
+    assert.deepEqual(days.rows.map((r) => ({ ...r })), [
+      { day: 0, requests: 3, errors: 2, input_tokens: 30, cost_micros: 107 },
+    ]);
+    const keys = await client.execute("SELECT id, admin, last_used_at FROM api_keys ORDER BY id");
+    assert.deepEqual(keys.rows.map((r) => ({ ...r })), [
+      { id: "key_a", admin: 0, last_used_at: 6 * hour },
+      { id: "key_b", admin: 0, last_used_at: null },
+    ]);
   } finally {
     await file.close();
     await Deno.remove(dir, { recursive: true });

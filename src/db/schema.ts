@@ -3,7 +3,7 @@
  * micro-USD in `*_micros` columns; timestamps (`*_at`) are integer milliseconds
  * since the Unix epoch (UTC); booleans are 0/1 integers.
  */
-import type { Generated, Insertable, Selectable } from "kysely";
+import type { Generated, Insertable, Kysely, Selectable } from "kysely";
 
 export interface AccountsTable {
   id: Generated<number>;
@@ -35,6 +35,10 @@ export interface ApiKeysTable {
   /** JSON array of CIDRs the key may be used from, or null. */
   allow_ips: string | null;
   created_at: number;
+  /** 1: the key may use the admin API and the dashboard. */
+  admin: Generated<number>;
+  /** When the key's latest request settled; null before its first. */
+  last_used_at: Generated<number | null>;
 }
 
 export interface InstancesTable {
@@ -113,6 +117,39 @@ export interface StoredItemsTable {
   item: string;
 }
 
+/** What a rollup sums of the ledger rows of its bucket, account, key and model. */
+export interface UsageFiguresColumns {
+  account_id: number;
+  key_id: string;
+  model: string;
+  requests: number;
+  /** Rows whose status is `failed` or `interrupted`. */
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
+  cost_micros: number;
+}
+
+/**
+ * Usage of one hour (`hour`: its first millisecond, UTC), account, key and model, summed
+ * from the ledger rows whose `created_at` falls in it, in the same transaction as they.
+ */
+export interface UsageHourlyTable extends UsageFiguresColumns {
+  hour: number;
+}
+
+/** Usage of one hour and account, over all its keys and models: usage_hourly's rows summed. */
+export interface UsageHourlyAccountsTable extends Omit<UsageFiguresColumns, "key_id" | "model"> {
+  hour: number;
+}
+
+/** Usage of one day (`day`: its first millisecond, UTC), as usage_hourly's of its hours. */
+export interface UsageDailyTable extends UsageFiguresColumns {
+  day: number;
+}
+
 /** Every table of tollgate's database. */
 export interface Database {
   accounts: AccountsTable;
@@ -122,6 +159,9 @@ export interface Database {
   ledger: LedgerTable;
   stored_responses: StoredResponsesTable;
   stored_items: StoredItemsTable;
+  usage_hourly: UsageHourlyTable;
+  usage_hourly_accounts: UsageHourlyAccountsTable;
+  usage_daily: UsageDailyTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -130,3 +170,5 @@ export type NewApiKey = Insertable<ApiKeysTable>;
 export type LedgerRow = Selectable<LedgerTable>;
 export type NewLedgerRow = Insertable<LedgerTable>;
 export type StoredResponseRow = Selectable<StoredResponsesTable>;
+/** The query builder over tollgate's tables, for modules that call db/'s queries. */
+export type Queries = Kysely<Database>;

@@ -44,6 +44,12 @@ export interface DoctorReport {
     probed_root: string | null;
     /** The corrected service root the client table's values are built on. */
     suggested_root: string | null;
+    /**
+     * Whether the base URL works as given: no mistake found in it and no correction needed
+     * to reach the gateway. A script that checks doctor's exit status fails on a URL that
+     * every client would get 404 on, even when the corrected one works.
+     */
+    ok: boolean;
   };
   /** The key, redacted. */
   key: string;
@@ -172,11 +178,14 @@ export async function runDoctor(options: DoctorOptions, deps: DoctorDeps): Promi
   const entryPoints = judgeEntryPoints(probes);
   const works = entryPoints.some((verdict) => verdict.works);
   const clientRoot = baseUrl.suggestedRoot ?? root;
+  const baseUrlOk = root !== null && root === baseUrl.probeRoot &&
+    !baseUrl.findings.some((finding) => finding.severity === "error");
   return {
     base_url: {
       given: options.baseUrl,
       probed_root: root,
       suggested_root: baseUrl.suggestedRoot,
+      ok: baseUrlOk,
     },
     key: redactedKey,
     model,
@@ -190,7 +199,11 @@ export async function runDoctor(options: DoctorOptions, deps: DoctorDeps): Promi
       supportReport(result, redactedKey)
     ),
     works,
-    summary: summarize(model, entryPoints, probes, baseUrl),
+    summary:
+      (works && !baseUrlOk
+        ? `The base URL "${options.baseUrl}" is wrong (see the findings): configure the ` +
+          `client table's values instead. At ${root}: `
+        : "") + summarize(model, entryPoints, probes, baseUrl),
   };
 }
 

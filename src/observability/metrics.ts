@@ -3,6 +3,7 @@
  * counts here; prom-client renders them when scraped (exposition.ts, loaded by the first
  * scrape: a gateway nobody scrapes never loads it). No process-global state.
  */
+import { type ChannelStats, createChannelStats } from "./channel_stats.ts";
 import { HistogramCounts } from "./histogram_counts.ts";
 import type { ChannelState, MetricsState } from "./metrics_state.ts";
 import type { RequestRecord } from "./record.ts";
@@ -18,15 +19,23 @@ export interface Metrics {
   streamClosed(): void;
   holdTaken(): void;
   holdReleased(): void;
-  /** An upstream attempt failed (and the request failed over or gave up). */
-  attemptFailed(channel: string, kind: string): void;
+  /**
+   * An upstream attempt failed (and the request failed over or gave up); `message` says
+   * how, for the channel's last error.
+   */
+  attemptFailed(channel: string, kind: string, message?: string): void;
+  /** Each channel's attempts, errors and latency, for the admin API (not exported to Prometheus). */
+  readonly channels: ChannelStats;
   configReloaded(ok: boolean): void;
   /** The exposition in the Prometheus text format, and its content type. */
   render(): Promise<{ text: string; contentType: string }>;
 }
 
 /** tollgate's metrics; `channels` is read at each scrape. */
-export function createMetrics(channels: () => ChannelState[] = () => []): Metrics {
+export function createMetrics(
+  channels: () => ChannelState[] = () => [],
+  channelStats: ChannelStats = createChannelStats(),
+): Metrics {
   const state: MetricsState = {
     series: new Map(),
     models: new Map(),
@@ -120,7 +129,9 @@ export function createMetrics(channels: () => ChannelState[] = () => []): Metric
     streamClosed: () => void state.activeStreams--,
     holdTaken: () => void state.holdsInFlight++,
     holdReleased: () => void state.holdsInFlight--,
-    attemptFailed(channel, kind) {
+    channels: channelStats,
+    attemptFailed(channel, kind, message) {
+      channelStats.attemptFailed(channel, kind, message);
       const key = `${channel}\u0000${kind}`;
       const found = state.failures.get(key);
       if (found) found.count++;

@@ -26,6 +26,8 @@ export function createObserver(
     metrics,
     finished(record, server) {
       const totalMs = elapsedMs(record);
+      // The admin API's channel health counts whether or not Prometheus is exposed.
+      metrics.channels.requestFinished(record, totalMs);
       if (server.metrics) metrics.requestFinished(record, totalMs);
       if (server.request_log) logRequest(writer, server.log_format, record, totalMs, time);
     },

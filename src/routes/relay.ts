@@ -211,7 +211,7 @@ async function forward(
       });
     },
     onAttemptFailed: (attempt, failure) => {
-      metrics.attemptFailed(attempt.channel.name, failure.kind);
+      metrics.attemptFailed(attempt.channel.name, failure.kind, failure.message);
       deps.log.warn("upstream attempt failed", {
         request_id: requestId,
         channel: attempt.channel.name,

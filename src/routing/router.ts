@@ -28,12 +28,18 @@ export {
   type RoutePlan,
 } from "./plan.ts";
 
+/**
+ * Whether a channel is tried: `up`; `cooling` after repeated failures or an overload (tried
+ * after the others); `no_usable_key` while every key is rejected or resting after a 429.
+ */
+export type ChannelState = "up" | "cooling" | "no_usable_key";
+
 /** Resolves models and plans attempts against the current config. */
 export interface Router {
   /** Models a key may use, for the model list. */
   modelsFor(config: Config, principal: Principal): string[];
   /** Each channel of the config and whether it is up (a usable key, not cooling down). */
-  channelStates(config: Config): { channel: string; up: boolean }[];
+  channelStates(config: Config): { channel: string; up: boolean; state: ChannelState }[];
   /**
    * Checks the key may use `model` and plans its attempts; throws 403/503 GatewayErrors.
    * With a `conversation` name (conversation.ts), the plan follows and keeps its binding.
@@ -65,10 +71,14 @@ export function createRouter(options: {
   return {
     channelStates(config) {
       const health = healthOf(config);
-      return config.channels.map((channel) => ({
-        channel: channel.name,
-        up: hasUsableKey(channel, health) && !health.isCooling(channel.name),
-      }));
+      return config.channels.map((channel) => {
+        const state = !hasUsableKey(channel, health)
+          ? "no_usable_key"
+          : health.isCooling(channel.name)
+          ? "cooling"
+          : "up";
+        return { channel: channel.name, up: state === "up", state };
+      });
     },
 
     modelsFor(config, principal) {

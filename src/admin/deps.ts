@@ -1,0 +1,30 @@
+/** What the admin service is built from: the database, the config, a clock, channel health. */
+import type { Config } from "../config/schema.ts";
+import type { Queries } from "../db/schema.ts";
+import type { ChannelStats } from "../observability/channel_stats.ts";
+import type { Router } from "../routing/router.ts";
+
+/** This process's view of its channels, which only a serving process has. */
+export interface ChannelHealthSource {
+  /** Whether each channel is tried now (router.ts). */
+  router: Pick<Router, "channelStates">;
+  /** What this process measured of each channel (the metrics' `channels`). */
+  stats: Pick<ChannelStats, "read">;
+}
+
+/** The admin service's dependencies; nothing else is kept between calls. */
+export interface AdminDeps {
+  /**
+   * The query builder, asked for at each call: a serving process loads it only when the
+   * admin API is first used (db/database.ts).
+   */
+  queries: () => Promise<Queries>;
+  /** The config in force (groups, channels). */
+  config: () => Config;
+  /** The config file, named in messages about what it defines. */
+  configPath?: string;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+  /** A serving process's channel health; without it every channel's state is "unknown". */
+  health?: ChannelHealthSource;
+}

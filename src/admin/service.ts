@@ -1,0 +1,56 @@
+/**
+ * The admin service: accounts, keys, usage, requests and channel health, for the CLI, the
+ * admin API and the dashboard alike. Its inputs carry the names of the CLI's flags and the
+ * API's fields; its outputs are the CLI's `--json` shapes; its failures are GatewayErrors
+ * (errors.ts) that the API renders and the CLI prints as one line.
+ */
+import { type AccountAdmin, accountAdmin, type AccountJson } from "./accounts.ts";
+import { channelHealth, type ChannelJson } from "./channels.ts";
+import type { AdminDeps } from "./deps.ts";
+import { type KeyAdmin, keyAdmin, type KeyJson } from "./keys.ts";
+import { listRequests, type RequestJson, type RequestsQuery } from "./requests.ts";
+import { type UsageQuery, type UsageReport, usageReport } from "./usage.ts";
+
+/** What a key sees of itself (`GET /admin/api/me`): the key, its account, its usage. */
+export interface MeJson {
+  key: KeyJson;
+  account: AccountJson;
+  usage: UsageReport;
+}
+
+/** The admin operations. */
+export interface AdminService {
+  accounts: AccountAdmin;
+  keys: KeyAdmin;
+  /** Usage totals and rows (and a series when `bucket` is given). */
+  usage(query: UsageQuery): Promise<UsageReport>;
+  /** Requests, newest first, a page at a time. */
+  requests(query: RequestsQuery): Promise<RequestJson[]>;
+  /** The config's channels with this process's health figures. */
+  channels(): ChannelJson[];
+  /** A key's own record, its account and its usage (the query's key and account are its own). */
+  me(keyId: string, query?: Omit<UsageQuery, "key" | "account">): Promise<MeJson>;
+}
+
+/** The admin service over its dependencies. */
+export function createAdminService(deps: AdminDeps): AdminService {
+  const accounts = accountAdmin(deps);
+  const keys = keyAdmin(deps);
+  const usage = (query: UsageQuery) => usageReport(deps, query);
+  return {
+    accounts,
+    keys,
+    usage,
+    requests: (query) => listRequests(deps, query),
+    channels: () => channelHealth(deps.config(), deps.health),
+    async me(keyId, query = {}) {
+      const key = await keys.get(keyId);
+      const { model, since, until, bucket } = query;
+      return {
+        key,
+        account: await accounts.get(key.account),
+        usage: await usage({ model, since, until, bucket, key: key.id }),
+      };
+    },
+  };
+}
