@@ -13,6 +13,8 @@ import postgresLimits from "./postgres/002_limits.sql" with { type: "text" };
 import postgresUsageRollups from "./postgres/003_usage_rollups.sql" with { type: "text" };
 import storedResponses from "./007_stored_responses.sql" with { type: "text" };
 import postgresStoredResponses from "./postgres/004_stored_responses.sql" with { type: "text" };
+import sessions from "./008_sessions.sql" with { type: "text" };
+import postgresSessions from "./postgres/005_sessions.sql" with { type: "text" };
 
 /** One numbered migration: its name and its SQL. */
 export interface Migration {
@@ -29,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "005_balances_by_batch", sql: balancesByBatch },
   { name: "006_usage_rollups", sql: usageRollups },
   { name: "007_stored_responses", sql: storedResponses },
+  { name: "008_sessions", sql: sessions },
 ];
 
 /** Every PostgreSQL migration (migrations/postgres/), in the order it is applied. */
@@ -37,4 +40,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { name: "002_limits", sql: postgresLimits },
   { name: "003_usage_rollups", sql: postgresUsageRollups },
   { name: "004_stored_responses", sql: postgresStoredResponses },
+  { name: "005_sessions", sql: postgresSessions },
 ];

@@ -27,6 +27,9 @@ import { allowedMethods, pathNotFound } from "./routes/not_found.ts";
 import { relayRoute } from "./routes/relay.ts";
 import { deleteResponse, listInputItems, retrieveResponse } from "./routes/responses.ts";
 import type { StoredResponses } from "./stored/stored_responses.ts";
+import type { AdminService } from "./admin/service.ts";
+import type { Sessions } from "./admin/sessions.ts";
+import { adminRoutes } from "./routes/admin.ts";
 import { bodyTooLarge } from "./relay/body.ts";
 import { createRouter, type Router } from "./routing/router.ts";
 import { createObserver, type Observer } from "./observability/observer.ts";
@@ -62,6 +65,8 @@ export interface AppDeps {
   databaseReady?: () => Promise<boolean>;
   /** Stored responses of the responses API; none kept (nor resolved) when absent. */
   responses?: StoredResponses;
+  /** The admin service and dashboard sessions behind /admin; no /admin routes when absent. */
+  admin?: { service: AdminService; sessions: Sessions };
 }
 
 /** tollgate's app: a Hono app whose `fetch` the server hands each request. */
@@ -147,6 +152,9 @@ export function createApp(deps: AppDeps): App {
   }
   app.post("/v1/messages", entryPoint("messages", relayRoute("messages", relayDeps)));
   app.post("/v1/messages/count_tokens", entryPoint("messages", countTokensRoute(relayDeps)));
+  if (deps.admin) {
+    app.route("/admin", adminRoutes({ ...deps.admin, authenticate: auth, log: deps.log, now }));
+  }
   return app;
 
   /** The response of an error, logged when it is tollgate's fault. */

@@ -3,6 +3,8 @@
  * reloads the config on change and SIGHUP, and drains in-flight requests on shutdown.
  */
 import process from "node:process";
+import { createAdminService } from "./admin/service.ts";
+import { createSessions } from "./admin/sessions.ts";
 import { createApp } from "./app.ts";
 import { databaseKeyLookup } from "./auth/database_lookup.ts";
 import { issueKey } from "./auth/issue_key.ts";
@@ -164,6 +166,17 @@ export async function startServer(options: {
       : undefined,
     databaseReady: () => db.store.ping().then(() => true),
     responses,
+    // The dashboard and its API: the database's query builder loads at their first use.
+    admin: {
+      service: createAdminService({
+        queries: () => db.queries(),
+        config: () => store.current().config,
+        configPath: options.configPath,
+        now,
+        health: { router, stats: observer.metrics.channels },
+      }),
+      sessions: createSessions({ queries: () => db.queries(), now }),
+    },
   });
 
   const listen = parseListen(config.server.listen);

@@ -8,6 +8,7 @@ import { type AccountAdmin, accountAdmin, type AccountJson } from "./accounts.ts
 import { channelHealth, type ChannelJson } from "./channels.ts";
 import type { AdminDeps } from "./deps.ts";
 import { type KeyAdmin, keyAdmin, type KeyJson } from "./keys.ts";
+import { type LatencyJson, latencyReport } from "./latency.ts";
 import { listRequests, type RequestJson, type RequestsQuery } from "./requests.ts";
 import { type UsageQuery, type UsageReport, usageReport } from "./usage.ts";
 
@@ -24,6 +25,8 @@ export interface AdminService {
   keys: KeyAdmin;
   /** Usage totals and rows (and a series when `bucket` is given). */
   usage(query: UsageQuery): Promise<UsageReport>;
+  /** The median duration of the requests of a range (the dashboard's overview). */
+  latency(query: UsageQuery): Promise<LatencyJson>;
   /** Requests, newest first, a page at a time. */
   requests(query: RequestsQuery): Promise<RequestJson[]>;
   /** The config's channels with this process's health figures. */
@@ -41,6 +44,7 @@ export function createAdminService(deps: AdminDeps): AdminService {
     accounts,
     keys,
     usage,
+    latency: (query) => latencyReport(deps, query),
     requests: (query) => listRequests(deps, query),
     channels: () => channelHealth(deps.config(), deps.health),
     async me(keyId, query = {}) {

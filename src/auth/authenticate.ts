@@ -15,9 +15,10 @@ const parseCidrs = (texts: readonly string[]): Cidr[] =>
 
 /**
  * Verifies a request's key: its principal (at once when the lookup knew the key), or a
- * thrown 401/403 GatewayError.
+ * thrown 401/403 GatewayError. The key is the one the request's headers carry, or the one
+ * whose stored hash `keyHash` is (a dashboard session's key, checked again on each request).
  */
-export type Authenticate = (context: RequestContext) => Awaitable<Principal>;
+export type Authenticate = (context: RequestContext, keyHash?: string) => Awaitable<Principal>;
 
 /** Authentication over a key lookup (cached by the caller). */
 export function authenticate(options: {
@@ -33,7 +34,10 @@ export function authenticate(options: {
     if (!cidrs) allowlists.set(texts, cidrs = parseCidrs(texts));
     return cidrs;
   };
-  return function authenticate(context) {
+  return function authenticate(context, keyHash) {
+    if (keyHash !== undefined) {
+      return andThen(options.lookup(keyHash), (key) => principalOf(context, key));
+    }
     const secret = extractApiKey(context.request.headers);
     if (!secret) {
       throw new GatewayError(

@@ -48,3 +48,28 @@ export async function findRequests(
   if (filter.offset) query = query.offset(filter.offset);
   return await query.execute();
 }
+
+/** Which requests' durations to read; times are ms since the epoch, `until` exclusive. */
+export interface DurationScope {
+  accountId?: number;
+  keyId?: string;
+  model?: string;
+  since?: number;
+  until?: number;
+}
+
+/** The durations (ms) of the newest `limit` requests that ended `ok` in the scope. */
+export async function recentDurations(
+  db: Kysely<Database>,
+  scope: DurationScope,
+  limit: number,
+): Promise<number[]> {
+  let query = db.selectFrom("ledger").select("duration_ms").where("status", "=", "ok");
+  if (scope.accountId !== undefined) query = query.where("account_id", "=", scope.accountId);
+  if (scope.keyId !== undefined) query = query.where("key_id", "=", scope.keyId);
+  if (scope.model !== undefined) query = query.where("model", "=", scope.model);
+  if (scope.since !== undefined) query = query.where("created_at", ">=", scope.since);
+  if (scope.until !== undefined) query = query.where("created_at", "<", scope.until);
+  const rows = await query.orderBy("created_at", "desc").limit(limit).execute();
+  return rows.map((row) => row.duration_ms);
+}

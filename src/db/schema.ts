@@ -150,6 +150,15 @@ export interface UsageDailyTable extends UsageFiguresColumns {
   day: number;
 }
 
+/** A dashboard session: the SHA-256 of its cookie's token, and the key it was opened with. */
+export interface SessionsTable {
+  token_hash: string;
+  key_id: string;
+  created_at: number;
+  /** When the session was last used (updated at most once a minute). */
+  seen_at: number;
+}
+
 /** Every table of tollgate's database. */
 export interface Database {
   accounts: AccountsTable;
@@ -162,6 +171,7 @@ export interface Database {
   usage_hourly: UsageHourlyTable;
   usage_hourly_accounts: UsageHourlyAccountsTable;
   usage_daily: UsageDailyTable;
+  sessions: SessionsTable;
 }
 
 export type Account = Selectable<AccountsTable>;

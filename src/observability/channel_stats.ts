@@ -102,7 +102,7 @@ export function createChannelStats(now: () => number = Date.now): ChannelStats {
 }
 
 /** The median of `values`, rounded to whole ms; null when empty. */
-function median(values: readonly number[]): number | null {
+export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;

@@ -1,0 +1,72 @@
+/**
+ * The dashboard's HTML forms as the admin service's inputs: the fields carry the API's
+ * names, an empty field is "not given" (or, when editing a key, "none": no quota, every
+ * model, any address, no expiry), and lists are written with commas or spaces.
+ */
+import type { NewAccountInput } from "../admin/accounts.ts";
+import { invalidField } from "../admin/errors.ts";
+import type { KeyFields } from "../admin/keys.ts";
+import type { RequestContext } from "../middleware/request_context.ts";
+import { readBody } from "../relay/body.ts";
+
+/** A form's fields, from a urlencoded body read within the request's limits. */
+export async function readForm(context: RequestContext): Promise<URLSearchParams> {
+  const { config } = context.snapshot;
+  const bytes = await readBody(context.request, {
+    maxBytes: config.server.max_body_bytes,
+    timeoutMs: config.timeouts.body,
+  });
+  return new URLSearchParams(new TextDecoder().decode(bytes));
+}
+
+/** The form's fields as an object, for showing them again after a refusal. */
+export function formValues(form: URLSearchParams): Record<string, string> {
+  return Object.fromEntries(form);
+}
+
+/**
+ * A key's fields from its form; `clearing`: an empty field removes the limit (an edit of an
+ * existing key) rather than leaving it out (a new key).
+ */
+export function keyFieldsOf(form: URLSearchParams, clearing: boolean): KeyFields {
+  const empty = clearing ? null : undefined;
+  const fields: KeyFields = {
+    group: given(form, "group"),
+    name: given(form, "name") ?? empty,
+    quota_tokens: wholeNumber(form, "quota_tokens") ?? empty,
+    expires_at: given(form, "expires_at") ?? empty,
+    models: list(form, "models") ?? empty,
+    allow_ips: list(form, "allow_ips") ?? empty,
+    admin: form.has("admin"),
+  };
+  return fields;
+}
+
+/** A new account from its form. */
+export function accountOf(form: URLSearchParams): NewAccountInput {
+  return {
+    name: form.get("name") ?? "",
+    balance_usd: given(form, "balance_usd"),
+    unlimited: form.has("unlimited") || undefined,
+  };
+}
+
+/** A field's trimmed text; undefined when empty. */
+export function given(form: URLSearchParams, name: string): string | undefined {
+  const value = form.get(name)?.trim();
+  return value ? value : undefined;
+}
+
+function list(form: URLSearchParams, name: string): string[] | undefined {
+  const items = given(form, name)?.split(/[\s,]+/).filter(Boolean);
+  return items && items.length > 0 ? items : undefined;
+}
+
+function wholeNumber(form: URLSearchParams, name: string): number | undefined {
+  const text = given(form, name)?.replaceAll(/[_,\s]/g, "");
+  if (text === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(text)) {
+    throw invalidField(name, `Invalid ${name} "${text}": give a whole number of tokens.`);
+  }
+  return Number(text);
+}
