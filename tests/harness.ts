@@ -58,11 +58,11 @@ export function databaseSection(dir: string): string {
 
 /**
  * Starts a gateway whose config is `toml` plus a database: a SQLite file in a fresh temp
- * dir, or `databaseUrl` (an empty PostgreSQL database, see postgres.ts).
+ * dir, or `databaseUrl` (an empty PostgreSQL database, see postgres.ts); `now` is its clock.
  */
 export async function startGateway(
   toml: string,
-  options: { log?: Logger; databaseUrl?: string } = {},
+  options: { log?: Logger; databaseUrl?: string; now?: () => number } = {},
 ): Promise<TestGateway> {
   const dir = await Deno.makeTempDir({ prefix: "tollgate_test_" });
   const configPath = `${dir}/config.toml`;
@@ -74,6 +74,7 @@ export async function startGateway(
     configPath,
     log: options.log ?? silentLogger,
     port: 0,
+    now: options.now,
     requestLog: { line: (text) => void requestLog.push(text), flush: () => Promise.resolve() },
   });
   const db = await openDatabase(databaseUrl);
