@@ -46,10 +46,13 @@ export const RangeForm: FC<{ view: UsageView; action: string }> = ({ view, actio
 /** The range's totals, each figure named by `data-figure` as the API names it. */
 export const Totals: FC<{ view: UsageView }> = ({ view }) => {
   const { totals } = view.report;
-  const stat = (figure: string, label: string, value: string) => (
+  const stat = (figure: string, label: string, value: string, note?: string) => (
     <div class="stat" data-figure={figure}>
       <dt>{label}</dt>
-      <dd>{value}</dd>
+      <dd>
+        {value}
+        {note && <small>{` (${note})`}</small>}
+      </dd>
     </div>
   );
   return (
@@ -60,11 +63,7 @@ export const Totals: FC<{ view: UsageView }> = ({ view }) => {
       {stat("output_tokens", "Output tokens", count(totals.output_tokens))}
       {stat("cached_tokens", "Cached tokens", count(totals.cached_tokens))}
       {stat("cache_hit", "Cache hits", percent(totals.cached_tokens, totals.input_tokens))}
-      {stat(
-        "errors",
-        "Errors",
-        `${count(totals.errors)} (${percent(totals.errors, totals.requests)})`,
-      )}
+      {stat("errors", "Errors", count(totals.errors), percent(totals.errors, totals.requests))}
       {stat("p50_ms", "Median latency", duration(view.latency.p50_ms))}
     </dl>
   );
