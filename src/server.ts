@@ -3,7 +3,7 @@
  * reloads the config on change and SIGHUP, and drains in-flight requests on shutdown.
  */
 import process from "node:process";
-import { createAdminService } from "./admin/service.ts";
+import { lazyAdminService } from "./admin/lazy_service.ts";
 import { createSessions } from "./admin/sessions.ts";
 import { createApp } from "./app.ts";
 import { databaseKeyLookup } from "./auth/database_lookup.ts";
@@ -168,7 +168,7 @@ export async function startServer(options: {
     responses,
     // The dashboard and its API: the database's query builder loads at their first use.
     admin: {
-      service: createAdminService({
+      service: lazyAdminService({
         queries: () => db.queries(),
         config: () => store.current().config,
         configPath: options.configPath,

@@ -1,0 +1,44 @@
+/**
+ * The admin service for a serving process, its modules loaded at its first call: they bring
+ * the query builder (~5 MiB), which a gateway on a SQLite file otherwise never loads
+ * (tests/lazy_packages_test.ts). Channel health needs no database and answers at once.
+ */
+import type { AccountAdmin } from "./accounts.ts";
+import { channelHealth } from "./channels.ts";
+import type { AdminDeps } from "./deps.ts";
+import type { KeyAdmin } from "./keys.ts";
+import type { AdminService } from "./service.ts";
+
+/** An admin service over `deps` that loads the real one when first called. */
+export function lazyAdminService(deps: AdminDeps): AdminService {
+  let loaded: Promise<AdminService> | undefined;
+  const service = () =>
+    loaded ??= import("./service.ts").then((module) => module.createAdminService(deps));
+  /** `method` of the loaded service, called with the arguments given. */
+  const later =
+    <A extends unknown[], R>(method: (service: AdminService) => (...args: A) => R) =>
+    async (...args: A): Promise<Awaited<R>> => await method(await service())(...args);
+  const accounts: AccountAdmin = {
+    list: later((s) => s.accounts.list),
+    get: later((s) => s.accounts.get),
+    create: later((s) => s.accounts.create),
+    topUp: later((s) => s.accounts.topUp),
+    update: later((s) => s.accounts.update),
+  };
+  const keys: KeyAdmin = {
+    list: later((s) => s.keys.list),
+    get: later((s) => s.keys.get),
+    create: later((s) => s.keys.create),
+    update: later((s) => s.keys.update),
+    revoke: later((s) => s.keys.revoke),
+  };
+  return {
+    accounts,
+    keys,
+    usage: later((s) => s.usage),
+    latency: later((s) => s.latency),
+    requests: later((s) => s.requests),
+    me: later((s) => s.me),
+    channels: () => channelHealth(deps.config(), deps.health),
+  };
+}
