@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { parseConfigText } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { type Db, openDatabase } from "../db/database.ts";
+import type { Settle } from "../db/store.ts";
 import type { ChannelHealthSource } from "./deps.ts";
 import { type AdminService, createAdminService } from "./service.ts";
 
@@ -56,4 +57,34 @@ export async function withAdmin(
     await db.close();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** Settles a request into the ledger as the server does; what `request` leaves out is typical. */
+export async function settleRequest(
+  db: Db,
+  request: Pick<Settle, "accountId" | "keyId" | "createdAt"> & Partial<Settle>,
+): Promise<void> {
+  const failures = await db.store.settleHold({
+    holdId: `hold_${crypto.randomUUID()}`,
+    holdMicros: 0,
+    holdTokens: 0,
+    requestId: `req_${crypto.randomUUID()}`,
+    model: "m",
+    entryPoint: "chat",
+    channel: "main",
+    upstreamModel: "m",
+    attempts: 1,
+    stream: false,
+    status: "ok",
+    reason: null,
+    inputTokens: 10,
+    outputTokens: 5,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    estimated: false,
+    costMicros: 100,
+    durationMs: 3,
+    ...request,
+  });
+  if (failures.length > 0) throw new Error(`Settling failed: ${String(failures[0]!.error)}`);
 }
