@@ -4,7 +4,7 @@ import { hashKeySecret } from "../auth/keys.ts";
 import { GatewayError } from "../errors.ts";
 import { createChannelStats } from "../observability/channel_stats.ts";
 import { createRouter } from "../routing/router.ts";
-import { withAdmin } from "./test_support.ts";
+import { settleRequest, withAdmin } from "./test_support.ts";
 
 /** Asserts that `call` fails with a GatewayError of this status, code and param. */
 async function refused(
@@ -215,29 +215,11 @@ Deno.test("admin me: a key sees its own record, its account and only its own usa
     const account = (await db.kysely.selectFrom("accounts").select("id").executeTakeFirstOrThrow())
       .id;
     for (const [key, cost] of [[mine.id, 300], [theirs.id, 5]] as const) {
-      await db.store.settleHold({
-        holdId: `hold_${key}`,
-        holdMicros: 0,
-        holdTokens: 0,
+      await settleRequest(db, {
         accountId: account,
         keyId: key,
-        requestId: `req_${key}`,
         createdAt: clock.now + 1_000,
-        model: "m",
-        entryPoint: "chat",
-        channel: "main",
-        upstreamModel: "m",
-        attempts: 1,
-        stream: false,
-        status: "ok",
-        reason: null,
-        inputTokens: 10,
-        outputTokens: 5,
-        cachedTokens: 0,
-        cacheWriteTokens: 0,
-        estimated: false,
         costMicros: cost,
-        durationMs: 3,
       });
     }
     const me = await admin.me(mine.id, { since: "2030-01-01", bucket: "day" });

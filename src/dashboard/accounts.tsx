@@ -3,6 +3,7 @@ import type { FC } from "hono/jsx";
 import type { AccountJson } from "../admin/accounts.ts";
 import type { Principal } from "../auth/principal.ts";
 import { usd } from "./format.ts";
+import { TextField } from "./keys.tsx";
 import { Layout, Notice } from "./layout.tsx";
 
 /** What the accounts page shows. */
@@ -25,14 +26,14 @@ export const AccountsPage: FC<AccountsPageProps> = (
     <details class="panel" open={accounts.length <= 1 || values.name !== undefined}>
       <summary>Create an account</summary>
       <form method="post" action="/admin/accounts" class="grid" aria-label="Create an account">
-        <label>
-          Name
-          <input type="text" name="name" value={values.name} required />
-        </label>
-        <label>
-          Starting balance (USD)
-          <input type="text" name="balance_usd" inputmode="decimal" value={values.balance_usd} />
-        </label>
+        <TextField label="Name" name="name" value={values.name} required />
+        <TextField
+          label="Starting balance (USD)"
+          name="balance_usd"
+          value={values.balance_usd}
+          placeholder="0"
+          numeric="decimal"
+        />
         <label class="check">
           <input type="checkbox" name="unlimited" checked={values.unlimited === "on"} />{" "}
           Unlimited (never charged)

@@ -1,5 +1,5 @@
 /** The keys page: create a key (its secret shown once), and change, disable or revoke one. */
-import type { FC } from "hono/jsx";
+import type { Child, FC } from "hono/jsx";
 import type { AccountJson } from "../admin/accounts.ts";
 import type { CreatedKeyJson, KeyJson } from "../admin/keys.ts";
 import type { Principal } from "../auth/principal.ts";
@@ -22,10 +22,10 @@ export interface KeysPageProps {
 }
 
 /** A key's state as a badge. */
-export const KeyState: FC<{ keyJson: KeyJson; now?: number }> = ({ keyJson: key, now }) => {
+export const KeyState: FC<{ keyJson: KeyJson; now: number }> = ({ keyJson: key, now }) => {
   if (key.revoked) return <span class="badge bad">revoked</span>;
   if (!key.enabled) return <span class="badge warn">disabled</span>;
-  if (key.expires_at !== null && now !== undefined && Date.parse(key.expires_at) <= now) {
+  if (key.expires_at !== null && Date.parse(key.expires_at) <= now) {
     return <span class="badge warn">expired</span>;
   }
   return <span class="badge good">enabled</span>;
@@ -59,6 +59,66 @@ export const KeysPage: FC<KeysPageProps> = (props) => {
   );
 };
 
+/** A labelled text field of a form. */
+export const TextField: FC<{
+  label: string;
+  name: string;
+  value?: string;
+  placeholder?: string;
+  numeric?: "numeric" | "decimal";
+  required?: boolean;
+}> = ({ label, name, value, placeholder, numeric, required }) => (
+  <label>
+    {label}
+    <input
+      type="text"
+      name={name}
+      value={value}
+      placeholder={placeholder}
+      inputmode={numeric}
+      required={required}
+    />
+  </label>
+);
+
+/**
+ * The fields of a key's form, as the admin API names them: `values` fills them (a refused
+ * form's, or the key's own when editing).
+ */
+const KeyFields: FC<{ groups: string[]; values: Record<string, string> }> = (
+  { groups, values },
+) => (
+  <>
+    <label>
+      Group
+      <select name="group">
+        {groups.map((group) => (
+          <option value={group} selected={group === (values.group ?? "default")}>{group}</option>
+        ))}
+      </select>
+    </label>
+    <TextField label="Name" name="name" value={values.name} placeholder="what it is for" />
+    <TextField
+      label="Token quota"
+      name="quota_tokens"
+      value={values.quota_tokens}
+      placeholder="none"
+      numeric="numeric"
+    />
+    <TextField label="Expires" name="expires_at" value={values.expires_at} placeholder="never" />
+    <TextField label="Models" name="models" value={values.models} placeholder="all (or m1, m2)" />
+    <TextField
+      label="Allowed IPs"
+      name="allow_ips"
+      value={values.allow_ips}
+      placeholder="any (or CIDRs)"
+    />
+    <label class="check">
+      <input type="checkbox" name="admin" checked={values.admin === "on"} /> Admin key
+    </label>
+  </>
+);
+
 const CreateKeyForm: FC<KeysPageProps> = ({ accounts, groups, values = {} }) => (
   <form method="post" action="/admin/keys" class="grid" aria-label="Create a key">
     <label>
@@ -71,154 +131,92 @@ const CreateKeyForm: FC<KeysPageProps> = ({ accounts, groups, values = {} }) => 
         ))}
       </select>
     </label>
-    <GroupSelect groups={groups} selected={values.group ?? "default"} />
-    <label>
-      Name
-      <input type="text" name="name" value={values.name} placeholder="what it is for" />
-    </label>
-    <label>
-      Token quota
-      <input
-        type="text"
-        name="quota_tokens"
-        inputmode="numeric"
-        value={values.quota_tokens}
-        placeholder="none"
-      />
-    </label>
-    <label>
-      Expires
-      <input type="text" name="expires_at" value={values.expires_at} placeholder="never" />
-    </label>
-    <label>
-      Models
-      <input type="text" name="models" value={values.models} placeholder="all (or m1, m2)" />
-    </label>
-    <label>
-      Allowed IPs
-      <input type="text" name="allow_ips" value={values.allow_ips} placeholder="any (or CIDRs)" />
-    </label>
-    <label class="check">
-      <input type="checkbox" name="admin" checked={values.admin === "on"} /> Admin key
-    </label>
+    <KeyFields groups={groups} values={values} />
     <button type="submit">Create key</button>
   </form>
 );
 
-const GroupSelect: FC<{ groups: string[]; selected: string }> = ({ groups, selected }) => (
-  <label>
-    Group
-    <select name="group">
-      {groups.map((group) => <option value={group} selected={group === selected}>{group}</option>)}
-    </select>
-  </label>
+/** A key's form values: what its edit form starts from. */
+function valuesOf(key: KeyJson): Record<string, string> {
+  return {
+    group: key.group,
+    name: key.name ?? "",
+    quota_tokens: key.quota_tokens === null ? "" : String(key.quota_tokens),
+    expires_at: key.expires_at ?? "",
+    models: key.models?.join(", ") ?? "",
+    allow_ips: key.allow_ips?.join(", ") ?? "",
+    admin: key.admin ? "on" : "",
+  };
+}
+
+/** What a key is and how it is limited, as a list of facts; `children` adds more. */
+export const KeyFacts: FC<{ keyJson: KeyJson; now: number; children?: Child }> = (
+  { keyJson: key, now, children },
+) => (
+  <dl class="fields">
+    <dt>Id</dt>
+    <dd>
+      <code>{key.id}</code> (<code>{key.prefix}…</code>)
+    </dd>
+    <dt>State</dt>
+    <dd>
+      <KeyState keyJson={key} now={now} />
+    </dd>
+    <dt>Group</dt>
+    <dd>{key.group}</dd>
+    <dt>Quota</dt>
+    <dd>
+      {key.quota_tokens === null
+        ? `${count(key.used_tokens)} tokens used, no quota`
+        : `${count(key.used_tokens)} of ${count(key.quota_tokens)} tokens used`}
+    </dd>
+    <dt>Expires</dt>
+    <dd>{key.expires_at === null ? "never" : time(key.expires_at)}</dd>
+    {children}
+  </dl>
 );
 
 const KeyCard: FC<{ keyJson: KeyJson; groups: string[]; now: number }> = (
   { keyJson: key, groups, now },
-) => (
-  <li class="card" data-key={key.id}>
-    <h3>
-      {key.name ?? key.id} {key.admin && <span class="badge">admin</span>}
-    </h3>
-    <dl class="fields">
-      <dt>Id</dt>
-      <dd>
-        <code>{key.id}</code> (<code>{key.prefix}…</code>)
-      </dd>
-      <dt>State</dt>
-      <dd>
-        <KeyState keyJson={key} now={now} />
-      </dd>
-      <dt>Account</dt>
-      <dd>{key.account}</dd>
-      <dt>Group</dt>
-      <dd>{key.group}</dd>
-      <dt>Quota</dt>
-      <dd>
-        {key.quota_tokens === null
-          ? `${count(key.used_tokens)} used, none`
-          : `${count(key.used_tokens)} of ${count(key.quota_tokens)}`}
-      </dd>
-      <dt>Expires</dt>
-      <dd>{key.expires_at === null ? "never" : time(key.expires_at)}</dd>
-      <dt>Last used</dt>
-      <dd>{time(key.last_used_at)}</dd>
-    </dl>
-    {!key.revoked && (
-      <>
-        <form method="post" action={`/admin/keys/${encodeURIComponent(key.id)}`} class="actions">
-          {key.enabled
-            ? <button type="submit" name="action" value="disable" class="plain">Disable</button>
-            : <button type="submit" name="action" value="enable" class="plain">Enable</button>}
-          <button
-            type="submit"
-            name="action"
-            value="revoke"
-            class="danger"
-            data-confirm={`Revoke key ${key.id} for good? It can never be used again.`}
-          >
-            Revoke
-          </button>
-        </form>
-        <details>
-          <summary>Edit</summary>
-          <form
-            method="post"
-            action={`/admin/keys/${encodeURIComponent(key.id)}`}
-            class="grid"
-            aria-label={`Edit ${key.id}`}
-          >
-            <input type="hidden" name="action" value="update" />
-            <label>
-              Name
-              <input type="text" name="name" value={key.name ?? ""} />
-            </label>
-            <GroupSelect groups={groups} selected={key.group} />
-            <label>
-              Token quota
-              <input
-                type="text"
-                name="quota_tokens"
-                inputmode="numeric"
-                value={key.quota_tokens === null ? "" : String(key.quota_tokens)}
-                placeholder="none"
-              />
-            </label>
-            <label>
-              Expires
-              <input
-                type="text"
-                name="expires_at"
-                value={key.expires_at ?? ""}
-                placeholder="never"
-              />
-            </label>
-            <label>
-              Models
-              <input
-                type="text"
-                name="models"
-                value={key.models?.join(", ") ?? ""}
-                placeholder="all"
-              />
-            </label>
-            <label>
-              Allowed IPs
-              <input
-                type="text"
-                name="allow_ips"
-                value={key.allow_ips?.join(", ") ?? ""}
-                placeholder="any"
-              />
-            </label>
-            <label class="check">
-              <input type="checkbox" name="admin" checked={key.admin} /> Admin key
-            </label>
-            <button type="submit">Save</button>
+) => {
+  const action = `/admin/keys/${encodeURIComponent(key.id)}`;
+  return (
+    <li class="card" data-key={key.id}>
+      <h3>
+        {key.name ?? key.id} {key.admin && <span class="badge">admin</span>}
+      </h3>
+      <KeyFacts keyJson={key} now={now}>
+        <dt>Account</dt>
+        <dd>{key.account}</dd>
+        <dt>Last used</dt>
+        <dd>{time(key.last_used_at)}</dd>
+      </KeyFacts>
+      {!key.revoked && (
+        <>
+          <form method="post" action={action} class="actions">
+            {key.enabled
+              ? <button type="submit" name="action" value="disable" class="plain">Disable</button>
+              : <button type="submit" name="action" value="enable" class="plain">Enable</button>}
+            <button
+              type="submit"
+              name="action"
+              value="revoke"
+              class="danger"
+              data-confirm={`Revoke key ${key.id} for good? It can never be used again.`}
+            >
+              Revoke
+            </button>
           </form>
-        </details>
-      </>
-    )}
-  </li>
-);
+          <details>
+            <summary>Edit</summary>
+            <form method="post" action={action} class="grid" aria-label={`Edit ${key.id}`}>
+              <input type="hidden" name="action" value="update" />
+              <KeyFields groups={groups} values={valuesOf(key)} />
+              <button type="submit">Save</button>
+            </form>
+          </details>
+        </>
+      )}
+    </li>
+  );
+};

@@ -4,7 +4,7 @@ import type { KeyJson } from "../admin/keys.ts";
 import type { Principal } from "../auth/principal.ts";
 import { Layout, Notice } from "./layout.tsx";
 import type { UsageView } from "./usage_range.ts";
-import { FiguresTable, RangeForm, sumBy, Totals, UsageChart } from "./usage_view.tsx";
+import { ByModelTable, FiguresTable, RangeForm, sumBy, Totals, UsageChart } from "./usage_view.tsx";
 
 /** The overview page of `view`; `keys` name the keys of its rows. */
 export const OverviewPage: FC<{
@@ -24,14 +24,7 @@ export const OverviewPage: FC<{
           <Totals view={view} />
           <UsageChart view={view} />
           <h2>By model</h2>
-          <FiguresTable
-            caption="Usage by model over the range"
-            head={["Model"]}
-            rows={sumBy(view.report.rows, (row) => row.model).map(([model, figures]) => ({
-              cells: [model],
-              figures,
-            }))}
-          />
+          <ByModelTable view={view} />
           <h2>By key</h2>
           <FiguresTable
             caption="Usage by key over the range"

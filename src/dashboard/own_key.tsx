@@ -6,11 +6,11 @@ import type { FC } from "hono/jsx";
 import type { AccountJson } from "../admin/accounts.ts";
 import type { KeyJson } from "../admin/keys.ts";
 import type { Principal } from "../auth/principal.ts";
-import { count, time, usd } from "./format.ts";
+import { usd } from "./format.ts";
 import { Layout, Notice } from "./layout.tsx";
 import type { UsageView } from "./usage_range.ts";
-import { FiguresTable, RangeForm, sumBy, Totals, UsageChart } from "./usage_view.tsx";
-import { KeyState } from "./keys.tsx";
+import { ByModelTable, RangeForm, Totals, UsageChart } from "./usage_view.tsx";
+import { KeyFacts } from "./keys.tsx";
 
 /** The page of the caller's own key. */
 export const OwnKeyPage: FC<{
@@ -19,7 +19,8 @@ export const OwnKeyPage: FC<{
   account: AccountJson;
   view?: UsageView;
   error?: string;
-}> = ({ caller, keyJson: key, account, view, error }) => {
+  now: number;
+}> = ({ caller, keyJson: key, account, view, error, now }) => {
   return (
     <Layout title="My key" caller={caller} page="own">
       <h1>{key.name ?? key.id}</h1>
@@ -27,30 +28,12 @@ export const OwnKeyPage: FC<{
       <ul class="cards">
         <li class="card" data-key={key.id}>
           <h3>Key</h3>
-          <dl class="fields">
-            <dt>Id</dt>
-            <dd>
-              <code>{key.id}</code> (<code>{key.prefix}…</code>)
-            </dd>
-            <dt>State</dt>
-            <dd>
-              <KeyState keyJson={key} />
-            </dd>
-            <dt>Group</dt>
-            <dd>{key.group}</dd>
-            <dt>Quota</dt>
-            <dd>
-              {key.quota_tokens === null
-                ? `${count(key.used_tokens)} tokens used, no quota`
-                : `${count(key.used_tokens)} of ${count(key.quota_tokens)} tokens used`}
-            </dd>
-            <dt>Expires</dt>
-            <dd>{key.expires_at === null ? "never" : time(key.expires_at)}</dd>
+          <KeyFacts keyJson={key} now={now}>
             <dt>Models</dt>
             <dd>{key.models === null ? "all of its group's" : key.models.join(", ")}</dd>
             <dt>From</dt>
             <dd>{key.allow_ips === null ? "any address" : key.allow_ips.join(", ")}</dd>
-          </dl>
+          </KeyFacts>
         </li>
         <li class="card" data-account={account.name}>
           <h3>Account {account.name}</h3>
@@ -74,14 +57,7 @@ export const OwnKeyPage: FC<{
           <RangeForm view={view} action="/admin" />
           <Totals view={view} />
           <UsageChart view={view} />
-          <FiguresTable
-            caption="Usage by model over the range"
-            head={["Model"]}
-            rows={sumBy(view.report.rows, (row) => row.model).map(([model, figures]) => ({
-              cells: [model],
-              figures,
-            }))}
-          />
+          <ByModelTable view={view} />
         </>
       )}
     </Layout>

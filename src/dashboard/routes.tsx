@@ -144,7 +144,14 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
       const key = await service.keys.get(caller.id);
       const account = await service.accounts.get(key.account);
       return c.html(
-        <OwnKeyPage caller={caller} keyJson={key} account={account} view={view} error={error} />,
+        <OwnKeyPage
+          caller={caller}
+          keyJson={key}
+          account={account}
+          view={view}
+          error={error}
+          now={deps.now()}
+        />,
         error ? 400 : 200,
       );
     }

@@ -152,3 +152,15 @@ export const FiguresTable: FC<{
     </table>
   </div>
 );
+
+/** The view's figures by model. */
+export const ByModelTable: FC<{ view: UsageView }> = ({ view }) => (
+  <FiguresTable
+    caption="Usage by model over the range"
+    head={["Model"]}
+    rows={sumBy(view.report.rows, (row) => row.model).map(([model, figures]) => ({
+      cells: [model],
+      figures,
+    }))}
+  />
+);

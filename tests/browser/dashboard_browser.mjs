@@ -10,7 +10,7 @@
  * names the deno command (default `deno`).
  */
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +20,7 @@ import {
   serve,
   signIn as signInWith,
   tollgate as tollgateWith,
+  writeConfig,
 } from "./tollgate.mjs";
 
 const DESKTOP = { width: 1280, height: 900 };
@@ -103,32 +104,23 @@ function numberOf(text) {
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "tollgate_browser_"));
-  configPath = join(dir, "config.toml");
-  await writeFile(
-    configPath,
-    [
-      "[server]",
-      'listen = "127.0.0.1:0"',
-      "[database]",
-      `url = "file:${join(dir, "tollgate.db")}"`,
-      "[groups.default]",
-      'models = ["*"]',
-      "[models.echo]",
-      "input_price = 1.25",
-      "output_price = 3.5",
-      "[[channels]]",
-      'name = "echo"',
-      'protocol = "echo"',
-      'models = ["echo"]',
-      "[[channels]]",
-      'name = "down"',
-      'protocol = "chat"',
-      `base_url = "http://127.0.0.1:${await closedPort()}/v1"`,
-      'keys = ["sk-upstream"]',
-      'models = ["down"]',
-      "",
-    ].join("\n"),
-  );
+  configPath = await writeConfig(dir, [
+    "[groups.default]",
+    'models = ["*"]',
+    "[models.echo]",
+    "input_price = 1.25",
+    "output_price = 3.5",
+    "[[channels]]",
+    'name = "echo"',
+    'protocol = "echo"',
+    'models = ["echo"]',
+    "[[channels]]",
+    'name = "down"',
+    'protocol = "chat"',
+    `base_url = "http://127.0.0.1:${await closedPort()}/v1"`,
+    'keys = ["sk-upstream"]',
+    'models = ["down"]',
+  ]);
   server = await serve(configPath, { firstRun: true });
   url = server.url;
   adminKey = server.key;

@@ -3,7 +3,9 @@
  * or a command), and Debian's Chromium launched as this offline machine needs it.
  */
 import { execFile, spawn } from "node:child_process";
+import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import { promisify } from "node:util";
 
 // Required rather than imported: `deno check tests` reads this folder too, and would look
@@ -25,6 +27,22 @@ const CHROMIUM_ARGS = [
   "--disable-component-update",
   "--disable-sync",
 ];
+
+/**
+ * Writes `config.toml` into `dir`: listening on 127.0.0.1 (a free port), its database beside
+ * it, then `lines` (groups, models, channels). Returns its path.
+ */
+export async function writeConfig(dir, lines) {
+  const path = join(dir, "config.toml");
+  const head = ["[server]", 'listen = "127.0.0.1:0"', "[database]"];
+  await writeFile(
+    path,
+    [...head, `url = "file:${join(dir, "tollgate.db")}"`, ...lines, ""].join(
+      "\n",
+    ),
+  );
+  return path;
+}
 
 /** Chromium, headless, with a fresh profile of its own (playwright makes one per launch). */
 export function launchChromium() {
