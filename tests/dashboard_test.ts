@@ -145,7 +145,7 @@ Deno.test("dashboard: a key made in the form is shown once and works; refusals a
   });
 });
 
-Deno.test("dashboard: a key that is not admin sees its own key, quota, balance and usage, nothing else", async () => {
+Deno.test("dashboard: a key that is not admin sees its own key, quota, balance and usage, nothing else, its quota used up or not", async () => {
   await withScope(async (s) => {
     const gateway = await s.gateway(CONFIG);
     const user = await gateway.createKey({ account: "user", balanceUsd: "3", quotaTokens: 5000 });
@@ -169,6 +169,15 @@ Deno.test("dashboard: a key that is not admin sees its own key, quota, balance a
       const refused = await page(gateway, path, cookie, 403);
       assert.match(refused.html, /needs an admin key/);
     }
+
+    // A key whose quota is used up can no longer call models, but still sees why.
+    const spent = await gateway.createKey({ account: "spent", quotaTokens: 1 });
+    await (await gateway.post("/v1/chat/completions", spent.secret, chatBody("echo"))).text();
+    await gateway.server.settled();
+    const refused = await gateway.post("/v1/chat/completions", spent.secret, chatBody("echo"));
+    assert.equal(refused.status, 401, await refused.text());
+    const signedIn = await signIn(gateway, spent.secret);
+    assert.match((await page(gateway, "/admin", signedIn.cookie)).html, /of 1 tokens used/);
   });
 });
 

@@ -13,12 +13,23 @@ import type { KeyRecord, KnownKeyLookup, Principal } from "./principal.ts";
 const parseCidrs = (texts: readonly string[]): Cidr[] =>
   texts.map(parseCidr).filter((cidr): cidr is Cidr => cidr !== undefined);
 
+/** How the admin API and the dashboard have a key checked. */
+export interface AuthenticateOptions {
+  /** The stored hash of the key to check, instead of the headers' key (a session's key). */
+  keyHash?: string;
+  /** Lets a key whose token quota is used up through: it spends no tokens there. */
+  quotaExempt?: boolean;
+}
+
 /**
  * Verifies a request's key: its principal (at once when the lookup knew the key), or a
- * thrown 401/403 GatewayError. The key is the one the request's headers carry, or the one
- * whose stored hash `keyHash` is (a dashboard session's key, checked again on each request).
+ * thrown 401/403 GatewayError. The key is the one the request's headers carry, unless
+ * `options` names another.
  */
-export type Authenticate = (context: RequestContext, keyHash?: string) => Awaitable<Principal>;
+export type Authenticate = (
+  context: RequestContext,
+  options?: AuthenticateOptions,
+) => Awaitable<Principal>;
 
 /** Authentication over a key lookup (cached by the caller). */
 export function authenticate(options: {
@@ -34,9 +45,9 @@ export function authenticate(options: {
     if (!cidrs) allowlists.set(texts, cidrs = parseCidrs(texts));
     return cidrs;
   };
-  return function authenticate(context, keyHash) {
-    if (keyHash !== undefined) {
-      return andThen(options.lookup(keyHash), (key) => principalOf(context, key));
+  return function authenticate(context, admin) {
+    if (admin?.keyHash !== undefined) {
+      return andThen(options.lookup(admin.keyHash), (key) => principalOf(context, key, admin));
     }
     const secret = extractApiKey(context.request.headers);
     if (!secret) {
@@ -46,13 +57,17 @@ export function authenticate(options: {
         "Missing API key: send it as `Authorization: Bearer <key>` or as `x-api-key: <key>`.",
       );
     }
-    return andThen(options.lookup(hashOf(secret)), (key) => principalOf(context, key));
+    return andThen(options.lookup(hashOf(secret)), (key) => principalOf(context, key, admin));
   };
 
   /** The principal of the key `found` for this request, once every check passed. */
-  function principalOf(context: RequestContext, key: KeyRecord | undefined): Principal {
+  function principalOf(
+    context: RequestContext,
+    key: KeyRecord | undefined,
+    admin: AuthenticateOptions | undefined,
+  ): Principal {
     const { config } = context.snapshot;
-    checkKeyState(key, options.now());
+    checkKeyState(key, options.now(), admin?.quotaExempt === true);
     if (!(key.group in config.groups)) {
       throw new GatewayError(
         403,
@@ -83,8 +98,15 @@ export function authenticate(options: {
   }
 }
 
-/** Rejects a missing, revoked, disabled, expired or exhausted key, or a disabled account. */
-function checkKeyState(key: KeyRecord | undefined, now: number): asserts key is KeyRecord {
+/**
+ * Rejects a missing, revoked, disabled, expired or (unless `quotaExempt`) exhausted key, or a
+ * disabled account.
+ */
+function checkKeyState(
+  key: KeyRecord | undefined,
+  now: number,
+  quotaExempt: boolean,
+): asserts key is KeyRecord {
   const reject = (why: string) => new GatewayError(401, "authentication_error", why);
   if (!key) {
     throw reject(
@@ -105,7 +127,7 @@ function checkKeyState(key: KeyRecord | undefined, now: number): asserts key is 
       `The account "${key.accountName}" of this key is disabled. Ask the operator to enable it.`,
     );
   }
-  if (key.quotaTokens !== null && key.usedTokens >= key.quotaTokens) {
+  if (!quotaExempt && key.quotaTokens !== null && key.usedTokens >= key.quotaTokens) {
     throw new GatewayError(
       401,
       "insufficient_user_quota",

@@ -111,7 +111,10 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
       return c.html(<SignInPage next={next} error="Enter an API key." />, 400);
     }
     try {
-      const key = await deps.authenticate(context, hashKeySecret(secret));
+      const key = await deps.authenticate(context, {
+        keyHash: hashKeySecret(secret),
+        quotaExempt: true,
+      });
       rememberSession(c, await deps.sessions.open(key.id), deps.now());
       return c.redirect(next, 303);
     } catch (error) {

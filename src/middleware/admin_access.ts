@@ -2,7 +2,8 @@
  * Who calls the admin API and the dashboard: a key sent as `Authorization: Bearer` or
  * `x-api-key`, or the dashboard's session cookie. A session's key is checked again on every
  * request, as a header's key is (a key disabled, revoked or expired ends its sessions' use at
- * once, and the session with it). A request that changes something on the strength of the
+ * once, and the session with it); a key whose token quota is used up may still come in, to
+ * read its own usage. A request that changes something on the strength of the
  * cookie must come from the dashboard's own origin: `SameSite=Strict` and this check stand in
  * for a CSRF token. A key sent in a header needs no such check: a browser never adds one.
  */
@@ -51,7 +52,7 @@ export function adminAccess(options: {
   return async function adminAccess(c, next) {
     const context = c.get("context");
     if (extractApiKey(context.request.headers) !== undefined) {
-      c.set("caller", { principal: await options.authenticate(context) });
+      c.set("caller", { principal: await options.authenticate(context, { quotaExempt: true }) });
       return await next();
     }
     const token = getCookie(c, SESSION_COOKIE);
@@ -64,7 +65,10 @@ export function adminAccess(options: {
     }
     if (!SAFE_METHODS.has(context.request.method)) checkSameOrigin(context);
     try {
-      const principal = await options.authenticate(context, session.keyHash);
+      const principal = await options.authenticate(context, {
+        keyHash: session.keyHash,
+        quotaExempt: true,
+      });
       c.set("caller", { principal, session: token });
     } catch (error) {
       if (!(error instanceof GatewayError) || error.status >= 500) throw error;
