@@ -1,6 +1,6 @@
 /**
- * The dashboard's pages under /admin: sign-in and sign-out, then the pages of design.md
- * (an admin key's) or a key's own page. Each page calls the admin service as the CLI does;
+ * The dashboard's pages under /admin: sign-in and sign-out (sign_in_routes.tsx), then the
+ * pages of design.md (an admin key's) or a key's own page. Each page calls the admin service as the CLI does;
  * a form's refusal is shown on its page with what was typed, and anything else that fails
  * is a page saying so, never a stack trace.
  */
@@ -9,24 +9,19 @@ import { DEFAULT_PAGE, MAX_PAGE } from "../admin/requests.ts";
 import type { AdminService } from "../admin/service.ts";
 import type { Sessions } from "../admin/sessions.ts";
 import type { Authenticate } from "../auth/authenticate.ts";
-import { hashKeySecret } from "../auth/keys.ts";
 import { optional, requestsQuery } from "../routes/admin_api_input.ts";
 import { asGatewayError, GatewayError } from "../errors.ts";
 import { describeError, type Logger } from "../log.ts";
-import {
-  type AdminEnv,
-  checkSameOrigin,
-  forgetSession,
-  rememberSession,
-} from "../middleware/admin_access.ts";
+import type { AdminEnv } from "../middleware/admin_access.ts";
 import { AccountsPage } from "./accounts.tsx";
 import { ChannelsPage } from "./channels.tsx";
-import { accountOf, formValues, given, keyFieldsOf, readForm } from "./forms.ts";
+import { accountOf, formValues, keyFieldsOf, readForm } from "./forms.ts";
 import { KeysPage } from "./keys.tsx";
 import { OverviewPage } from "./overview.tsx";
 import { OwnKeyPage } from "./own_key.tsx";
 import { RequestsPage } from "./requests.tsx";
-import { ErrorPage, SignInPage } from "./sign_in.tsx";
+import { ErrorPage } from "./sign_in.tsx";
+import { signInRoutes } from "./sign_in_routes.tsx";
 import { loadUsageView, rangeOf } from "./usage_range.ts";
 
 /** What the pages are built from. */
@@ -96,46 +91,7 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
     });
   });
 
-  pages.get("/sign-in", (c) => {
-    if (c.get("caller")) return c.redirect("/admin", 303);
-    return c.html(<SignInPage next={safeNext(query(c).get("next"))} />);
-  });
-  pages.post("/sign-in", async (c) => {
-    const context = c.get("context");
-    // Signing a browser in to someone else's key is an attack too: same origin only.
-    checkSameOrigin(context);
-    const form = await readForm(context);
-    const next = safeNext(form.get("next"));
-    const secret = given(form, "key");
-    if (secret === undefined) {
-      return c.html(<SignInPage next={next} error="Enter an API key." />, 400);
-    }
-    try {
-      const key = await deps.authenticate(context, {
-        keyHash: hashKeySecret(secret),
-        quotaExempt: true,
-      });
-      rememberSession(c, await deps.sessions.open(key.id), deps.now());
-      return c.redirect(next, 303);
-    } catch (error) {
-      if (!(error instanceof GatewayError) || error.status >= 500) throw error;
-      return c.html(<SignInPage next={next} error={error.message} />, error.status as 401);
-    }
-  });
-  pages.post("/sign-out", async (c) => {
-    const session = c.get("caller")?.session;
-    if (session !== undefined) await deps.sessions.end(session);
-    forgetSession(c);
-    return c.redirect("/admin/sign-in", 303);
-  });
-
-  pages.use(async function signedIn(c, next) {
-    if (c.get("caller") !== undefined) return await next();
-    const url = new URL(c.req.url);
-    const page = c.req.method === "GET" ? url.pathname + url.search : "/admin";
-    // 200, not 401: a browser reports a page's 401 as an error, though this page is the remedy.
-    return c.html(<SignInPage next={safeNext(page)} error={c.get("sessionEnded")} />);
-  });
+  signInRoutes(pages, deps);
 
   pages.get("/", async (c) => {
     const caller = principal(c);
@@ -300,12 +256,4 @@ async function attempt<T>(
     if (!(error instanceof GatewayError) || error.status >= 500) throw error;
     return [undefined, error.message, error.status as 400];
   }
-}
-
-/** Where sign-in may send the browser: a dashboard page, nowhere else. */
-function safeNext(next: string | null | undefined): string {
-  if (!next || !/^\/admin(\/[\w\-/]*)?(\?[^\\]*)?$/.test(next) || next.startsWith("/admin/sign")) {
-    return "/admin";
-  }
-  return next;
 }
