@@ -1,0 +1,186 @@
+/**
+ * Token counting within a budget of work, whatever the text. The text is cut into chunks
+ * of a few hundred characters, each cut where it changes no piece of the split (before a
+ * space that follows no whitespace, or after a line break: `isCleanCut`), and
+ * the chunks are counted in an order whose every prefix is spread evenly over the text.
+ * When the budget lasts for all of them, the sum is the exact count; when it runs out, the
+ * chunks counted are an even sample, and their tokens per character scale to the whole
+ * text. An estimate is lowered by a margin, so that it does not count more than the exact
+ * count of ordinary text: a context-window check must never refuse a prompt that fits.
+ */
+import type { BpeRanks } from "./bpe.ts";
+import { PieceCounter, type Split } from "./piece_count.ts";
+
+/** A text's count and what it cost. */
+export interface TokenTally {
+  tokens: number;
+  /** False when the count is an estimate (or a piece was merged a window at a time). */
+  exact: boolean;
+  /** Units of work spent: characters split into pieces, and the merges' work. */
+  work: number;
+}
+
+/** The bounds a counter works within. */
+export interface CountBounds {
+  /** Units of work after which no further chunk is counted. */
+  work: number;
+  /**
+   * Characters up to which a text is counted whole, exact whatever its cuts: few enough
+   * that the costliest kind (~75 units of work a character) stays within `work`.
+   */
+  wholeChars: number;
+  /** Characters of a chunk (more where the next cut that changes no piece is further). */
+  chunkChars: number;
+  /** Bytes of a piece merged at once (pieces longer are merged a window at a time). */
+  mergeBytes: number;
+  /** The fraction an estimate is lowered by. */
+  margin: number;
+}
+
+/** Bounds that keep a count of any text under ~20 ms of this machine's CPU (bench/README.md). */
+export const DEFAULT_BOUNDS: CountBounds = {
+  work: 750_000,
+  wholeChars: 8_192,
+  chunkChars: 256,
+  // 12 x 341: a multiple of every UTF-8 character's length (piece_count.ts).
+  mergeBytes: 4_092,
+  margin: 0.01,
+};
+
+/** How far past a chunk's nominal end a cut that changes no piece is looked for. */
+const CUT_SEARCH = 128;
+/** How far a run of spaces after a line break is followed, to see that it breaks no line. */
+const RUN_SEARCH = 64;
+
+/** A token counter whose every call stays within its bounds. */
+export interface BoundedCounter {
+  /** The tokens of `text`, counted or estimated. */
+  tally(text: string): TokenTally;
+  /**
+   * Where the longest prefix of `text` within `limit` tokens ends (at a piece's end):
+   * counted from the start while the work lasts, then placed by the tokens per character
+   * counted so far.
+   */
+  fit(text: string, limit: number): number;
+}
+
+/** Work a chunk counts for beside its pieces: finding its cuts, encoding it. */
+const CHUNK_WORK = 32;
+
+/** A counter over `ranks` and `split` whose every count stays within `bounds`. */
+export function boundedCounter(
+  ranks: BpeRanks,
+  split: Split,
+  bounds: CountBounds = DEFAULT_BOUNDS,
+): BoundedCounter {
+  const pieces = new PieceCounter(ranks, split, bounds.mergeBytes);
+  const chunkOf = (text: string, chunk: number, chunks: number) =>
+    chunks === 1 ? [0, text.length] as const : [
+      cut(text, chunk * bounds.chunkChars),
+      cut(text, (chunk + 1) * bounds.chunkChars),
+    ] as const;
+  return {
+    tally(text) {
+      const start = pieces.work;
+      const windowed = pieces.windowed;
+      const chunks = text.length <= bounds.wholeChars
+        ? 1
+        : Math.ceil(text.length / bounds.chunkChars);
+      let tokens = 0;
+      let counted = 0;
+      let countedChars = 0;
+      let clean = true;
+      for (const chunk of spreadOrder(chunks)) {
+        if (counted > 0 && pieces.work - start >= bounds.work) break;
+        const [from, to] = chunkOf(text, chunk, chunks);
+        clean &&= isCleanCut(text, from) && isCleanCut(text, to);
+        tokens += pieces.count(text.slice(from, to));
+        pieces.scanned += CHUNK_WORK;
+        countedChars += to - from;
+        counted++;
+      }
+      const work = pieces.work - start;
+      if (counted === chunks) return { tokens, exact: clean && pieces.windowed === windowed, work };
+      // What was counted is exact; the rest is estimated, and lowered by the margin.
+      const rest = (text.length - countedChars) * (tokens / countedChars) * (1 - bounds.margin);
+      return { tokens: tokens + Math.floor(rest), exact: false, work };
+    },
+    fit(text, limit) {
+      const start = pieces.work;
+      let tokens = 0;
+      let to = 0;
+      const chunks = text.length <= bounds.wholeChars ? 1 : Infinity;
+      for (let chunk = 0; to < text.length; chunk++) {
+        if (pieces.work - start >= bounds.work) {
+          const perChar = tokens / Math.max(1, to);
+          return Math.min(text.length, to + Math.floor((limit - tokens) / Math.max(perChar, 1e-9)));
+        }
+        const [from, end] = chunkOf(text, chunk, chunks);
+        const fitted = pieces.fit(text.slice(from, end), limit - tokens);
+        pieces.scanned += CHUNK_WORK;
+        if (from + fitted.chars < end) return from + fitted.chars;
+        tokens += fitted.tokens;
+        to = end;
+      }
+      return text.length;
+    },
+  };
+}
+
+/**
+ * Where a chunk that would end at `at` ends: at the first cut from there that changes no
+ * piece, if one is near, else at `at`.
+ */
+function cut(text: string, at: number): number {
+  if (at <= 0) return 0;
+  const limit = Math.min(text.length, at + CUT_SEARCH);
+  for (let i = at; i < limit; i++) {
+    if (isCleanCut(text, i)) return i;
+  }
+  return Math.min(at, text.length);
+}
+
+/**
+ * Whether cutting `text` at `at` changes none of its pieces under o200k's split (the piece
+ * before ends there whatever follows, and the pattern reads on from it alone):
+ * - before a space that no whitespace precedes: no piece but whitespace's takes in a
+ *   space after it, and a space leads the piece of what follows (a word, punctuation);
+ * - after a line break, where what follows is no line break nor "/" (which punctuation's
+ *   piece takes on after its line breaks), and any spaces or tabs that follow lead to no
+ *   further line break (whitespace's piece runs to the last line break of its run).
+ */
+export function isCleanCut(text: string, at: number): boolean {
+  if (at <= 0 || at >= text.length) return true;
+  if (text.charCodeAt(at) === 32 && !isWhitespace(text.charCodeAt(at - 1))) return true;
+  if (text.charCodeAt(at - 1) !== 10) return false;
+  const limit = Math.min(text.length, at + RUN_SEARCH);
+  for (let i = at; i < limit; i++) {
+    const next = text.charCodeAt(i);
+    if (next === 32 || next === 9) continue;
+    // Whitespace past ASCII may go on to a line break: not clean.
+    return !isWhitespace(next) && (i > at || next !== 47);
+  }
+  return limit === text.length;
+}
+
+/** Whether `code` is whitespace to the pattern (`\s`). */
+function isWhitespace(code: number): boolean {
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f ||
+    code === 0x3000 || code === 0xfeff;
+}
+
+/**
+ * 0 to `count - 1` in bit-reversed order (0, half, a quarter, three quarters, ...): every
+ * prefix of it is spread evenly over the range.
+ */
+export function* spreadOrder(count: number): Generator<number> {
+  let bits = 0;
+  while (1 << bits < count) bits++;
+  for (let i = 0; i < 1 << bits; i++) {
+    let reversed = 0;
+    for (let bit = 0; bit < bits; bit++) reversed |= ((i >> bit) & 1) << (bits - 1 - bit);
+    if (reversed < count) yield reversed;
+  }
+}
