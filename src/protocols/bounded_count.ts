@@ -81,6 +81,7 @@ export function boundedCounter(
     ] as const;
   return {
     tally(text) {
+      pieces.forget();
       const start = pieces.work;
       const windowed = pieces.windowed;
       const chunks = text.length <= bounds.wholeChars
@@ -106,6 +107,7 @@ export function boundedCounter(
       return { tokens: tokens + Math.floor(rest), exact: false, work };
     },
     fit(text, limit) {
+      pieces.forget();
       const start = pieces.work;
       let tokens = 0;
       let to = 0;

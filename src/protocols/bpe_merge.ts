@@ -62,6 +62,14 @@ export class BpeMerger {
     this.#ranks = ranks;
   }
 
+  /**
+   * Forgets the remembered counts: the work a text costs then depends on that text alone,
+   * and so does where a bounded count's budget ends (bounded_count.ts): one text, one count.
+   */
+  forget(): void {
+    this.#cache.fill(0);
+  }
+
   /** How many tokens `bytes[from, to)` encodes to; at most `MAX_MERGE_BYTES` bytes. */
   count(bytes: Uint8Array, from: number, to: number): number {
     const length = to - from;

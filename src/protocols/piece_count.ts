@@ -50,6 +50,11 @@ export class PieceCounter {
     return this.scanned + this.#merger.work;
   }
 
+  /** Forgets what earlier texts taught it (bpe_merge.ts's `forget`). */
+  forget(): void {
+    this.#merger.forget();
+  }
+
   /** The tokens of `text`. */
   count(text: string): number {
     return this.fit(text, Infinity).tokens;
