@@ -97,7 +97,7 @@ for (const kind of kinds) {
   let old = await child<Admission>(["admit", before, kind, String(bytes)], timeoutMs, flags);
   let oldCell = old ? `${cell(old.median)}` : `> ${values.timeout} s`;
   if (!old) {
-    old = await child<Admission>(["admit", before, kind, "65536"], timeoutMs, flags);
+    old = await child<Admission>(["admit", before, kind, "65536", "1"], timeoutMs, flags);
     const scaled = old ? (old.median * (bytes / 65536) ** 2) / 1000 : undefined;
     oldCell += scaled === undefined ? "" : ` (~${scaled.toFixed(0)} s)`;
   }

@@ -1,9 +1,10 @@
 /**
  * One measurement of token_count.ts's bench, in a process of its own (run by it):
- * `admit COUNTER KIND BYTES` prints the CPU milliseconds of counting a chat prompt of
- * BYTES of KIND for admission (countInputTokens, as the context-window check does: its
- * first count, then the median of five more) and the tokens; `memory COUNTER` prints the
- * process's RSS before the counter loads and after it loaded and counted once. COUNTER is
+ * `admit COUNTER KIND BYTES [RUNS]` prints the CPU milliseconds of counting a chat prompt
+ * of BYTES of KIND for admission (countInputTokens, as the context-window check does: its
+ * first count, then the median of RUNS - 1 more, 10 unless given) and the tokens;
+ * `memory COUNTER` prints the process's RSS before the counter loads and after it loaded
+ * and counted once. COUNTER is
  * `after` (this checkout's) or a path to a `bpe.ts` of before (bench/token_count.ts
  * extracts main's from git), counting with gpt-tokenizer's o200k pattern as it did.
  */
@@ -35,7 +36,7 @@ function cpuOf(run: () => unknown): number {
   return (spent.user + spent.system) / 1000;
 }
 
-const [mode, which, kind, size] = Deno.args;
+const [mode, which, kind, size, runs = "11"] = Deno.args;
 if (mode === "admit") {
   const bytes = Number(size);
   const text = kind === "ordinary code"
@@ -50,9 +51,11 @@ if (mode === "admit") {
   count("warm the loaded module up");
   let tokens = 0;
   const first = cpuOf(() => tokens = countInputTokens("chat", body, count));
-  const more = Array.from({ length: 5 }, () => cpuOf(() => countInputTokens("chat", body, count)))
-    .sort((a, b) => a - b);
-  console.log(JSON.stringify({ first, median: more[2], tokens }));
+  const more = Array.from(
+    { length: Number(runs) - 1 },
+    () => cpuOf(() => countInputTokens("chat", body, count)),
+  ).sort((a, b) => a - b);
+  console.log(JSON.stringify({ first, median: more[more.length >> 1] ?? first, tokens }));
 } else if (mode === "memory") {
   const gc = (globalThis as { gc?: () => void }).gc!;
   gc();

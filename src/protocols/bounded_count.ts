@@ -1,8 +1,8 @@
 /**
  * Token counting within a budget of work, whatever the text. The text is cut into chunks
- * of a few hundred characters, each cut where it changes no piece of the split (before a
- * space that follows no whitespace, or after a line break: `isCleanCut`), and
- * the chunks are counted in an order whose every prefix is spread evenly over the text.
+ * of a few hundred characters, each cut where it changes no piece of the split (the
+ * split's `cleanCut`: o200k_split.ts), and the chunks are counted in an order whose every
+ * prefix is spread evenly over the text.
  * When the budget lasts for all of them, the sum is the exact count; when it runs out, the
  * chunks counted are an even sample, and their tokens per character scale to the whole
  * text. An estimate is lowered by a margin, so that it does not count more than the exact
@@ -49,8 +49,6 @@ export const DEFAULT_BOUNDS: CountBounds = {
 
 /** How far past a chunk's nominal end a cut that changes no piece is looked for. */
 const CUT_SEARCH = 128;
-/** How far a run of spaces after a line break is followed, to see that it breaks no line. */
-const RUN_SEARCH = 64;
 
 /** A token counter whose every call stays within its bounds. */
 export interface BoundedCounter {
@@ -64,9 +62,6 @@ export interface BoundedCounter {
   fit(text: string, limit: number): number;
 }
 
-/** Work a chunk counts for beside its pieces: finding its cuts, encoding it. */
-const CHUNK_WORK = 32;
-
 /** A counter over `ranks` and `split` whose every count stays within `bounds`. */
 export function boundedCounter(
   ranks: BpeRanks,
@@ -74,15 +69,27 @@ export function boundedCounter(
   bounds: CountBounds = DEFAULT_BOUNDS,
 ): BoundedCounter {
   const pieces = new PieceCounter(ranks, split, bounds.mergeBytes);
+  const isClean = split.cleanCut ?? ((text: string, at: number) => at <= 0 || at >= text.length);
+  /** Characters looked at for a clean cut since this counter was built: work too. */
+  let searched = 0;
+  const spent = () => pieces.work + searched;
+  /** Where a chunk that would end at `at` ends: at the first clean cut from there, if near. */
+  const cut = (text: string, at: number) => {
+    const limit = Math.min(text.length, at + CUT_SEARCH);
+    for (let i = at; i < limit; i++, searched++) {
+      if (isClean(text, i)) return i;
+    }
+    return Math.min(at, text.length);
+  };
   const chunkOf = (text: string, chunk: number, chunks: number) =>
     chunks === 1 ? [0, text.length] as const : [
-      cut(text, chunk * bounds.chunkChars),
+      chunk === 0 ? 0 : cut(text, chunk * bounds.chunkChars),
       cut(text, (chunk + 1) * bounds.chunkChars),
     ] as const;
   return {
     tally(text) {
       pieces.forget();
-      const start = pieces.work;
+      const start = spent();
       const windowed = pieces.windowed;
       const chunks = text.length <= bounds.wholeChars
         ? 1
@@ -92,15 +99,14 @@ export function boundedCounter(
       let countedChars = 0;
       let clean = true;
       for (const chunk of spreadOrder(chunks)) {
-        if (counted > 0 && pieces.work - start >= bounds.work) break;
+        if (counted > 0 && spent() - start >= bounds.work) break;
         const [from, to] = chunkOf(text, chunk, chunks);
-        clean &&= isCleanCut(text, from) && isCleanCut(text, to);
+        clean &&= isClean(text, from) && isClean(text, to);
         tokens += pieces.count(text.slice(from, to));
-        pieces.scanned += CHUNK_WORK;
         countedChars += to - from;
         counted++;
       }
-      const work = pieces.work - start;
+      const work = spent() - start;
       if (counted === chunks) return { tokens, exact: clean && pieces.windowed === windowed, work };
       // What was counted is exact; the rest is estimated, and lowered by the margin.
       const rest = (text.length - countedChars) * (tokens / countedChars) * (1 - bounds.margin);
@@ -108,18 +114,17 @@ export function boundedCounter(
     },
     fit(text, limit) {
       pieces.forget();
-      const start = pieces.work;
+      const start = spent();
       let tokens = 0;
       let to = 0;
       const chunks = text.length <= bounds.wholeChars ? 1 : Infinity;
       for (let chunk = 0; to < text.length; chunk++) {
-        if (pieces.work - start >= bounds.work) {
+        if (spent() - start >= bounds.work) {
           const perChar = tokens / Math.max(1, to);
           return Math.min(text.length, to + Math.floor((limit - tokens) / Math.max(perChar, 1e-9)));
         }
         const [from, end] = chunkOf(text, chunk, chunks);
         const fitted = pieces.fit(text.slice(from, end), limit - tokens);
-        pieces.scanned += CHUNK_WORK;
         if (from + fitted.chars < end) return from + fitted.chars;
         tokens += fitted.tokens;
         to = end;
@@ -130,54 +135,10 @@ export function boundedCounter(
 }
 
 /**
- * Where a chunk that would end at `at` ends: at the first cut from there that changes no
- * piece, if one is near, else at `at`.
- */
-function cut(text: string, at: number): number {
-  if (at <= 0) return 0;
-  const limit = Math.min(text.length, at + CUT_SEARCH);
-  for (let i = at; i < limit; i++) {
-    if (isCleanCut(text, i)) return i;
-  }
-  return Math.min(at, text.length);
-}
-
-/**
- * Whether cutting `text` at `at` changes none of its pieces under o200k's split (the piece
- * before ends there whatever follows, and the pattern reads on from it alone):
- * - before a space that no whitespace precedes: no piece but whitespace's takes in a
- *   space after it, and a space leads the piece of what follows (a word, punctuation);
- * - after a line break, where what follows is no line break nor "/" (which punctuation's
- *   piece takes on after its line breaks), and any spaces or tabs that follow lead to no
- *   further line break (whitespace's piece runs to the last line break of its run).
- */
-export function isCleanCut(text: string, at: number): boolean {
-  if (at <= 0 || at >= text.length) return true;
-  if (text.charCodeAt(at) === 32 && !isWhitespace(text.charCodeAt(at - 1))) return true;
-  if (text.charCodeAt(at - 1) !== 10) return false;
-  const limit = Math.min(text.length, at + RUN_SEARCH);
-  for (let i = at; i < limit; i++) {
-    const next = text.charCodeAt(i);
-    if (next === 32 || next === 9) continue;
-    // Whitespace past ASCII may go on to a line break: not clean.
-    return !isWhitespace(next) && (i > at || next !== 47);
-  }
-  return limit === text.length;
-}
-
-/** Whether `code` is whitespace to the pattern (`\s`). */
-function isWhitespace(code: number): boolean {
-  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
-  return code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f ||
-    code === 0x3000 || code === 0xfeff;
-}
-
-/**
  * 0 to `count - 1` in bit-reversed order (0, half, a quarter, three quarters, ...): every
  * prefix of it is spread evenly over the range.
  */
-export function* spreadOrder(count: number): Generator<number> {
+function* spreadOrder(count: number): Generator<number> {
   let bits = 0;
   while (1 << bits < count) bits++;
   for (let i = 0; i < 1 << bits; i++) {

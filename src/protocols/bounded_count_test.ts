@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { countTokens } from "gpt-tokenizer";
 import { ordinaryTexts, pathologicalTexts } from "../../tests/token_texts.ts";
-import { DEFAULT_BOUNDS, isCleanCut } from "./bounded_count.ts";
+import { DEFAULT_BOUNDS } from "./bounded_count.ts";
 import { O200K_COUNTER, O200K_RANKS } from "./o200k.ts";
 import { O200K_SPLIT } from "./o200k_split.ts";
 import { PieceCounter } from "./piece_count.ts";
@@ -74,37 +74,6 @@ Deno.test("bounded count: a text within the budget is counted exactly in chunks"
     assert.equal(tally.exact, true, kind);
     assert.equal(tally.tokens, theirs(sample), kind);
   }
-});
-
-Deno.test("bounded count: a cut where a chunk may end changes no piece", () => {
-  const pieces = new PieceCounter(O200K_RANKS, O200K_SPLIT, DEFAULT_BOUNDS.mergeBytes);
-  const unit = fc.constantFrom(
-    " ",
-    " ",
-    "\n",
-    "\n",
-    "\r",
-    "\t",
-    "/",
-    "a",
-    "B",
-    "1",
-    ".",
-    "'",
-    "é",
-    "\u3000",
-  );
-  fc.assert(
-    fc.property(fc.string({ unit, maxLength: 40 }), (text) => {
-      const whole = pieces.count(text);
-      for (let at = 1; at < text.length; at++) {
-        if (!isCleanCut(text, at)) continue;
-        const parts = pieces.count(text.slice(0, at)) + pieces.count(text.slice(at));
-        assert.equal(parts, whole, `${JSON.stringify(text)} cut at ${at}`);
-      }
-    }),
-    { numRuns: 3_000 },
-  );
 });
 
 Deno.test("bounded count: every hard kind of text, 1 MB or 8 MiB, costs at most the budget", () => {

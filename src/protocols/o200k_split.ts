@@ -3,7 +3,8 @@
  * over its UTF-8 bytes: the pattern (its Unicode classes, its seven alternatives tried in
  * turn) takes ~300 ns a piece of code, this a few. Where a decision would read a byte past
  * ASCII the hand-written split gives up and the pattern decides (piece_count.ts); the
- * tests compare the two over generated texts.
+ * tests compare the two over generated texts. Also where a text can be cut without
+ * changing its pieces, for counting it in chunks (bounded_count.ts).
  */
 import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/esm/encodingParams/constants";
 import type { Split } from "./piece_count.ts";
@@ -112,8 +113,43 @@ function whitespace(bytes: Uint8Array, at: number, end: number): number {
   return to - 1;
 }
 
-/** o200k_base's split: gpt-tokenizer's copy of tiktoken's pattern, and its ASCII path. */
+/** How far a run of spaces after a line break is followed, to see that it breaks no line. */
+const RUN_SEARCH = 64;
+
+/**
+ * Whether cutting `text` at `at` changes none of its pieces under o200k's split (the piece
+ * before ends there whatever follows, and the pattern reads on from it alone):
+ * - before a space that no whitespace precedes: no piece but whitespace's takes in a
+ *   space after it, and a space leads the piece of what follows (a word, punctuation);
+ * - after a line break, where what follows is no line break nor "/" (which punctuation's
+ *   piece takes on after its line breaks), and any spaces or tabs that follow lead to no
+ *   further line break (whitespace's piece runs to the last line break of its run).
+ */
+export function o200kCleanCut(text: string, at: number): boolean {
+  if (at <= 0 || at >= text.length) return true;
+  if (text.charCodeAt(at) === 32 && !isWhitespace(text.charCodeAt(at - 1))) return true;
+  if (text.charCodeAt(at - 1) !== 10) return false;
+  const limit = Math.min(text.length, at + RUN_SEARCH);
+  for (let i = at; i < limit; i++) {
+    const next = text.charCodeAt(i);
+    if (next === 32 || next === 9) continue;
+    // Whitespace past ASCII may go on to a line break: not clean.
+    return !isWhitespace(next) && (i > at || next !== 47);
+  }
+  return limit === text.length;
+}
+
+/** Whether `code` is whitespace to the pattern (`\s`). */
+function isWhitespace(code: number): boolean {
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f ||
+    code === 0x3000 || code === 0xfeff;
+}
+
+/** o200k_base's split: gpt-tokenizer's copy of tiktoken's pattern, its ASCII path, its cuts. */
 export const O200K_SPLIT: Split = {
   pattern: O200K_TOKEN_SPLIT_REGEX,
   asciiEnd: o200kAsciiEnd,
+  cleanCut: o200kCleanCut,
 };

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { O200K_SPLIT, o200kAsciiEnd } from "./o200k_split.ts";
+import { O200K_RANKS } from "./o200k.ts";
+import { O200K_SPLIT, o200kAsciiEnd, o200kCleanCut } from "./o200k_split.ts";
+import { PieceCounter } from "./piece_count.ts";
 
 const encoder = new TextEncoder();
 
@@ -70,5 +72,36 @@ Deno.test("o200k split: the hand-written ASCII split cuts as the pattern does", 
         assert.deepEqual(splitPieces(text).pieces, patternPieces(text), JSON.stringify(text)),
     ),
     { numRuns: 5_000 },
+  );
+});
+
+Deno.test("o200k split: a clean cut changes no piece", () => {
+  const pieces = new PieceCounter(O200K_RANKS, O200K_SPLIT, 4_092);
+  const unit = fc.constantFrom(
+    " ",
+    " ",
+    "\n",
+    "\n",
+    "\r",
+    "\t",
+    "/",
+    "a",
+    "B",
+    "1",
+    ".",
+    "'",
+    "é",
+    "\u3000",
+  );
+  fc.assert(
+    fc.property(fc.string({ unit, maxLength: 40 }), (text) => {
+      const whole = pieces.count(text);
+      for (let at = 1; at < text.length; at++) {
+        if (!o200kCleanCut(text, at)) continue;
+        const parts = pieces.count(text.slice(0, at)) + pieces.count(text.slice(at));
+        assert.equal(parts, whole, `${JSON.stringify(text)} cut at ${at}`);
+      }
+    }),
+    { numRuns: 3_000 },
   );
 });

@@ -16,7 +16,15 @@ export interface Split {
    * without the pattern (faster), or -1 where the pattern must decide.
    */
   asciiEnd?: (bytes: Uint8Array, from: number, end: number) => number;
+  /**
+   * Whether cutting `text` at `at` changes none of its pieces (those before end there
+   * whatever follows, and the pattern reads on from there alone); true at either end.
+   */
+  cleanCut?: (text: string, at: number) => boolean;
 }
+
+/** Work a count costs beside its pieces: its call, encoding the text, its caller's cuts. */
+const CALL_WORK = 32;
 
 /** Counts texts exactly, with scratch space of its own (it is not re-entrant). */
 export class PieceCounter {
@@ -27,10 +35,9 @@ export class PieceCounter {
   readonly #window: number;
   readonly #encoder = new TextEncoder();
   #bytes = new Uint8Array(4096);
-  /** Bytes cut into pieces since this counter was built, and one more for each piece. */
-  scanned = 0;
-  /** Pieces merged a window at a time (their counts may differ from tiktoken's). */
-  windowed = 0;
+  /** Bytes cut into pieces since this counter was built, one more for each piece and call. */
+  #scanned = 0;
+  #windowed = 0;
 
   /** Counts over `ranks`, cutting with `split` and merging at most `window` bytes at once. */
   constructor(ranks: BpeRanks, split: Split, window: number) {
@@ -47,7 +54,12 @@ export class PieceCounter {
 
   /** Units of work done since this counter was built: bytes cut, and the merges' work. */
   get work(): number {
-    return this.scanned + this.#merger.work;
+    return this.#scanned + this.#merger.work;
+  }
+
+  /** Pieces merged a window at a time since this counter was built (their counts may differ). */
+  get windowed(): number {
+    return this.#windowed;
   }
 
   /** Forgets what earlier texts taught it (bpe_merge.ts's `forget`). */
@@ -65,6 +77,7 @@ export class PieceCounter {
    * its tokens and its length in characters.
    */
   fit(text: string, limit: number): { tokens: number; chars: number } {
+    this.#scanned += CALL_WORK;
     // UTF-8 takes at most 3 bytes for each UTF-16 unit (a lone surrogate becomes U+FFFD).
     if (text.length * 3 > this.#bytes.length) this.#bytes = new Uint8Array(text.length * 3);
     const bytes = this.#bytes;
@@ -82,7 +95,7 @@ export class PieceCounter {
       }
       const pieceTokens = this.#countPiece(bytes, at, end);
       // A piece costs about a byte's work beside its bytes.
-      this.scanned += end - at + 1;
+      this.#scanned += end - at + 1;
       if (tokens + pieceTokens > limit) break;
       tokens += pieceTokens;
       char = charEnd;
@@ -102,7 +115,7 @@ export class PieceCounter {
 
   #countPiece(bytes: Uint8Array, from: number, to: number): number {
     if (to - from <= this.#window) return this.#merger.count(bytes, from, to);
-    this.windowed++;
+    this.#windowed++;
     // A run of one character (the usual long piece) repeats window after window when a
     // window's length is a multiple of the character's: such a window is counted once.
     let tokens = 0;
