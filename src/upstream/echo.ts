@@ -68,7 +68,7 @@ export function echoReply(
   const prompt = wire.promptText(body);
   const text = (options.prefix ?? "") + prompt.lastUserText;
   const words = splitWords(text);
-  const deltas = fitTokens(text, words, request.maxOutputTokens, options.count);
+  const { deltas, tokens } = fitTokens(text, words, request.maxOutputTokens, options.count);
   return {
     id: replyId(wire),
     model: request.model,
@@ -77,7 +77,7 @@ export function echoReply(
     finish: deltas.length < words.length ? "length" : "stop",
     usage: {
       input_tokens: options.inputTokens ?? countPromptTokens(prompt, options.count),
-      output_tokens: options.count(deltas.join("")),
+      output_tokens: tokens,
       cached_tokens: 0,
       cache_write_tokens: 0,
     },
@@ -94,15 +94,16 @@ function splitWords(text: string): string[] {
 
 /**
  * The longest run of leading words (of `text`) whose text fits in `limit` tokens, all of
- * them without a limit; found with a bounded number of counts, whatever the text.
+ * them without a limit, and its tokens; found with a bounded number of counts (one, mostly),
+ * whatever the text.
  */
 function fitTokens(
   text: string,
   words: string[],
   limit: number | undefined,
   count: CountTokens,
-): string[] {
-  if (limit === undefined) return words;
+): { deltas: string[]; tokens: number } {
+  if (limit === undefined) return { deltas: words, tokens: count(text) };
   // The prefix of whole pieces within the limit, then the words that end in it.
   const end = count.fit(text, limit);
   let kept = 0;
@@ -114,10 +115,10 @@ function fitTokens(
   // fit. A word or two goes, rarely more; past that the cut shrinks in proportion.
   for (let tries = 0; kept > 0; tries++) {
     const tokens = count(words.slice(0, kept).join(""));
-    if (tokens <= limit) break;
+    if (tokens <= limit) return { deltas: words.slice(0, kept), tokens };
     kept = tries < 2 ? kept - 1 : Math.floor((kept * limit) / tokens);
   }
-  return words.slice(0, kept);
+  return { deltas: [], tokens: 0 };
 }
 
 /** A byte stream of SSE events, one per pull, that stops when cancelled or aborted. */
