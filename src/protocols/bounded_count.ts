@@ -37,7 +37,7 @@ export interface CountBounds {
   margin: number;
 }
 
-/** Bounds that keep a count of any text under ~20 ms of this machine's CPU (bench/README.md). */
+/** Bounds that keep a count of any text under ~25 ms of this machine's CPU (bench/README.md). */
 export const DEFAULT_BOUNDS: CountBounds = {
   work: 750_000,
   wholeChars: 8_192,
