@@ -1,9 +1,11 @@
 /**
  * The context-window check of design.md: input plus requested output over the model's
  * `context_window` is the client's 400, found before any hold or upstream call (the
- * upstream would refuse it anyway, after the gateway had paid for the round trip).
+ * upstream would refuse it anyway, after the gateway had paid for the round trip). The
+ * count is bounded (token_count.ts): a long prompt is estimated, a little under its exact
+ * count, so that no prompt that fits is refused and none holds the serving thread.
  */
-import { estimateUsage } from "../billing/estimate.ts";
+import { countInputTokens } from "../billing/estimate.ts";
 import type { EntryProtocol, ModelConfig } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import { loadTokenCounter } from "../protocols/token_count.ts";
@@ -49,7 +51,7 @@ export function checkContextWindow(check: ContextCheck): Awaitable<number | unde
   // this small fits whatever it says, with no tokenizer run.
   if (check.bodyBytes + output <= window) return undefined;
   return loadTokenCounter().then((count) => {
-    const input = estimateUsage(request.protocol, request.body, "", count).input_tokens;
+    const input = countInputTokens(request.protocol, request.body, count);
     if (input + output > window) throw tooLong(request, input, output, window);
     return input;
   });

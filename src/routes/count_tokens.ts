@@ -29,7 +29,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
     const body = await readJsonBody(client, {
       maxBytes: config.server.max_body_bytes,
       timeoutMs: config.timeouts.body,
-    });
+    }, deps.clock);
     const request = parseCountTokensRequest(body.value);
     const plan = deps.router.plan(config, principal, request.model, "messages");
     // The protocol of the first channel that cannot count tokens, if one comes up.

@@ -61,7 +61,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
     const body = await readJsonBody(context.request, {
       maxBytes: config.server.max_body_bytes,
       timeoutMs: config.timeouts.body,
-    });
+    }, deps.clock);
     const parsed = protocolOf(entry).parseRequest(body.value);
     record.model = parsed.model;
     const turn = await deps.responses?.begin(config, principal, parsed.body);
@@ -71,7 +71,13 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
     // Named from what goes upstream: every turn of a stored chain starts as its first did.
     const conversation = conversationName(request, context.request.headers, principal.id);
     const plan = deps.router.plan(config, principal, request.model, entry, conversation);
-    const admission = await admit(deps.limiter, config, principal, request, raw.byteLength);
+    const { admission, inputTokens } = await admit(
+      deps.limiter,
+      config,
+      principal,
+      request,
+      raw.byteLength,
+    );
     if (admission.headers) context.limitHeaders = admission.headers;
     try {
       const admitted = {
@@ -84,6 +90,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
         admission,
         turn,
         conversation,
+        inputTokens,
       };
       return await forward(context, principal, deps, admitted, keepalive);
     } catch (error) {
@@ -107,7 +114,7 @@ async function admit(
   principal: Principal,
   request: EntryRequest,
   bodyBytes: number,
-): Promise<Admission> {
+): Promise<{ admission: Admission; inputTokens?: number }> {
   const counted = await checkContextWindow({
     request,
     model: config.models[request.model],
@@ -120,7 +127,7 @@ async function admit(
     inputTokens: counted ?? likelyInputTokens(bodyBytes),
   });
   if (taken instanceof GatewayError) throw taken;
-  return taken;
+  return { admission: taken, inputTokens: counted };
 }
 
 /** An admitted request, as `forward` takes it on. */
@@ -138,6 +145,8 @@ interface Admitted {
   turn?: StoredTurn;
   /** The request's conversation name (routing/conversation.ts). */
   conversation: string;
+  /** Its input tokens, when the context-window check counted them (never counted twice). */
+  inputTokens?: number;
 }
 
 /**
@@ -177,6 +186,7 @@ async function forward(
     metrics,
     entry,
     body: request.body,
+    inputTokens: admitted.inputTokens,
   });
 
   const client = context.request;
@@ -208,6 +218,7 @@ async function forward(
         stream: request.stream,
         connectMs: timeoutsOf(attempt).connect,
         limits: answerLimitsOf(config),
+        inputTokens: admitted.inputTokens,
       });
     },
     onAttemptFailed: (attempt, failure) => {
