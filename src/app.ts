@@ -191,7 +191,7 @@ function exposed(entry: EntryProtocol, route: Route): Route {
  */
 function forwardable(route: Route): Route {
   return function forwardable(context) {
-    checkForwardedHeaders(context.request.headers);
+    checkForwardedHeaders(context.headers);
     return route(context);
   };
 }
@@ -200,7 +200,7 @@ function forwardable(route: Route): Route {
 function withBody(route: Route): Route {
   return function bodyLimit(context) {
     const limit = context.snapshot.config.server.max_body_bytes;
-    const declared = Number(context.request.headers.get("content-length") ?? 0);
+    const declared = Number(context.headers.get("content-length") ?? 0);
     if (declared > limit) throw bodyTooLarge(limit);
     return route(context);
   };

@@ -34,7 +34,7 @@ export function authenticate(options: {
     return cidrs;
   };
   return function authenticate(context) {
-    const secret = extractApiKey(context.request.headers);
+    const secret = extractApiKey(context.headers);
     if (!secret) {
       throw new GatewayError(
         401,
@@ -59,7 +59,7 @@ export function authenticate(options: {
     if (key.allowIps) {
       const address = clientIp(
         context.remoteAddr,
-        context.request.headers.get("x-forwarded-for"),
+        context.headers.get("x-forwarded-for") ?? null,
         trustedProxiesOf(config),
       );
       if (!address || !anyCidrContains(allowlistOf(key.allowIps), address)) {

@@ -29,22 +29,28 @@ const UTF8 = new TextDecoder();
 /** Refuses what is not UTF-8; slower, so asked only of a body whose fast decoding holds a U+FFFD. */
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
+/** A client's request as the body reader reads it: its body and its header fields. */
+export interface ClientBody {
+  request: Request;
+  headers: ReadonlyMap<string, string>;
+}
+
 /** The parsed JSON body: 413 past `maxBytes`, 408 past the deadline, 400 for anything not JSON. */
 export async function readJsonBody(
-  request: Request,
+  client: ClientBody,
   limits: BodyLimits,
   clock: AlarmClock,
 ): Promise<JsonBody> {
-  return parseJsonBody(await readBody(request, limits, clock));
+  return parseJsonBody(await readBody(client, limits, clock));
 }
 
 /** The body's bytes under `limits` (its deadline an alarm of `clock`), or the client's error. */
 export async function readBody(
-  request: Request,
+  { request, headers }: ClientBody,
   limits: BodyLimits,
   clock: AlarmClock,
 ): Promise<Uint8Array> {
-  const declared = declaredLength(request.headers.get("content-length"));
+  const declared = declaredLength(headers.get("content-length"));
   if (declared > limits.maxBytes) throw bodyTooLarge(limits.maxBytes);
   if (!request.body || declared === 0) return new Uint8Array(0);
   const reader = new BodyReader(request.body, declared, limits.maxBytes);
@@ -64,8 +70,8 @@ export async function readBody(
 }
 
 /** The Content-Length's value (the runtime's server has checked its form), -1 when absent. */
-function declaredLength(value: string | null): number {
-  return value === null ? -1 : Number(value);
+function declaredLength(value: string | undefined): number {
+  return value === undefined ? -1 : Number(value);
 }
 
 /**

@@ -58,7 +58,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
     const { config } = context.snapshot;
     const { record } = context;
     record.entry = entry;
-    const body = await readJsonBody(context.request, {
+    const body = await readJsonBody(context, {
       maxBytes: config.server.max_body_bytes,
       timeoutMs: config.timeouts.body,
     }, deps.clock);
@@ -69,7 +69,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
     const request = turn?.resolved ? { ...parsed, body: turn.body } : parsed;
     const raw = turn?.resolved ? ENCODER.encode(JSON.stringify(turn.body)) : body.raw;
     // Named from what goes upstream: every turn of a stored chain starts as its first did.
-    const conversation = conversationName(request, context.request.headers, principal.id);
+    const conversation = conversationName(request, context.headers, principal.id);
     const plan = deps.router.plan(config, principal, request.model, entry, conversation);
     const { admission, inputTokens } = await admit(
       deps.limiter,
@@ -213,7 +213,7 @@ async function forward(
           ? request.body
           : translation.upstreamBody(attempt.upstreamModel),
         raw: bytes,
-        clientHeaders: client.headers,
+        clientHeaders: context.headers,
         search: context.search,
         stream: request.stream,
         connectMs: timeoutsOf(attempt).connect,

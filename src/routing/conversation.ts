@@ -39,7 +39,7 @@ const PROMPT_FIELDS: Record<EntryProtocol, { leading?: string; turns: string }> 
  */
 export function conversationName(
   request: EntryRequest,
-  headers: Headers,
+  headers: ReadonlyMap<string, string>,
   keyId: string,
   chain?: string,
 ): string {
@@ -53,7 +53,7 @@ export function conversationName(
 /** The first name the client gave, as [kind, value]; undefined when it gave none. */
 function namedBy(
   request: EntryRequest,
-  headers: Headers,
+  headers: ReadonlyMap<string, string>,
   chain: string | undefined,
 ): [string, string] | undefined {
   const { body } = request;
