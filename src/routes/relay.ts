@@ -6,7 +6,7 @@
 import type { Principal } from "../auth/principal.ts";
 import type { Accounting } from "../billing/accounting.ts";
 import { holdInputTokens, likelyInputTokens } from "../billing/estimate.ts";
-import type { ChannelConfig, Config, EntryProtocol } from "../config/schema.ts";
+import type { Config, EntryProtocol } from "../config/schema.ts";
 import { describeError, type Logger } from "../log.ts";
 import type { Observer } from "../observability/observer.ts";
 import { elapsedMs } from "../observability/record.ts";
