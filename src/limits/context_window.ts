@@ -6,7 +6,8 @@
  * count, so that no prompt that fits is refused and none holds the serving thread.
  */
 import { countInputTokens } from "../billing/estimate.ts";
-import type { EntryProtocol, ModelConfig } from "../config/schema.ts";
+import type { ModelConfig } from "../config/schema.ts";
+import { protocolOf } from "../protocols/index.ts";
 import { GatewayError } from "../errors.ts";
 import { loadTokenCounter } from "../protocols/token_count.ts";
 import type { EntryRequest } from "../protocols/types.ts";
@@ -20,20 +21,6 @@ export interface ContextCheck {
   /** The size of the client's body in bytes. */
   bodyBytes: number;
 }
-
-/** How each protocol names its cap on output tokens, for the message. */
-const OUTPUT_FIELD: Record<EntryProtocol, string> = {
-  chat: "max_completion_tokens",
-  responses: "max_output_tokens",
-  messages: "max_tokens",
-};
-
-/** How each protocol names its input, as OpenAI's `param` of this error does. */
-const INPUT_FIELD: Record<EntryProtocol, string> = {
-  chat: "messages",
-  responses: "input",
-  messages: "messages",
-};
 
 /**
  * Refuses with 400 `context_length_exceeded` (a rejection) when the request cannot fit
@@ -66,7 +53,7 @@ function tooLong(
 ): GatewayError {
   const asked = request.maxOutputTokens === undefined
     ? `the model's max_output_tokens of ${output} (the request sets no ${
-      OUTPUT_FIELD[request.protocol]
+      protocolOf(request.protocol).fields.maxOutput
     })`
     : `${output} requested output tokens`;
   return new GatewayError(
@@ -74,7 +61,7 @@ function tooLong(
     "context_length_exceeded",
     `Request too long for model "${request.model}": about ${input} input tokens plus ${asked} ` +
       `is ${input + output} tokens, over its context window of ${window}. Shorten the input ` +
-      `or lower ${OUTPUT_FIELD[request.protocol]}.`,
-    { param: INPUT_FIELD[request.protocol] },
+      `or lower ${protocolOf(request.protocol).fields.maxOutput}.`,
+    { param: protocolOf(request.protocol).fields.input },
   );
 }
