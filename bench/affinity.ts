@@ -23,7 +23,7 @@ function perCall(run: (i: number) => void): number {
   }
 }
 
-const headers = new Headers();
+const headers = new Map<string, string>();
 const chat = {
   model: "m",
   messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Plan a trip." }],

@@ -153,7 +153,16 @@ export function createApp(deps: AppDeps): App {
   app.post("/v1/messages", entryPoint("messages", relayRoute("messages", relayDeps)));
   app.post("/v1/messages/count_tokens", entryPoint("messages", countTokensRoute(relayDeps)));
   if (deps.admin) {
-    app.route("/admin", adminRoutes({ ...deps.admin, authenticate: auth, log: deps.log, now }));
+    app.route(
+      "/admin",
+      adminRoutes({
+        ...deps.admin,
+        authenticate: auth,
+        log: deps.log,
+        now,
+        clock: relayDeps.clock,
+      }),
+    );
   }
   return app;
 
@@ -199,7 +208,7 @@ function exposed(entry: EntryProtocol, route: Route): Route {
  */
 function forwardable(route: Route): Route {
   return function forwardable(context) {
-    checkForwardedHeaders(context.request.headers);
+    checkForwardedHeaders(context.headers);
     return route(context);
   };
 }
@@ -208,7 +217,7 @@ function forwardable(route: Route): Route {
 function withBody(route: Route): Route {
   return function bodyLimit(context) {
     const limit = context.snapshot.config.server.max_body_bytes;
-    const declared = Number(context.request.headers.get("content-length") ?? 0);
+    const declared = Number(context.headers.get("content-length") ?? 0);
     if (declared > limit) throw bodyTooLarge(limit);
     return route(context);
   };

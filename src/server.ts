@@ -11,7 +11,7 @@ import { issueKey } from "./auth/issue_key.ts";
 import { createLedgerAccounting } from "./billing/ledger_accounting.ts";
 import { HEARTBEAT_MS, recoverHolds } from "./billing/recovery.ts";
 import { databaseUrl, loadConfig } from "./config/load.ts";
-import type { Config } from "./config/schema.ts";
+import { readTls } from "./config/tls.ts";
 import { createConfigStore, watchConfigFile } from "./config/store.ts";
 import { createAccount, findAccountByName } from "./db/accounts.ts";
 import { openServingDatabase, type ServingDb } from "./db/database.ts";
@@ -184,7 +184,7 @@ export async function startServer(options: {
   const server = Deno.serve({
     hostname: listen.hostname,
     port: options.port ?? listen.port,
-    ...tlsOptions(config.server),
+    ...await readTls(config.server, options.configPath),
     onListen: (address) => listening.resolve(address as Deno.NetAddr),
     onError: (error) => {
       log.error("serving a request failed", { error: describeError(error) });
@@ -222,15 +222,6 @@ export async function startServer(options: {
     settled: () => accounting.drain(),
     reload: watcher.reload,
     shutdown,
-  };
-}
-
-/** The certificate and key `Deno.serve` serves HTTPS with, when `[server]` names both files. */
-function tlsOptions(server: Config["server"]): { cert?: string; key?: string } {
-  if (!server.tls_cert || !server.tls_key) return {};
-  return {
-    cert: Deno.readTextFileSync(server.tls_cert),
-    key: Deno.readTextFileSync(server.tls_key),
   };
 }
 

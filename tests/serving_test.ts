@@ -192,3 +192,28 @@ Deno.test("serving: more header fields, or larger ones, than [server] allows are
     const ok = await gateway.post("/v1/chat/completions", secret, chatBody("echo"));
     assert.equal(ok.status, 200, await ok.text());
   }));
+
+Deno.test("serving: [server] tls_cert and tls_key serve HTTPS", () =>
+  withScope(async (s) => {
+    // The test certificate for 127.0.0.1, signed by the test CA (fixtures/tls/README.md).
+    const tls = new URL("./fixtures/tls/", import.meta.url).pathname;
+    const gateway = await s.gateway(
+      `[server]\ntls_cert = "${tls}cert.pem"\ntls_key = "${tls}key.pem"\n` +
+        configWith(channel({ name: "echo", protocol: "echo", models: ["echo"] })),
+    );
+    assert.match(gateway.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+    const { secret } = await gateway.createKey();
+    const client = Deno.createHttpClient({ caCerts: [await Deno.readTextFile(`${tls}ca.pem`)] });
+    try {
+      const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+        client,
+        method: "POST",
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+        body: JSON.stringify(chatBody("echo", "over tls")),
+      });
+      assert.equal(response.status, 200);
+      assert.equal((await response.json()).choices[0].message.content, "over tls");
+    } finally {
+      client.close();
+    }
+  }));

@@ -49,7 +49,7 @@ export function authenticate(options: {
     if (admin?.keyHash !== undefined) {
       return andThen(options.lookup(admin.keyHash), (key) => principalOf(context, key, admin));
     }
-    const secret = extractApiKey(context.request.headers);
+    const secret = extractApiKey(context.headers);
     if (!secret) {
       throw new GatewayError(
         401,
@@ -78,7 +78,7 @@ export function authenticate(options: {
     if (key.allowIps) {
       const address = clientIp(
         context.remoteAddr,
-        context.request.headers.get("x-forwarded-for"),
+        context.headers.get("x-forwarded-for") ?? null,
         trustedProxiesOf(config),
       );
       if (!address || !anyCidrContains(allowlistOf(key.allowIps), address)) {

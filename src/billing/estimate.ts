@@ -27,18 +27,32 @@ export function likelyInputTokens(bodyBytes: number): number {
   return Math.ceil(bodyBytes / BYTES_PER_TOKEN_LIKELY);
 }
 
-/** Usage estimated with a tokenizer, for a request whose upstream reported none. */
+/**
+ * Usage estimated with a tokenizer (each count bounded: token_count.ts), for a request
+ * whose upstream reported none. `inputTokens`, when the request's input was counted
+ * already (the context-window check), is taken rather than counted again.
+ */
 export function estimateUsage(
   entry: EntryProtocol,
   body: Record<string, unknown>,
   outputText: string,
   count: CountTokens,
+  inputTokens?: number,
 ): Usage {
   return {
-    input_tokens: countPromptTokens(protocolOf(entry).promptText(body), count) +
-      (body.tools === undefined ? 0 : count(JSON.stringify(body.tools))),
+    input_tokens: inputTokens ?? countInputTokens(entry, body, count),
     output_tokens: count(outputText),
     cached_tokens: 0,
     cache_write_tokens: 0,
   };
+}
+
+/** A request's input tokens: its prompt's texts and its tools' definitions. */
+export function countInputTokens(
+  entry: EntryProtocol,
+  body: Record<string, unknown>,
+  count: CountTokens,
+): number {
+  return countPromptTokens(protocolOf(entry).promptText(body), count) +
+    (body.tools === undefined ? 0 : count(JSON.stringify(body.tools)));
 }

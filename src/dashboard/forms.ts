@@ -8,14 +8,18 @@ import { invalidField } from "../admin/errors.ts";
 import type { KeyFields } from "../admin/keys.ts";
 import type { RequestContext } from "../middleware/request_context.ts";
 import { readBody } from "../relay/body.ts";
+import type { AlarmClock } from "../upstream/alarm_clock.ts";
 
 /** A form's fields, from a urlencoded body read within the request's limits. */
-export async function readForm(context: RequestContext): Promise<URLSearchParams> {
+export async function readForm(
+  context: RequestContext,
+  clock: AlarmClock,
+): Promise<URLSearchParams> {
   const { config } = context.snapshot;
-  const bytes = await readBody(context.request, {
+  const bytes = await readBody(context, {
     maxBytes: config.server.max_body_bytes,
     timeoutMs: config.timeouts.body,
-  });
+  }, clock);
   return new URLSearchParams(new TextDecoder().decode(bytes));
 }
 

@@ -12,6 +12,7 @@ import type { Authenticate } from "../auth/authenticate.ts";
 import { optional, requestsQuery } from "../routes/admin_api_input.ts";
 import { asGatewayError, GatewayError } from "../errors.ts";
 import { describeError, type Logger } from "../log.ts";
+import type { AlarmClock } from "../upstream/alarm_clock.ts";
 import type { AdminEnv } from "../middleware/admin_access.ts";
 import { AccountsPage } from "./accounts.tsx";
 import { ChannelsPage } from "./channels.tsx";
@@ -31,6 +32,8 @@ export interface DashboardDeps {
   authenticate: Authenticate;
   log: Logger;
   now: () => number;
+  /** The app's timer, for the deadline of a form's body. */
+  clock: AlarmClock;
 }
 
 /** What a finished action says on the page it returns to, by `?done=`. */
@@ -143,7 +146,7 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
   );
   pages.get("/keys", async (c) => c.html(await keysPage(c, { done: done(c) })));
   pages.post("/keys", async (c) => {
-    const form = await readForm(c.get("context"));
+    const form = await readForm(c.get("context"), deps.clock);
     const [created, error, status] = await attempt(() =>
       service.keys.create({ ...keyFieldsOf(form, false), account: form.get("account") ?? "" })
     );
@@ -152,7 +155,7 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
   });
   pages.post("/keys/:id", async (c) => {
     const id = c.req.param("id");
-    const form = await readForm(c.get("context"));
+    const form = await readForm(c.get("context"), deps.clock);
     const action = form.get("action") ?? "";
     const [, error, status] = await attempt(() => {
       if (action === "revoke") return service.keys.revoke(id);
@@ -171,7 +174,7 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
   );
   pages.get("/accounts", async (c) => c.html(await accountsPage(c, { done: done(c) })));
   pages.post("/accounts", async (c) => {
-    const form = await readForm(c.get("context"));
+    const form = await readForm(c.get("context"), deps.clock);
     const input = accountOf(form);
     const [, error, status] = await attempt(() => service.accounts.create(input));
     if (error !== undefined) {
@@ -190,7 +193,7 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
   });
   pages.post("/accounts/:name", async (c) => {
     const name = c.req.param("name");
-    const form = await readForm(c.get("context"));
+    const form = await readForm(c.get("context"), deps.clock);
     const action = form.get("action") ?? "";
     const [, error, status] = await attempt(() => {
       if (action === "topup") return service.accounts.topUp(name, { usd: form.get("usd") ?? "" });

@@ -8,6 +8,7 @@ import type { Sessions } from "../admin/sessions.ts";
 import type { Authenticate } from "../auth/authenticate.ts";
 import { hashKeySecret } from "../auth/keys.ts";
 import { GatewayError } from "../errors.ts";
+import type { AlarmClock } from "../upstream/alarm_clock.ts";
 import {
   type AdminEnv,
   checkSameOrigin,
@@ -20,7 +21,7 @@ import { SignInPage } from "./sign_in.tsx";
 /** Adds the sign-in and sign-out routes to `pages`, then the gate of every later route. */
 export function signInRoutes(
   pages: Hono<AdminEnv>,
-  deps: { sessions: Sessions; authenticate: Authenticate; now: () => number },
+  deps: { sessions: Sessions; authenticate: Authenticate; now: () => number; clock: AlarmClock },
 ): void {
   const query = (url: string) => new URL(url).searchParams;
   pages.get("/sign-in", (c) => {
@@ -31,7 +32,7 @@ export function signInRoutes(
     const context = c.get("context");
     // Signing a browser in to someone else's key is an attack too: same origin only.
     checkSameOrigin(context);
-    const form = await readForm(context);
+    const form = await readForm(context, deps.clock);
     const next = safeNext(form.get("next"));
     const secret = given(form, "key");
     if (secret === undefined) {

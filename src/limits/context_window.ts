@@ -1,10 +1,13 @@
 /**
  * The context-window check of design.md: input plus requested output over the model's
  * `context_window` is the client's 400, found before any hold or upstream call (the
- * upstream would refuse it anyway, after the gateway had paid for the round trip).
+ * upstream would refuse it anyway, after the gateway had paid for the round trip). The
+ * count is bounded (token_count.ts): a long prompt is estimated, a little under its exact
+ * count, so that no prompt that fits is refused and none holds the serving thread.
  */
-import { estimateUsage } from "../billing/estimate.ts";
-import type { EntryProtocol, ModelConfig } from "../config/schema.ts";
+import { countInputTokens } from "../billing/estimate.ts";
+import type { ModelConfig } from "../config/schema.ts";
+import { protocolOf } from "../protocols/index.ts";
 import { GatewayError } from "../errors.ts";
 import { loadTokenCounter } from "../protocols/token_count.ts";
 import type { EntryRequest } from "../protocols/types.ts";
@@ -18,20 +21,6 @@ export interface ContextCheck {
   /** The size of the client's body in bytes. */
   bodyBytes: number;
 }
-
-/** How each protocol names its cap on output tokens, for the message. */
-const OUTPUT_FIELD: Record<EntryProtocol, string> = {
-  chat: "max_completion_tokens",
-  responses: "max_output_tokens",
-  messages: "max_tokens",
-};
-
-/** How each protocol names its input, as OpenAI's `param` of this error does. */
-const INPUT_FIELD: Record<EntryProtocol, string> = {
-  chat: "messages",
-  responses: "input",
-  messages: "messages",
-};
 
 /**
  * Refuses with 400 `context_length_exceeded` (a rejection) when the request cannot fit
@@ -49,7 +38,7 @@ export function checkContextWindow(check: ContextCheck): Awaitable<number | unde
   // this small fits whatever it says, with no tokenizer run.
   if (check.bodyBytes + output <= window) return undefined;
   return loadTokenCounter().then((count) => {
-    const input = estimateUsage(request.protocol, request.body, "", count).input_tokens;
+    const input = countInputTokens(request.protocol, request.body, count);
     if (input + output > window) throw tooLong(request, input, output, window);
     return input;
   });
@@ -64,7 +53,7 @@ function tooLong(
 ): GatewayError {
   const asked = request.maxOutputTokens === undefined
     ? `the model's max_output_tokens of ${output} (the request sets no ${
-      OUTPUT_FIELD[request.protocol]
+      protocolOf(request.protocol).fields.maxOutput
     })`
     : `${output} requested output tokens`;
   return new GatewayError(
@@ -72,7 +61,7 @@ function tooLong(
     "context_length_exceeded",
     `Request too long for model "${request.model}": about ${input} input tokens plus ${asked} ` +
       `is ${input + output} tokens, over its context window of ${window}. Shorten the input ` +
-      `or lower ${OUTPUT_FIELD[request.protocol]}.`,
-    { param: INPUT_FIELD[request.protocol] },
+      `or lower ${protocolOf(request.protocol).fields.maxOutput}.`,
+    { param: protocolOf(request.protocol).fields.input },
   );
 }

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import type { ModelConfig } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import { protocolOf } from "../protocols/index.ts";
+import { countTokens } from "gpt-tokenizer";
+import { ordinaryTexts } from "../../tests/token_texts.ts";
 import { checkContextWindow } from "./context_window.ts";
 
 /** Checks a body of the given protocol against a model's config. */
@@ -74,4 +76,13 @@ Deno.test("context window: with no max output the model's max_output_tokens is a
   assert.match(error.message, /context window of 1000/);
   // The client's own cap wins over the model's.
   assert.equal(typeof await check("chat", { ...body, max_tokens: 100 }, model), "undefined");
+});
+
+Deno.test("context window: a long ordinary prompt that just fits is not refused", async () => {
+  // Megabytes of prose, code and JSON: estimated, not counted whole, and never over.
+  const text = ordinaryTexts().mixed;
+  const exact = countTokens(text, { disallowedSpecial: new Set() });
+  const body = { model: "m", max_tokens: 1000, messages: [{ role: "user", content: text }] };
+  const counted = await check("chat", body, { context_window: exact + 1000 });
+  assert.ok(counted !== undefined && counted <= exact && counted >= exact * 0.98, `${counted}`);
 });

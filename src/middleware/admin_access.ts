@@ -51,7 +51,7 @@ export function adminAccess(options: {
 }): MiddlewareHandler<AdminEnv> {
   return async function adminAccess(c, next) {
     const context = c.get("context");
-    if (extractApiKey(context.request.headers) !== undefined) {
+    if (extractApiKey(context.headers) !== undefined) {
       c.set("caller", { principal: await options.authenticate(context, { quotaExempt: true }) });
       return await next();
     }
@@ -85,9 +85,8 @@ export function adminAccess(options: {
  * browser tells it in `Origin` and `Sec-Fetch-Site`: a form another site posts here.
  */
 export function checkSameOrigin(context: RequestContext): void {
-  const headers = context.request.headers;
-  const site = headers.get("sec-fetch-site");
-  const origin = headers.get("origin");
+  const site = context.headers.get("sec-fetch-site") ?? null;
+  const origin = context.headers.get("origin") ?? null;
   const sameSite = site === null || site === "same-origin";
   const sameOrigin = origin === null ? site === "same-origin" : origin === ownOrigin(context);
   if (!sameSite || !sameOrigin) {
@@ -132,7 +131,7 @@ export function forgetSession(c: Context<AdminEnv>): void {
 }
 
 function schemeOf(context: RequestContext, url: URL): "http" | "https" {
-  const forwarded = context.request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim();
+  const forwarded = context.headers.get("x-forwarded-proto")?.split(",")[0]?.trim();
   if ((forwarded === "https" || forwarded === "http") && fromTrustedProxy(context)) {
     return forwarded;
   }

@@ -42,7 +42,7 @@ export function browserCors(): MiddlewareHandler<GatewayEnv> {
   });
   return async function browserCors(c, next) {
     const origins = c.get("context").snapshot.config.server.cors_origins;
-    if (origins.length === 0 || !c.req.header("origin")) return await next();
+    if (origins.length === 0 || !c.get("context").headers.get("origin")) return await next();
     return await answer(c, next);
   };
 }

@@ -15,7 +15,7 @@ export function headerLimits(): MiddlewareHandler<GatewayEnv> {
     let count = 0;
     // Each field as it is on the wire: `name: value\r\n`.
     let bytes = 0;
-    for (const [name, value] of c.req.raw.headers) {
+    for (const [name, value] of c.get("context").headers) {
       count++;
       bytes += name.length + value.length + 4;
     }

@@ -16,6 +16,11 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export interface RequestContext {
   /** The client's request as the runtime's server handed it over. */
   readonly request: Request;
+  /**
+   * Its header fields by lowercase name (repeated ones joined by ", "), read once: each
+   * `get` of the runtime's Headers costs ~2 µs, a request asks a dozen, and this map ~4 µs.
+   */
+  readonly headers: ReadonlyMap<string, string>;
   /** The path as sent, without the query. */
   readonly path: string;
   /** The query with its `?`, or "". */
@@ -103,12 +108,15 @@ function contextOf(
   const request = c.req.raw;
   const url = request.url;
   const query = url.indexOf("?");
-  const requestId = requestIdFrom(request.headers.get("x-request-id"), now);
+  const headers = new Map<string, string>();
+  request.headers.forEach((value, name) => headers.set(name, value));
+  const requestId = requestIdFrom(headers.get("x-request-id"), now);
   const path = c.req.path;
   const address = c.env?.remoteAddr;
   let reported = false;
   const context: RequestContext = {
     request,
+    headers,
     path,
     search: query < 0 || query === url.length - 1 ? "" : url.slice(query),
     remoteAddr: address && "hostname" in address ? address.hostname : "",

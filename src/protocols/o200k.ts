@@ -1,15 +1,20 @@
 /**
  * The o200k_base counter, built once when token_count.ts first imports this module (the
  * module system keeps it for the process after that): gpt-tokenizer's copy of tiktoken's
- * rank file, read into compact tables, and gpt-tokenizer's o200k split.
+ * rank file read into compact tables (bpe.ts), and o200k's split (o200k_split.ts). The
+ * file is a `bytes` import: part of the module graph, so that `deno compile` builds it
+ * into the executable, which then reads nothing from node_modules.
  */
-import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/esm/encodingParams/constants";
-import { bpeCounter, BpeRanks } from "./bpe.ts";
+import file from "gpt-tokenizer/data/o200k_base.tiktoken" with { type: "bytes" };
+import { type BoundedCounter, boundedCounter } from "./bounded_count.ts";
+import { BpeRanks } from "./bpe.ts";
+import { O200K_SPLIT } from "./o200k_split.ts";
 
-/** Counts a text's o200k_base tokens, special-token markers as plain text. */
-export const countO200k: (text: string) => number = bpeCounter(
-  BpeRanks.parse(
-    await Deno.readFile(new URL(import.meta.resolve("gpt-tokenizer/data/o200k_base.tiktoken"))),
-  ),
-  O200K_TOKEN_SPLIT_REGEX,
-);
+/**
+ * o200k_base's ranks. The file's 3.6 MB are handed over (`transfer` detaches the module's
+ * buffer) and dropped once read: only the compact tables stay.
+ */
+export const O200K_RANKS: BpeRanks = BpeRanks.parse(new Uint8Array(file.buffer.transfer()));
+
+/** The counter, within the default bounds; its scratch space is reused by every count. */
+export const O200K_COUNTER: BoundedCounter = boundedCounter(O200K_RANKS, O200K_SPLIT);

@@ -42,6 +42,15 @@ export interface Protocol {
   readonly overloadedStatus: 503 | 529;
   /** The fields naming a request's input and its cap on output (a context error's words). */
   readonly fields: { readonly input: string; readonly maxOutput: string };
+  /**
+   * Where a request shows its conversation (cache affinity): the field of its leading
+   * (system) text, the field of its turns, and a session id its client puts in the body.
+   */
+  readonly conversation: {
+    readonly leading?: string;
+    readonly turns: string;
+    session?(body: Record<string, unknown>): unknown;
+  };
   /** Prefix of this protocol's response ids: `chatcmpl-`, `resp_` or `msg_`. */
   readonly idPrefix: string;
   /** SSE text that keeps a silent stream's connection alive: a comment, or messages' `ping`. */

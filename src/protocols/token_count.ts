@@ -1,22 +1,29 @@
 /**
  * The token counter (o200k_base), loaded on first use: a gateway whose upstreams report
- * usage may never need a count. Its ranks are read compactly (bpe.ts: ~5 MB) rather than
+ * usage may never need a count. Every count is bounded (bounded_count.ts): exact while
+ * that costs little, estimated past it, within ~25 ms of CPU whatever the text, so that
+ * no prompt holds the serving thread. The ranks are read compactly (bpe.ts) rather than
  * through gpt-tokenizer's own encoder, whose tables and module kept ~60 MiB of a process.
  * The runtime keeps the loaded module, so later loads cost one resolved import.
  */
+import type { BoundedCounter } from "./bounded_count.ts";
 
-/** Counts the tokens of a text. */
-export type CountTokens = (text: string) => number;
+/** Counts the tokens of a text (special-token markers such as "<|endoftext|>" as plain text). */
+export interface CountTokens {
+  (text: string): number;
+  /** Where the longest prefix of `text` within `limit` tokens ends, at a piece's end. */
+  fit(text: string, limit: number): number;
+}
 
-/** The counter, treating special-token markers ("<|endoftext|>") as plain text. */
+/** The counter, with what each count cost and whether it is exact (tests, the bench). */
+export async function loadTokenTally(): Promise<BoundedCounter> {
+  return (await import("./o200k.ts")).O200K_COUNTER;
+}
+
+/** The counter. */
 export async function loadTokenCounter(): Promise<CountTokens> {
-  try {
-    return (await import("./o200k.ts")).countO200k;
-  } catch {
-    // The rank file unreadable (an executable built without it): gpt-tokenizer's own
-    // encoder counts the same, in more memory. A settlement must never lack its count.
-    const { countTokens } = await import("gpt-tokenizer");
-    const options = { disallowedSpecial: new Set<string>() };
-    return (text) => countTokens(text, options);
-  }
+  const counter = await loadTokenTally();
+  return Object.assign((text: string) => counter.tally(text).tokens, {
+    fit: (text: string, limit: number) => counter.fit(text, limit),
+  });
 }

@@ -158,7 +158,7 @@ async function readStream(
   // No signal: an aborted exchange already ends the body's reads (its connection closes,
   // the echo's stream errors), and a listener per stream would stay for all of it.
   const events = readSseBatches(response.body)[Symbol.asyncIterator]();
-  const first = await exchange.within(events.next(), timeouts.first_byte, "stream event");
+  const first = await exchange.within(firstEvents(events), timeouts.first_byte, "stream event");
   if (first.done) {
     throw new UpstreamFailure("network", "The upstream stream ended before any event.");
   }
@@ -171,6 +171,16 @@ async function readStream(
     });
   }
   return { events, first: first.value };
+}
+
+/** The first batch that holds events: comments before them do not make a first byte. */
+async function firstEvents(
+  events: AsyncIterator<SseBatch>,
+): Promise<IteratorResult<SseBatch>> {
+  for (;;) {
+    const step = await events.next();
+    if (step.done || step.value.events.length > 0) return step;
+  }
 }
 
 function asFailure(error: unknown): UpstreamFailure {

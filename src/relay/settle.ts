@@ -23,6 +23,8 @@ export interface SettlementParts {
   entry: EntryProtocol;
   /** The client's body, whose prompt an estimate counts when the upstream reported no usage. */
   body: Record<string, unknown>;
+  /** Its input tokens when admission counted them already (not counted again). */
+  inputTokens?: number;
 }
 
 /**
@@ -53,7 +55,7 @@ export class Settlement {
     const counter = this.#counter;
     const billed = billedUsage(
       outcome,
-      () => estimateUsage(entry, body, outcome.outputText(), counter!),
+      () => estimateUsage(entry, body, outcome.outputText(), counter!, this.#parts.inputTokens),
     );
     const channel = attempt?.channel.name;
     record.outcome = outcome.status;

@@ -30,7 +30,7 @@ export function adminRoutes(deps: AdminRoutesDeps): Hono<AdminEnv> {
   admin.use(securityHeaders());
   admin.route("/", dashboardAssets());
   admin.use(adminAccess(deps));
-  admin.route("/api", adminApi(deps.service));
+  admin.route("/api", adminApi(deps.service, deps.clock));
   admin.route("/", dashboardPages(deps));
   return admin;
 }

@@ -7,6 +7,7 @@
 import { type Context, Hono } from "hono";
 import type { AdminService } from "../admin/service.ts";
 import { GatewayError } from "../errors.ts";
+import type { AlarmClock } from "../upstream/alarm_clock.ts";
 import type { AdminEnv, Caller } from "../middleware/admin_access.ts";
 import {
   AccountChangeSchema,
@@ -30,7 +31,7 @@ const ROUTES: readonly [RegExp, readonly string[]][] = [
 ];
 
 /** The admin API's routes, to mount at `/admin/api` behind `adminAccess`. */
-export function adminApi(service: AdminService): Hono<AdminEnv> {
+export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEnv> {
   const api = new Hono<AdminEnv>();
   const query = (c: Context<AdminEnv>) => new URL(c.req.url).searchParams;
   const context = (c: Context<AdminEnv>) => c.get("context");
@@ -51,26 +52,26 @@ export function adminApi(service: AdminService): Hono<AdminEnv> {
 
   api.get("/accounts", async (c) => c.json(await service.accounts.list()));
   api.post("/accounts", async (c) => {
-    const body = await readInput(context(c), NewAccountSchema);
+    const body = await readInput(context(c), NewAccountSchema, clock);
     return c.json(await service.accounts.create(body), 201);
   });
   api.patch("/accounts/:name", async (c) => {
-    const body = await readInput(context(c), AccountChangeSchema);
+    const body = await readInput(context(c), AccountChangeSchema, clock);
     return c.json(await service.accounts.update(c.req.param("name"), body));
   });
   api.post("/accounts/:name/topup", async (c) => {
-    const body = await readInput(context(c), TopUpSchema);
+    const body = await readInput(context(c), TopUpSchema, clock);
     return c.json(await service.accounts.topUp(c.req.param("name"), body));
   });
   api.get("/keys", async (c) => {
     return c.json(await service.keys.list({ account: optional(query(c), "account") }));
   });
   api.post("/keys", async (c) => {
-    const body = await readInput(context(c), NewKeySchema);
+    const body = await readInput(context(c), NewKeySchema, clock);
     return c.json(await service.keys.create(body), 201);
   });
   api.patch("/keys/:id", async (c) => {
-    const body = await readInput(context(c), KeyUpdateSchema);
+    const body = await readInput(context(c), KeyUpdateSchema, clock);
     return c.json(await service.keys.update(c.req.param("id"), body));
   });
   api.delete("/keys/:id", async (c) => c.json(await service.keys.revoke(c.req.param("id"))));

@@ -11,6 +11,7 @@ import { GatewayError } from "../errors.ts";
 import type { RequestContext } from "../middleware/request_context.ts";
 import { readEnvelope } from "../protocols/request.ts";
 import { readJsonBody } from "../relay/body.ts";
+import type { AlarmClock } from "../upstream/alarm_clock.ts";
 
 const text = z.string({ error: "a string" });
 const flag = z.boolean({ error: "true or false" });
@@ -54,12 +55,13 @@ export const KeyUpdateSchema = z.object(
 export async function readInput<S extends z.ZodMiniObject>(
   context: RequestContext,
   schema: S,
+  clock: AlarmClock,
 ): Promise<z.output<S>> {
   const { config } = context.snapshot;
-  const { value } = await readJsonBody(context.request, {
+  const { value } = await readJsonBody(context, {
     maxBytes: config.server.max_body_bytes,
     timeoutMs: config.timeouts.body,
-  });
+  }, clock);
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     const known = Object.keys(schema.def.shape);
     const unknown = Object.keys(value).find((name) => !known.includes(name));

@@ -26,10 +26,10 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
   return async function countTokens(context, principal) {
     const { config } = context.snapshot;
     const { requestId, request: client } = context;
-    const body = await readJsonBody(client, {
+    const body = await readJsonBody(context, {
       maxBytes: config.server.max_body_bytes,
       timeoutMs: config.timeouts.body,
-    });
+    }, deps.clock);
     const request = parseCountTokensRequest(body.value);
     const plan = deps.router.plan(config, principal, request.model, "messages");
     // The protocol of the first channel that cannot count tokens, if one comes up.
@@ -60,7 +60,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
           operation: "count_tokens",
           entry: "messages",
           body: { ...request.body, model: attempt.upstreamModel },
-          clientHeaders: client.headers,
+          clientHeaders: context.headers,
           search: context.search,
           stream: false,
           connectMs: { ...config.timeouts, ...attempt.channel.timeouts }.connect,

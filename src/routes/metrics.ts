@@ -19,7 +19,7 @@ export function metricsRoute(metrics: Metrics): (context: RequestContext) => Pro
       );
     }
     if (server.metrics_token !== "") {
-      const authorization = context.request.headers.get("authorization") ?? "";
+      const authorization = context.headers.get("authorization") ?? "";
       const sent = /^Bearer\s+(.+)$/i.exec(authorization)?.[1]?.trim() ?? "";
       // Digests have one length, so the comparison's time says nothing about the token.
       if (!timingSafeEqualText(hashKeySecret(sent), hashKeySecret(server.metrics_token))) {

@@ -6,7 +6,7 @@
 import type { Principal } from "../auth/principal.ts";
 import type { Accounting } from "../billing/accounting.ts";
 import { holdInputTokens, likelyInputTokens } from "../billing/estimate.ts";
-import type { ChannelConfig, Config, EntryProtocol } from "../config/schema.ts";
+import type { Config, EntryProtocol } from "../config/schema.ts";
 import { describeError, type Logger } from "../log.ts";
 import type { Observer } from "../observability/observer.ts";
 import { elapsedMs } from "../observability/record.ts";
@@ -58,10 +58,10 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
     const { config } = context.snapshot;
     const { record } = context;
     record.entry = entry;
-    const body = await readJsonBody(context.request, {
+    const body = await readJsonBody(context, {
       maxBytes: config.server.max_body_bytes,
       timeoutMs: config.timeouts.body,
-    });
+    }, deps.clock);
     const parsed = protocolOf(entry).parseRequest(body.value);
     record.model = parsed.model;
     const turn = await deps.responses?.begin(config, principal, parsed.body);
@@ -69,9 +69,15 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
     const request = turn?.resolved ? { ...parsed, body: turn.body } : parsed;
     const raw = turn?.resolved ? ENCODER.encode(JSON.stringify(turn.body)) : body.raw;
     // Named from what goes upstream: every turn of a stored chain starts as its first did.
-    const conversation = conversationName(request, context.request.headers, principal.id);
+    const conversation = conversationName(request, context.headers, principal.id);
     const plan = deps.router.plan(config, principal, request.model, entry, conversation);
-    const admission = await admit(deps.limiter, config, principal, request, raw.byteLength);
+    const { admission, inputTokens } = await admit(
+      deps.limiter,
+      config,
+      principal,
+      request,
+      raw.byteLength,
+    );
     if (admission.headers) context.limitHeaders = admission.headers;
     try {
       const admitted = {
@@ -84,6 +90,7 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
         admission,
         turn,
         conversation,
+        inputTokens,
       };
       return await forward(context, principal, deps, admitted, keepalive);
     } catch (error) {
@@ -107,7 +114,7 @@ async function admit(
   principal: Principal,
   request: EntryRequest,
   bodyBytes: number,
-): Promise<Admission> {
+): Promise<{ admission: Admission; inputTokens?: number }> {
   const counted = await checkContextWindow({
     request,
     model: config.models[request.model],
@@ -120,7 +127,7 @@ async function admit(
     inputTokens: counted ?? likelyInputTokens(bodyBytes),
   });
   if (taken instanceof GatewayError) throw taken;
-  return taken;
+  return { admission: taken, inputTokens: counted };
 }
 
 /** An admitted request, as `forward` takes it on. */
@@ -138,6 +145,8 @@ interface Admitted {
   turn?: StoredTurn;
   /** The request's conversation name (routing/conversation.ts). */
   conversation: string;
+  /** Its input tokens, when the context-window check counted them (never counted twice). */
+  inputTokens?: number;
 }
 
 /**
@@ -177,6 +186,7 @@ async function forward(
     metrics,
     entry,
     body: request.body,
+    inputTokens: admitted.inputTokens,
   });
 
   const client = context.request;
@@ -203,11 +213,12 @@ async function forward(
           ? request.body
           : translation.upstreamBody(attempt.upstreamModel),
         raw: bytes,
-        clientHeaders: client.headers,
+        clientHeaders: context.headers,
         search: context.search,
         stream: request.stream,
         connectMs: timeoutsOf(attempt).connect,
         limits: answerLimitsOf(config),
+        inputTokens: admitted.inputTokens,
       });
     },
     onAttemptFailed: (attempt, failure) => {

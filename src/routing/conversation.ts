@@ -13,6 +13,7 @@
 import { hash } from "node:crypto";
 import type { EntryProtocol } from "../config/schema.ts";
 import { asRecord } from "../protocols/json_read.ts";
+import { protocolOf } from "../protocols/index.ts";
 import { collectText } from "../protocols/prompt_text.ts";
 import type { EntryRequest } from "../protocols/types.ts";
 
@@ -24,13 +25,6 @@ export const SAMPLE_CHARS = 256;
 /** The header Claude Code sends its session id in. */
 const SESSION_HEADER = "x-claude-code-session-id";
 
-/** Where each protocol keeps the prompt's leading text and its turns. */
-const PROMPT_FIELDS: Record<EntryProtocol, { leading?: string; turns: string }> = {
-  chat: { turns: "messages" },
-  responses: { leading: "instructions", turns: "input" },
-  messages: { leading: "system", turns: "messages" },
-};
-
 /**
  * The conversation name of a parsed request from the key `keyId`: 22 URL-safe characters
  * (132 bits of SHA-256). `chain` names the `previous_response_id` chain the request
@@ -39,7 +33,7 @@ const PROMPT_FIELDS: Record<EntryProtocol, { leading?: string; turns: string }> 
  */
 export function conversationName(
   request: EntryRequest,
-  headers: Headers,
+  headers: ReadonlyMap<string, string>,
   keyId: string,
   chain?: string,
 ): string {
@@ -53,15 +47,13 @@ export function conversationName(
 /** The first name the client gave, as [kind, value]; undefined when it gave none. */
 function namedBy(
   request: EntryRequest,
-  headers: Headers,
+  headers: ReadonlyMap<string, string>,
   chain: string | undefined,
 ): [string, string] | undefined {
   const { body } = request;
   if (nonEmpty(body.prompt_cache_key)) return ["prompt_cache_key", body.prompt_cache_key];
-  if (request.protocol === "messages") {
-    const user = asRecord(body.metadata)?.user_id;
-    if (nonEmpty(user)) return ["session", user];
-  }
+  const user = protocolOf(request.protocol).conversation.session?.(body);
+  if (nonEmpty(user)) return ["session", user];
   const session = headers.get(SESSION_HEADER);
   if (session) return ["session", session];
   const previous = chain || body.previous_response_id;
@@ -78,7 +70,7 @@ function namedBy(
  * and a first message at either end (its boilerplate first, the task last, or the other way).
  */
 export function promptStart(entry: EntryProtocol, body: Record<string, unknown>): string {
-  const fields = PROMPT_FIELDS[entry];
+  const fields = protocolOf(entry).conversation;
   const leading = fields.leading ? collectText(body[fields.leading]) : [];
   let opening: string[] = [];
   const turns = body[fields.turns];

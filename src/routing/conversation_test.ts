@@ -8,12 +8,13 @@ const SYSTEM = "You are a careful assistant.";
 function name(
   entry: EntryProtocol,
   body: Record<string, unknown>,
-  cues: { headers?: Headers; keyId?: string; model?: string; chain?: string } = {},
+  cues: { headers?: ReadonlyMap<string, string>; keyId?: string; model?: string; chain?: string } =
+    {},
 ): string {
   const model = cues.model ?? "m";
   return conversationName(
     { protocol: entry, model, stream: false, body },
-    cues.headers ?? new Headers(),
+    cues.headers ?? new Map(),
     cues.keyId ?? "key_a",
     cues.chain,
   );
@@ -119,7 +120,7 @@ const NAMED: [string, () => [string, string], boolean][] = [
     "prompt_cache_key first: before metadata.user_id and the session header",
     () => [
       name("messages", { prompt_cache_key: "s1", metadata: { user_id: "u" } }, {
-        headers: new Headers({ "x-claude-code-session-id": "h" }),
+        headers: new Map([["x-claude-code-session-id", "h"]]),
       }),
       name("chat", { prompt_cache_key: "s1" }),
     ],
@@ -145,7 +146,7 @@ const NAMED: [string, () => [string, string], boolean][] = [
     "Claude Code's session header names it as metadata.user_id would",
     () => [
       name("messages", { messages: [] }, {
-        headers: new Headers({ "x-claude-code-session-id": "sess" }),
+        headers: new Map([["x-claude-code-session-id", "sess"]]),
       }),
       name("messages", {
         metadata: { user_id: "sess" },
@@ -158,7 +159,7 @@ const NAMED: [string, () => [string, string], boolean][] = [
     "metadata.user_id before the session header",
     () => [
       name("messages", { metadata: { user_id: "u" } }, {
-        headers: new Headers({ "x-claude-code-session-id": "h" }),
+        headers: new Map([["x-claude-code-session-id", "h"]]),
       }),
       name("messages", { metadata: { user_id: "u" } }),
     ],

@@ -1,7 +1,9 @@
 /**
  * The built-in `echo` channel: no upstream, it answers in the client's own protocol with
  * the text of the last user message, streamed word by word when asked, with honest token
- * counts (o200k_base via gpt-tokenizer, loaded by the caller: token_count.ts).
+ * counts (o200k_base, loaded by the caller: token_count.ts). Its counting is bounded like
+ * every count: the prompt once (or not at all, when the caller counted it already), the
+ * reply once, and a cut to the output cap found in one pass.
  */
 import type { EntryProtocol } from "../config/schema.ts";
 import { protocolOf, replyId } from "../protocols/index.ts";
@@ -19,6 +21,8 @@ export interface EchoOptions {
   now: () => number;
   /** The token counter, for honest usage. */
   count: CountTokens;
+  /** The request's input tokens, when the gateway counted them already (the context check). */
+  inputTokens?: number;
 }
 
 /** Options of `echoReply`. */
@@ -27,6 +31,8 @@ export interface EchoReplyOptions {
   count: CountTokens;
   /** Text put before the echoed message, such as a fake upstream's name tag. */
   prefix?: string;
+  /** The request's input tokens, when counted already: then the prompt is not counted again. */
+  inputTokens?: number;
 }
 
 /** Answers a validated entry-point body as an upstream would, in the same protocol. */
@@ -60,12 +66,9 @@ export function echoReply(
   const wire = protocolOf(protocol);
   const request = wire.parseRequest(body);
   const prompt = wire.promptText(body);
-  const words = splitWords((options.prefix ?? "") + prompt.lastUserText);
-  const deltas = fitTokens(
-    words,
-    request.maxOutputTokens ?? Number.POSITIVE_INFINITY,
-    options.count,
-  );
+  const text = (options.prefix ?? "") + prompt.lastUserText;
+  const words = splitWords(text);
+  const { deltas, tokens } = fitTokens(text, words, request.maxOutputTokens, options.count);
   return {
     id: replyId(wire),
     model: request.model,
@@ -73,8 +76,8 @@ export function echoReply(
     deltas,
     finish: deltas.length < words.length ? "length" : "stop",
     usage: {
-      input_tokens: countPromptTokens(prompt, options.count),
-      output_tokens: options.count(deltas.join("")),
+      input_tokens: options.inputTokens ?? countPromptTokens(prompt, options.count),
+      output_tokens: tokens,
       cached_tokens: 0,
       cache_write_tokens: 0,
     },
@@ -89,20 +92,33 @@ function splitWords(text: string): string[] {
   return words;
 }
 
-/** The longest run of leading words whose text fits in `limit` tokens. */
-function fitTokens(words: string[], limit: number, count: CountTokens): string[] {
-  if (limit === Number.POSITIVE_INFINITY) return words;
-  const kept: string[] = [];
-  let total = 0;
-  for (const word of words) {
-    total += count(word);
-    if (total > limit) break;
-    kept.push(word);
+/**
+ * The longest run of leading words (of `text`) whose text fits in `limit` tokens, all of
+ * them without a limit, and its tokens; found with a bounded number of counts (one, mostly),
+ * whatever the text.
+ */
+function fitTokens(
+  text: string,
+  words: string[],
+  limit: number | undefined,
+  count: CountTokens,
+): { deltas: string[]; tokens: number } {
+  if (limit === undefined) return { deltas: words, tokens: count(text) };
+  // The prefix of whole pieces within the limit, then the words that end in it.
+  const end = count.fit(text, limit);
+  let kept = 0;
+  for (let at = 0; kept < words.length && at + words[kept]!.length <= end; kept++) {
+    at += words[kept]!.length;
   }
-  // Counting words apart can differ from counting the joined text; the joined count is
-  // what gets reported, so it is the one that must fit.
-  while (kept.length > 0 && count(kept.join("")) > limit) kept.pop();
-  return kept;
+  // A word's end may split a piece that reached past it (punctuation takes the line breaks
+  // after it): the reported count is of the joined words, so that is the one that must
+  // fit. A word or two goes, rarely more; past that the cut shrinks in proportion.
+  for (let tries = 0; kept > 0; tries++) {
+    const tokens = count(words.slice(0, kept).join(""));
+    if (tokens <= limit) return { deltas: words.slice(0, kept), tokens };
+    kept = tries < 2 ? kept - 1 : Math.floor((kept * limit) / tokens);
+  }
+  return { deltas: [], tokens: 0 };
 }
 
 /** A byte stream of SSE events, one per pull, that stops when cancelled or aborted. */

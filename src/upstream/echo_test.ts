@@ -224,3 +224,16 @@ Deno.test("echo stream errors with the abort reason when the signal aborts", asy
   controller.abort(new Error("client gone"));
   await assert.rejects(() => reader.read(), /client gone/);
 });
+
+Deno.test("echo takes input tokens the gateway counted already, and cuts a long reply to the cap", async () => {
+  const words = "The quick brown fox jumps over the lazy dog. ".repeat(25_000);
+  const body = { model: "echo", max_tokens: 1_000, messages: [{ role: "user", content: words }] };
+  const reply = await echoResponse("chat", body, { now, count, inputTokens: 123 }).json();
+  assert.equal(reply.usage.prompt_tokens, 123);
+  const content: string = reply.choices[0].message.content;
+  assert.ok(words.startsWith(content));
+  // A prefix of whole words, as many as fit: the next word would pass the cap.
+  assert.equal(reply.usage.completion_tokens, countTokens(content));
+  assert.ok(reply.usage.completion_tokens <= 1_000 && reply.usage.completion_tokens > 990);
+  assert.equal(reply.choices[0].finish_reason, "length");
+});

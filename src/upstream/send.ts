@@ -32,6 +32,8 @@ export interface SendOptions {
   connectMs: number;
   /** What the upstream's answer may take (`[server]` limits). */
   limits: Readonly<AnswerLimits>;
+  /** The request's input tokens when admission counted them (the echo channel's usage). */
+  inputTokens?: number;
 }
 
 /** The answer limits of a config's `[server]` keys, made once a config. */
@@ -58,6 +60,7 @@ export function createSender(
           signal,
           now,
           count: await loadTokenCounter(),
+          inputTokens: options.inputTokens,
         }));
     }
     const template = templateOf(attempt.channel, options.operation, attempt.key, options.stream);

@@ -13,8 +13,10 @@ import type { StopSignal } from "./stop_signal.ts";
 import { answerTooLarge, DEFAULT_ANSWER_LIMITS } from "./http1/limits.ts";
 
 /**
- * The events of an SSE body chunk by chunk (never an empty batch), `data` untouched,
- * with the chunk's bytes when they hold exactly the batch's events. Stopping early
+ * The events of an SSE body chunk by chunk, `data` untouched, with the chunk's bytes when
+ * they hold exactly the batch's events. A chunk of comments alone (an upstream's own
+ * keep-alive while its model works) is an empty batch: the upstream is not silent, so
+ * the idle timeout does not end the stream (the total timeout still does). Stopping early
  * (`return`, or the signal aborting) cancels the body so the upstream connection is
  * released; an abort throws the signal's reason. An iterator of its own rather than an
  * async generator: a relay holds a pending read for every open stream, and a generator
@@ -92,7 +94,10 @@ class SseBatches implements AsyncIterableIterator<SseBatch> {
       this.#parser.feed(text);
       const whole = !this.#partial && ends;
       this.#partial = !ends;
-      if (this.#batch.length === 0) return this.next();
+      if (this.#batch.length === 0) {
+        // Only the middle of an event: nothing to tell yet. Only comments: activity.
+        return ends && !this.#body.ended ? { done: false, value: { events: [] } } : this.next();
+      }
       const events = this.#batch;
       this.#batch = [];
       // The chunk is the reader's own: it goes on as it came when it holds just these events.

@@ -179,3 +179,16 @@ Deno.test("readSseBatches bounds one event by the body's bound, never the stream
   assert.equal(large.state.cancelled, true);
   assert.equal(large.state.reads, 3, "refused as the event outgrew the bound, not at its end");
 });
+
+Deno.test("readSseBatches tells a chunk of comments alone as an empty batch, a partial event as nothing", async () => {
+  const { body } = boundedBody([
+    "data: a\n\n",
+    ": still working\n\n",
+    "data: b",
+    "\n\n",
+  ], 1_000);
+  const batches = [];
+  for await (const batch of readSseBatches(body)) batches.push(batch.events);
+  // The upstream's comment is activity (the idle timeout waits on it); half an event is not.
+  assert.deepEqual(batches, [[{ data: "a" }], [], [{ data: "b" }]]);
+});

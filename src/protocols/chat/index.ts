@@ -20,6 +20,7 @@ export const chat: Protocol = {
   },
   overloadedStatus: 503,
   fields: { input: "messages", maxOutput: "max_completion_tokens" },
+  conversation: { turns: "messages" },
   keepalive: KEEPALIVE_COMMENT,
   idPrefix: "chatcmpl-",
   parseRequest(body) {

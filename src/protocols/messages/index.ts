@@ -1,5 +1,6 @@
 /** The messages protocol (`POST /v1/messages`, and its `count_tokens`). */
 import type { Protocol } from "../protocol.ts";
+import { asRecord } from "../json_read.ts";
 import { encodeSse } from "../sse.ts";
 import { entryRequest, readEnvelope } from "../request.ts";
 import { buildMessage, buildMessageEvents } from "./build.ts";
@@ -21,6 +22,12 @@ export const messages: Protocol = {
   },
   overloadedStatus: 529,
   fields: { input: "messages", maxOutput: "max_tokens" },
+  // Claude Code puts its session in `metadata.user_id`.
+  conversation: {
+    leading: "system",
+    turns: "messages",
+    session: (body) => asRecord(body.metadata)?.user_id,
+  },
   keepalive: encodeSse({ event: "ping", data: '{"type": "ping"}' }),
   idPrefix: "msg_",
   parseRequest(body) {

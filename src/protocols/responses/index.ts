@@ -19,6 +19,7 @@ export const responses: Protocol = {
   },
   overloadedStatus: 503,
   fields: { input: "input", maxOutput: "max_output_tokens" },
+  conversation: { leading: "instructions", turns: "input" },
   keepalive: KEEPALIVE_COMMENT,
   idPrefix: "resp_",
   parseRequest(body) {
