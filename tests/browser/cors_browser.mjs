@@ -6,12 +6,17 @@
  * Run: `npm ci && node --test cors_browser.mjs` here (`.ci/run` does).
  */
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { launchChromium, serve, writeConfig } from "./tollgate.mjs";
+import {
+  ECHO_CONFIG,
+  launchChromium,
+  serve,
+  writeConfig,
+} from "./tollgate.mjs";
 
 let dir;
 let server;
@@ -37,20 +42,9 @@ before(async () => {
   allowed = await pageServer();
   other = await pageServer();
   dir = await mkdtemp(join(tmpdir(), "tollgate_cors_"));
-  const configPath = await writeConfig(dir, [
-    "[groups.default]",
-    'models = ["*"]',
-    "[[channels]]",
-    'name = "echo"',
-    'protocol = "echo"',
-    'models = ["echo"]',
+  const configPath = await writeConfig(dir, ECHO_CONFIG, [
+    `cors_origins = ["${allowed.origin}"]`,
   ]);
-  // The allowed origin goes into writeConfig's [server] table.
-  const text = await readFile(configPath, "utf8");
-  await writeFile(
-    configPath,
-    text.replace("[server]\n", `[server]\ncors_origins = ["${allowed.origin}"]\n`),
-  );
   server = await serve(configPath, { firstRun: true });
   browser = await launchChromium();
 });
@@ -102,7 +96,11 @@ test("a page of an allowed origin calls the API and reads the answer", async () 
   const seen = await callFrom(allowed.origin);
   assert.equal(seen.status, 200, JSON.stringify(seen));
   assert.equal(seen.text, "from a browser");
-  assert.match(seen.requestId ?? "", /^req_/, "x-request-id is exposed to the page");
+  assert.match(
+    seen.requestId ?? "",
+    /^req_/,
+    "x-request-id is exposed to the page",
+  );
 });
 
 test("a page of another origin is refused by the browser", async () => {

@@ -6,19 +6,19 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { deno, launchChromium, serve, signIn, writeConfig } from "./tollgate.mjs";
+import {
+  deno,
+  ECHO_CONFIG,
+  launchChromium,
+  serve,
+  signIn,
+  writeConfig,
+} from "./tollgate.mjs";
 
 const output = process.argv[2] ??
   new URL("../../docs/dashboard.png", import.meta.url).pathname;
 const dir = await mkdtemp(join(tmpdir(), "tollgate_screenshot_"));
-const configPath = await writeConfig(dir, [
-  "[groups.default]",
-  'models = ["*"]',
-  "[[channels]]",
-  'name = "echo"',
-  'protocol = "echo"',
-  'models = ["echo"]',
-]);
+const configPath = await writeConfig(dir, ECHO_CONFIG);
 const adminKey = (await deno("tests/browser/demo_data.ts", configPath)).trim();
 const server = await serve(configPath);
 const browser = await launchChromium();

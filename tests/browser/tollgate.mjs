@@ -28,13 +28,23 @@ const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
+/** A group of every model and the echo channel serving `echo`: config lines for writeConfig. */
+export const ECHO_CONFIG = [
+  "[groups.default]",
+  'models = ["*"]',
+  "[[channels]]",
+  'name = "echo"',
+  'protocol = "echo"',
+  'models = ["echo"]',
+];
+
 /**
- * Writes `config.toml` into `dir`: listening on 127.0.0.1 (a free port), its database beside
- * it, then `lines` (groups, models, channels). Returns its path.
+ * Writes `config.toml` into `dir`: listening on 127.0.0.1 (a free port) with `server` lines
+ * more, its database beside it, then `lines` (groups, models, channels). Returns its path.
  */
-export async function writeConfig(dir, lines) {
+export async function writeConfig(dir, lines, server = []) {
   const path = join(dir, "config.toml");
-  const head = ["[server]", 'listen = "127.0.0.1:0"', "[database]"];
+  const head = ["[server]", 'listen = "127.0.0.1:0"', ...server, "[database]"];
   await writeFile(
     path,
     [...head, `url = "file:${join(dir, "tollgate.db")}"`, ...lines, ""].join(
@@ -84,7 +94,9 @@ export function serve(configPath, { firstRun = false } = {}) {
   };
   return new Promise((resolve, reject) => {
     let output = "";
-    exited.then((code) => reject(new Error(`tollgate exited (${code}): ${output}`)));
+    exited.then((code) =>
+      reject(new Error(`tollgate exited (${code}): ${output}`))
+    );
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (text) => {
       output += text;
