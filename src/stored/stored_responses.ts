@@ -8,6 +8,7 @@ import type { Principal } from "../auth/principal.ts";
 import type { Config } from "../config/schema.ts";
 import type { StoredResponseRow } from "../db/schema.ts";
 import type { StoredResponseRows } from "../db/stored_responses.ts";
+import { orderedId } from "../ids.ts";
 import type { StreamConverter } from "../translate/translation.ts";
 import { type ResponseObject, responseOfBody, watchFinalResponse } from "./capture.ts";
 import { type Item, withIds } from "./items.ts";
@@ -61,7 +62,8 @@ const EXPIRY_BATCH = 500;
 
 /** Stored responses over their rows. */
 export function createStoredResponses(deps: StoredResponsesDeps): StoredResponses {
-  const newId = deps.newId ?? randomId;
+  // Ordered, as the items' table is keyed by them (src/ids.ts).
+  const newId = deps.newId ?? ((prefix: string) => orderedId(prefix, deps.now()));
   let retentionMs = 30 * DAY_MS;
   return {
     async begin(config, principal, body) {
@@ -142,8 +144,4 @@ function storedTurn(
 function isReference(item: unknown): boolean {
   return typeof item === "object" && item !== null &&
     (item as Record<string, unknown>).type === "item_reference";
-}
-
-function randomId(prefix: string): string {
-  return prefix + crypto.randomUUID().replaceAll("-", "");
 }

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import type { Principal } from "../auth/principal.ts";
 import { parseConfig } from "../config/schema.ts";
 import { openDatabase } from "../db/database.ts";
-import { storedResponseRows } from "../db/stored_responses.ts";
 import { createStoredResponses } from "./stored_responses.ts";
 
 const DAY_MS = 86_400_000;
@@ -18,7 +17,7 @@ async function withStore(
     const clock = { now: 1_800_000_000_000 };
     await test(
       createStoredResponses({
-        rows: () => Promise.resolve(storedResponseRows(db.kysely)),
+        rows: () => db.storedResponses(),
         now: () => clock.now,
       }),
       clock,

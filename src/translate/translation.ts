@@ -72,7 +72,7 @@ export interface TranslatorOptions {
   now(): number;
   /** Reports something dropped in translation (for the debug log). */
   drop(what: string, why: string): void;
-  /** Fresh ids for translated answers; random unless a test passes a counter. */
+  /** Fresh ids for translated answers; ordered by time (src/ids.ts) unless a test passes a counter. */
   newId?(prefix: string): string;
   /** The request's conversation name (routing/conversation.ts), for upstream prompt caches. */
   conversation?: string;
