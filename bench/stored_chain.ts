@@ -82,7 +82,7 @@ export async function measureChain(
       };
       const begun = await store.begin(CONFIG, PRINCIPAL, body);
       const id = `resp_bench_${crypto.randomUUID().replaceAll("-", "")}`;
-      await begun!.keepWhole(answer(id, turn, shape.answerBytes));
+      await begun!.keepWhole({ body: answer(id, turn, shape.answerBytes) });
       previous = id;
     }
     const last = await rows.find(PRINCIPAL.accountId, previous!, Date.now());

@@ -59,8 +59,10 @@ export function translated(options: TranslatorOptions, upstream: EntryProtocol):
       }),
     response({ json }) {
       const answer = target.decodeResponse(json);
+      const encoded = client.encodeResponse(answer, answerContext());
       return {
-        body: JSON.stringify(client.encodeResponse(answer, answerContext())),
+        body: JSON.stringify(encoded),
+        json: encoded,
         usage: answer.usage,
         outputText: () => responseText(answer),
       };

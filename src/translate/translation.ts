@@ -15,6 +15,8 @@ import type { WholeAnswer } from "../upstream/response.ts";
 export interface ConvertedResponse {
   /** The client's body: the upstream's own bytes (same protocol), or JSON text. */
   body: Uint8Array<ArrayBuffer> | string;
+  /** The same body parsed (the upstream's JSON, or the object encoded), not to read it again. */
+  json: unknown;
   /** The upstream's usage report, if it made one. */
   usage?: Usage;
   /** What the upstream produced, for estimating usage when it reported none. */
