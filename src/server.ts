@@ -20,7 +20,6 @@ import type { LineWriter } from "./observability/line_writer.ts";
 import { createMetrics } from "./observability/metrics.ts";
 import { createObserver } from "./observability/observer.ts";
 import { createRouter } from "./routing/router.ts";
-import { storedResponseRows } from "./db/stored_responses.ts";
 import { createStoredResponses } from "./stored/stored_responses.ts";
 import { createHttpClient } from "./upstream/http1/client.ts";
 
@@ -108,7 +107,7 @@ export async function startServer(options: {
     );
   }, HEARTBEAT_MS);
   const responses = createStoredResponses({
-    rows: async () => storedResponseRows(await db.queries()),
+    rows: () => db.storedResponses(),
     now,
   });
   // Stored responses past [responses] retention_days are removed in the background (reads

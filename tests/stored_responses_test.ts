@@ -190,6 +190,23 @@ Deno.test("stored responses: another account's response is not found, to read or
     assert.equal((await client.responses.retrieve(mine.id)).id, mine.id);
   }));
 
+Deno.test("stored responses: answers kept together are each found at once, to read and to continue", () =>
+  withScope(async (s) => {
+    const { client } = await storing(s, "chat");
+    // Concurrent answers, whole and streamed, share their commits (group commit): each
+    // client asks for its answer's id as soon as it has the answer.
+    await Promise.all(Array.from({ length: 24 }, async (_, i) => {
+      const stream = i % 2 === 1;
+      const first = await turn(client, stream, { input: `question ${i}` });
+      assert.equal((await client.responses.retrieve(first.id)).id, first.id);
+      const next = await turn(client, stream, {
+        input: `again ${i}`,
+        previous_response_id: first.id,
+      });
+      assert.equal(next.output_text, `fake:up says again ${i}`);
+    }));
+  }));
+
 Deno.test("stored responses: store false keeps nothing, and a responses channel is told so", () =>
   withScope(async (s) => {
     const { fake, client, gateway } = await storing(s, "responses");

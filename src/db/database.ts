@@ -11,6 +11,8 @@ import type { Db, ServingDb } from "./serving_db.ts";
 import type { SqliteConnection } from "./sql_client.ts";
 import { openSqliteFile } from "./sqlite_file.ts";
 import { createSqliteStore, isSqliteUnavailable } from "./sqlite_store.ts";
+import type { StoredResponseRows } from "./stored_responses.ts";
+import { sqliteStoredResponseRows } from "./stored_responses_sqlite.ts";
 
 // What an open database is lives in serving_db.ts, which postgres.ts (loaded from here)
 // builds too; those who open a database here take its types from here.
@@ -50,6 +52,7 @@ export async function openServingDatabase(url: string, authToken?: string): Prom
     : undefined;
   const store = createSqliteStore(sqlite.client, sqlite.transaction, { journal });
   let kysely: Promise<Kysely<Database>> | undefined;
+  let storedResponses: StoredResponseRows | undefined;
   return {
     kind: "sqlite",
     store,
@@ -60,6 +63,13 @@ export async function openServingDatabase(url: string, authToken?: string): Prom
         const { Kysely } = await import("kysely");
         return new Kysely<Database>({ dialect: await sqlite.dialect() });
       })(),
+    storedResponses: () =>
+      Promise.resolve(
+        storedResponses ??= sqliteStoredResponseRows(
+          sqlite.client,
+          (error) => !isSqliteUnavailable(error),
+        ),
+      ),
     async close() {
       if (kysely) await (await kysely).destroy();
       store.close();

@@ -5,6 +5,7 @@ import { migratePostgres } from "./postgres_migrate.ts";
 import { createPostgresStore, isPostgresUnavailable } from "./postgres_store.ts";
 import type { Database } from "./schema.ts";
 import type { ServingDb } from "./serving_db.ts";
+import { storedResponseRows } from "./stored_responses.ts";
 
 /** Connections per process: holds and settlements are short calls, a few go a long way. */
 const POOL_SIZE = 16;
@@ -43,9 +44,11 @@ export function openPostgres(url: string): ServingDb {
   // a listener its error event would end the process.
   pool.on("error", () => {});
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const storedResponses = storedResponseRows(kysely);
   return {
     kind: "postgres",
     queries: () => Promise.resolve(kysely),
+    storedResponses: () => Promise.resolve(storedResponses),
     store: createPostgresStore(pool),
     isUnavailable: isPostgresUnavailable,
     migrate: () => migratePostgres(pool),

@@ -6,6 +6,7 @@ import type { Kysely } from "kysely";
 import type { MigrationResult } from "./migrate.ts";
 import type { Database } from "./schema.ts";
 import type { Store } from "./store.ts";
+import type { StoredResponseRows } from "./stored_responses.ts";
 
 /** Which SQL a database speaks: SQLite (files and libSQL servers) or PostgreSQL. */
 export type DatabaseKind = "sqlite" | "postgres";
@@ -24,6 +25,8 @@ export interface ServingDb {
    * through the store alone and never loads it (~5 MiB), unless its first start makes a key.
    */
   queries(): Promise<Kysely<Database>>;
+  /** The rows of stored responses, as the request path reads and writes them. */
+  storedResponses(): Promise<StoredResponseRows>;
   close(): Promise<void>;
 }
 

@@ -8,6 +8,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Principal } from "../auth/principal.ts";
 import type { ConfigSnapshot } from "../config/store.ts";
 import type { ErrorShape } from "../errors.ts";
+import { orderedId } from "../ids.ts";
 import { newRecord, type RequestRecord } from "../observability/record.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -70,10 +71,7 @@ export function requestIdFrom(incoming: string | null | undefined, now: number):
  * ledger's index of request ids grows at its end.
  */
 export function newRequestId(now: number): string {
-  // A UUID's first 8 and last 12 hex digits are random (its version and variant sit between).
-  const uuid = crypto.randomUUID();
-  const time = Math.max(0, Math.floor(now)).toString(16).padStart(12, "0");
-  return `req_${time}${uuid.slice(0, 8)}${uuid.slice(24)}`;
+  return orderedId("req_", now);
 }
 
 /** What the context middleware is built from. */

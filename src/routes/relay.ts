@@ -261,7 +261,7 @@ async function forward(
     // It waits only to load the tokenizer, when the upstream reported no usage to bill.
     await settlement.settle(outcome, served.attempts, served.attempt);
     // Kept before it is answered, so that the client's next turn finds it on any node.
-    if (admitted.turn) await keepQuietly(deps, requestId, admitted.turn.keepWhole(converted.body));
+    if (admitted.turn) await keepQuietly(deps, requestId, admitted.turn.keepWhole(converted));
     record.firstByteMs = elapsedMs(record);
     return new Response(converted.body, {
       headers: { "content-type": "application/json", "server-timing": serverTiming(record) },

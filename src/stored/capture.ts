@@ -14,13 +14,25 @@ export interface ResponseObject extends Record<string, unknown> {
 
 const DECODER = new TextDecoder();
 
-/** The response object of a whole answer's body, if it is one. */
-export function responseOfBody(body: Uint8Array | string): ResponseObject | undefined {
+/** A whole answer as the client got it: its body, and that body parsed when at hand. */
+export interface WholeBody {
+  body: Uint8Array | string;
+  json?: unknown;
+}
+
+/** The response object of a whole answer, if it is one. */
+export function responseOfAnswer({ body, json }: WholeBody): ResponseObject | undefined {
+  if (json !== undefined) return asResponse(json);
   try {
-    return asResponse(JSON.parse(typeof body === "string" ? body : DECODER.decode(body)));
+    return asResponse(JSON.parse(bodyText(body)));
   } catch {
     return undefined;
   }
+}
+
+/** A body as text. */
+export function bodyText(body: Uint8Array | string): string {
+  return typeof body === "string" ? body : DECODER.decode(body);
 }
 
 /** Events that end a response's stream with the whole response object. */

@@ -8,8 +8,15 @@ import type { Principal } from "../auth/principal.ts";
 import type { Config } from "../config/schema.ts";
 import type { StoredResponseRow } from "../db/schema.ts";
 import type { StoredResponseRows } from "../db/stored_responses.ts";
+import { orderedId } from "../ids.ts";
 import type { StreamConverter } from "../translate/translation.ts";
-import { type ResponseObject, responseOfBody, watchFinalResponse } from "./capture.ts";
+import {
+  bodyText,
+  type ResponseObject,
+  responseOfAnswer,
+  watchFinalResponse,
+  type WholeBody,
+} from "./capture.ts";
 import { type Item, withIds } from "./items.ts";
 import { type ResolvedTurn, resolveTurn } from "./resolve.ts";
 
@@ -42,7 +49,7 @@ export interface StoredTurn {
   /** Whether `body` is not the client's own (its bytes must be written anew). */
   readonly resolved: boolean;
   /** Keeps a whole answer, given the body the client got; resolves once it is written. */
-  keepWhole(body: Uint8Array | string): Promise<void>;
+  keepWhole(answer: WholeBody): Promise<void>;
   /** The stream's converter, noting its final response for `keepStream`. */
   watch(converter: StreamConverter): StreamConverter;
   /** Keeps the stream's final response, if it completed; resolves once it is written. */
@@ -61,7 +68,8 @@ const EXPIRY_BATCH = 500;
 
 /** Stored responses over their rows. */
 export function createStoredResponses(deps: StoredResponsesDeps): StoredResponses {
-  const newId = deps.newId ?? randomId;
+  // Ordered, as the items' table is keyed by them (src/ids.ts).
+  const newId = deps.newId ?? ((prefix: string) => orderedId(prefix, deps.now()));
   let retentionMs = 30 * DAY_MS;
   return {
     async begin(config, principal, body) {
@@ -78,7 +86,7 @@ export function createStoredResponses(deps: StoredResponsesDeps): StoredResponse
       return storedTurn(
         turn,
         turn.body !== body,
-        keep ? (response) => save(rows, principal, turn, response) : undefined,
+        keep ? (response, body) => save(rows, principal, turn, response, body) : undefined,
       );
     },
     async find(accountId, id) {
@@ -97,9 +105,12 @@ export function createStoredResponses(deps: StoredResponsesDeps): StoredResponse
     principal: Principal,
     turn: ResolvedTurn,
     response: ResponseObject,
+    body: WholeBody["body"] | undefined,
   ): Promise<void> {
     const now = deps.now();
     const output = withIds(response.output, newId);
+    // The client's own text when no output item needed an id (a translated answer's have theirs).
+    const named = body !== undefined && output.every((item, i) => item === response.output[i]);
     const items: [string, string][] = [...turn.newItems, ...output].map((item: Item) => [
       item.id as string,
       JSON.stringify(item),
@@ -112,7 +123,7 @@ export function createStoredResponses(deps: StoredResponsesDeps): StoredResponse
         model: typeof response.model === "string" ? response.model : "",
         created_at: now,
         expires_at: now + retentionMs,
-        response: JSON.stringify({ ...response, output }),
+        response: named ? bodyText(body) : JSON.stringify({ ...response, output }),
         input_items: JSON.stringify(turn.inputItems),
       },
       items,
@@ -120,19 +131,22 @@ export function createStoredResponses(deps: StoredResponsesDeps): StoredResponse
   }
 }
 
-/** A turn over its resolution; `save` undefined when the client asked not to be kept. */
+/**
+ * A turn over its resolution; `save` (given the body the client got, if whole) undefined
+ * when the client asked not to be kept.
+ */
 function storedTurn(
   turn: ResolvedTurn,
   resolved: boolean,
-  save: ((response: ResponseObject) => Promise<void>) | undefined,
+  save: ((response: ResponseObject, body?: WholeBody["body"]) => Promise<void>) | undefined,
 ): StoredTurn {
   let final: ResponseObject | undefined;
-  const keep = (response: ResponseObject | undefined) =>
-    save && response ? save(response) : Promise.resolve();
+  const keep = (response: ResponseObject | undefined, body?: WholeBody["body"]) =>
+    save && response ? save(response, body) : Promise.resolve();
   return {
     body: turn.body,
     resolved,
-    keepWhole: (body) => keep(responseOfBody(body)),
+    keepWhole: (answer) => keep(responseOfAnswer(answer), answer.body),
     watch: (converter) =>
       save ? watchFinalResponse(converter, (response) => final = response) : converter,
     keepStream: () => keep(final),
@@ -142,8 +156,4 @@ function storedTurn(
 function isReference(item: unknown): boolean {
   return typeof item === "object" && item !== null &&
     (item as Record<string, unknown>).type === "item_reference";
-}
-
-function randomId(prefix: string): string {
-  return prefix + crypto.randomUUID().replaceAll("-", "");
 }

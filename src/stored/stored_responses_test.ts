@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import type { Principal } from "../auth/principal.ts";
 import { parseConfig } from "../config/schema.ts";
 import { openDatabase } from "../db/database.ts";
-import { storedResponseRows } from "../db/stored_responses.ts";
 import { createStoredResponses } from "./stored_responses.ts";
 
 const DAY_MS = 86_400_000;
@@ -18,7 +17,7 @@ async function withStore(
     const clock = { now: 1_800_000_000_000 };
     await test(
       createStoredResponses({
-        rows: () => Promise.resolve(storedResponseRows(db.kysely)),
+        rows: () => db.storedResponses(),
         now: () => clock.now,
       }),
       clock,
@@ -50,7 +49,7 @@ Deno.test("stored responses: kept for retention_days, then neither found nor cha
   withStore(async (store, clock) => {
     const turn = await store.begin(config(2), PRINCIPAL, { model: "m", input: "hi" });
     assert.ok(turn);
-    await turn.keepWhole(answer("resp_1", "hello"));
+    await turn.keepWhole({ body: answer("resp_1", "hello") });
     assert.ok(await store.find(1, "resp_1"));
     assert.equal(await store.find(2, "resp_1"), undefined, "another account's");
     clock.now += 2 * DAY_MS - 1;
@@ -77,7 +76,7 @@ Deno.test("stored responses: a chain is one read; each response holds the conver
         // Every earlier question and answer, then this turn's input.
         assert.equal((turn.body.input as unknown[]).length, 2 * (i - 1) + 1);
       }
-      await turn.keepWhole(answer(`resp_${i}`, `answer ${i}`));
+      await turn.keepWhole({ body: answer(`resp_${i}`, `answer ${i}`) });
       previous = `resp_${i}`;
     }
     const last = await store.find(1, "resp_50");
@@ -88,4 +87,23 @@ Deno.test("stored responses: [responses] store = false keeps and resolves nothin
   withStore(async (store) => {
     const off = parseConfig({ responses: { store: false } });
     assert.equal(await store.begin(off, PRINCIPAL, { model: "m", input: "hi" }), undefined);
+  }));
+
+Deno.test("stored responses: a whole answer is kept as the client got it; an output item without an id is given one", () =>
+  withStore(async (store) => {
+    const named = answer("resp_named", "hello");
+    await (await store.begin(config(1), PRINCIPAL, { input: "hi" }))!.keepWhole({
+      body: new TextEncoder().encode(named),
+    });
+    assert.equal((await store.find(1, "resp_named"))!.response, named);
+    const unnamed = {
+      id: "resp_unnamed",
+      output: [{ type: "message", role: "assistant", content: [] }],
+    };
+    await (await store.begin(config(1), PRINCIPAL, { input: "hi" }))!.keepWhole({
+      body: JSON.stringify(unnamed),
+      json: unnamed,
+    });
+    const kept = JSON.parse((await store.find(1, "resp_unnamed"))!.response);
+    assert.match(kept.output[0].id, /^msg_[0-9a-f]{32}$/);
   }));

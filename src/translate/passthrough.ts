@@ -40,6 +40,7 @@ export function passthrough(options: TranslatorOptions): Translation {
       passthroughRequest(request.body, upstreamModel, hideUsageChunk),
     response: ({ bytes, json }) => ({
       body: bytes,
+      json,
       usage: wire.usageFromResponse(json),
       outputText: () => wire.responseText(json),
     }),

@@ -4,6 +4,7 @@
  * client, usage and produced text read off the IR as they pass.
  */
 import type { EntryProtocol } from "../config/schema.ts";
+import { orderedId } from "../ids.ts";
 import type { GatewayError } from "../errors.ts";
 import { asRecord } from "../protocols/json_read.ts";
 import type { SseEvent } from "../protocols/sse.ts";
@@ -37,8 +38,8 @@ export function translated(options: TranslatorOptions, upstream: EntryProtocol):
     request: request(),
     body: options.echo ?? options.request.body,
     requestId: options.requestId,
-    newId: options.newId ??
-      ((prefix) => prefix + crypto.randomUUID().replaceAll("-", "").slice(0, 24)),
+    // Ordered: a stored response is kept under its id (src/ids.ts).
+    newId: options.newId ?? ((prefix) => orderedId(prefix, options.now())),
     now: options.now,
     includeUsage: asRecord(options.request.body.stream_options)?.include_usage === true,
     get inputTokensHint() {
@@ -58,8 +59,10 @@ export function translated(options: TranslatorOptions, upstream: EntryProtocol):
       }),
     response({ json }) {
       const answer = target.decodeResponse(json);
+      const encoded = client.encodeResponse(answer, answerContext());
       return {
-        body: JSON.stringify(client.encodeResponse(answer, answerContext())),
+        body: JSON.stringify(encoded),
+        json: encoded,
         usage: answer.usage,
         outputText: () => responseText(answer),
       };

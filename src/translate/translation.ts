@@ -15,6 +15,8 @@ import type { WholeAnswer } from "../upstream/response.ts";
 export interface ConvertedResponse {
   /** The client's body: the upstream's own bytes (same protocol), or JSON text. */
   body: Uint8Array<ArrayBuffer> | string;
+  /** The same body parsed (the upstream's JSON, or the object encoded), not to read it again. */
+  json: unknown;
   /** The upstream's usage report, if it made one. */
   usage?: Usage;
   /** What the upstream produced, for estimating usage when it reported none. */
@@ -72,7 +74,7 @@ export interface TranslatorOptions {
   now(): number;
   /** Reports something dropped in translation (for the debug log). */
   drop(what: string, why: string): void;
-  /** Fresh ids for translated answers; random unless a test passes a counter. */
+  /** Fresh ids for translated answers; ordered by time (src/ids.ts) unless a test passes a counter. */
   newId?(prefix: string): string;
   /** The request's conversation name (routing/conversation.ts), for upstream prompt caches. */
   conversation?: string;

@@ -1,0 +1,121 @@
+/**
+ * Resolving a long stored chain, as the request path does (src/stored/resolve.ts): a chain
+ * of N turns is built through the store itself (each turn resolved against the one before
+ * and its answer kept, as the relay does), then the next turn's `previous_response_id` to
+ * the last one is resolved many times over, on a SQLite file and, given a URL, on
+ * PostgreSQL. bench/stored.ts runs it.
+ */
+import type { Principal } from "../src/auth/principal.ts";
+import { parseConfig } from "../src/config/schema.ts";
+import { openDatabase } from "../src/db/database.ts";
+import { storedResponseRows } from "../src/db/stored_responses.ts";
+import { resolveTurn } from "../src/stored/resolve.ts";
+import { createStoredResponses } from "../src/stored/stored_responses.ts";
+import { type Percentiles, percentiles } from "./load.ts";
+
+/** What a chain's resolution measured. */
+export interface ChainResult {
+  database: string;
+  turns: number;
+  /** Size of the last turn's kept conversation (its `input_items` and response), KiB. */
+  storedKib: number;
+  /** Items the resolved request sends upstream. */
+  items: number;
+  iterations: number;
+  /** Milliseconds a resolution. */
+  latency: Percentiles;
+}
+
+/** The shape of a chain: turns, and the size of each question and answer. */
+export interface ChainShape {
+  turns: number;
+  questionBytes: number;
+  answerBytes: number;
+  iterations: number;
+}
+
+const PRINCIPAL = { id: "key_bench", accountId: 1 } as Principal;
+const CONFIG = parseConfig({});
+
+/** Text of about `bytes` characters, different for each turn (as a conversation's are). */
+function text(turn: number, what: string, bytes: number): string {
+  const line = `${what} ${turn}: the bench's conversation goes on, turn after turn. `;
+  return line.repeat(Math.max(1, Math.ceil(bytes / line.length))).slice(0, bytes);
+}
+
+/** A whole responses answer with one message of about `bytes` characters. */
+function answer(id: string, turn: number, bytes: number): string {
+  return JSON.stringify({
+    id,
+    object: "response",
+    status: "completed",
+    model: "bench-priced",
+    output: [{
+      id: `msg_${id}`,
+      type: "message",
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", annotations: [], text: text(turn, "answer", bytes) }],
+    }],
+    usage: { input_tokens: 12 * turn, output_tokens: bytes / 4, total_tokens: 12 * turn },
+  });
+}
+
+/** Builds `shape`'s chain on the database at `url` and times resolving its next turn. */
+export async function measureChain(
+  database: string,
+  url: string,
+  shape: ChainShape,
+): Promise<ChainResult> {
+  const db = await openDatabase(url);
+  try {
+    const migration = await db.migrate();
+    if (migration.error) throw new Error(`Migrating ${database}: ${migration.error.message}`);
+    const rows = storedResponseRows(db.kysely);
+    const store = createStoredResponses({ rows: () => Promise.resolve(rows), now: Date.now });
+    let previous: string | undefined;
+    for (let turn = 1; turn <= shape.turns; turn++) {
+      const body: Record<string, unknown> = {
+        model: "bench-priced",
+        input: text(turn, "question", shape.questionBytes),
+        ...(previous ? { previous_response_id: previous } : {}),
+      };
+      const begun = await store.begin(CONFIG, PRINCIPAL, body);
+      const id = `resp_bench_${crypto.randomUUID().replaceAll("-", "")}`;
+      await begun!.keepWhole({ body: answer(id, turn, shape.answerBytes) });
+      previous = id;
+    }
+    const last = await rows.find(PRINCIPAL.accountId, previous!, Date.now());
+    const storedKib = (last!.input_items.length + last!.response.length) / 1024;
+    const next = { model: "bench-priced", input: "And now?", previous_response_id: previous };
+    const deps = {
+      rows,
+      accountId: PRINCIPAL.accountId,
+      now: Date.now(),
+      newId: (prefix: string) => prefix + crypto.randomUUID().replaceAll("-", ""),
+    };
+    const resolve = () => resolveTurn(next, { ...deps, now: Date.now() });
+    const { body } = await resolve();
+    const items = (body.input as unknown[]).length;
+    if (items !== 2 * shape.turns + 1) {
+      throw new Error(`The chain resolved to ${items} items, not ${2 * shape.turns + 1}.`);
+    }
+    for (let i = 0; i < Math.min(200, shape.iterations); i++) await resolve(); // warm-up
+    const times: number[] = [];
+    for (let i = 0; i < shape.iterations; i++) {
+      const started = performance.now();
+      await resolve();
+      times.push(performance.now() - started);
+    }
+    return {
+      database,
+      turns: shape.turns,
+      storedKib,
+      items,
+      iterations: shape.iterations,
+      latency: percentiles(times),
+    };
+  } finally {
+    await db.close();
+  }
+}
