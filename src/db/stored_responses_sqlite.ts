@@ -3,9 +3,8 @@
  * store's connection: no query builder while serving. The responses kept in one turn of
  * the event loop commit in one transaction (group commit, write_queue.ts), and each
  * keeper waits for its own commit: an id a client was answered is found by its next
- * request. A transaction of its own a response, through the query builder, cost 62% of
- * a c32 gateway's throughput; shared, about half that, and 20-26% with ordered ids
- * (src/ids.ts; bench/README.md, "Stored responses").
+ * request. A transaction of its own for each response cost most of a busy gateway's
+ * throughput (bench/README.md, "Stored responses").
  */
 import type { StoredResponseRow } from "./schema.ts";
 import type { SqlClient, SqlStatement } from "./sql_client.ts";
