@@ -285,7 +285,7 @@ Deno.test("http1: interim 1xx answers are skipped; an answer split byte by byte 
   await upstream.close();
 });
 
-Deno.test("http1: a body that came with its head is had at once; one that comes after, once it comes", async () => {
+Deno.test("http1: a body that came with its head is read, and one that comes after it", async () => {
   let headRead!: () => void;
   const headWasRead = new Promise<void>((resolve) => headRead = resolve);
   const upstream = scripted(async (peer) => {
@@ -301,11 +301,9 @@ Deno.test("http1: a body that came with its head is had at once; one that comes 
     await answerAll(peer);
   });
   await withClient(async (client) => {
-    const whole = (await post(client, upstream.url)).bytes();
-    assert.ok(!(whole instanceof Promise), "the body in the head's read is not awaited");
+    const whole = await (await post(client, upstream.url)).bytes();
     assert.equal(decoder.decode(whole), '{"n":1}');
     const later = (await post(client, upstream.url)).bytes();
-    assert.ok(later instanceof Promise, "a body still to come is a promise");
     headRead();
     assert.equal(decoder.decode(await later), '{"n":2}');
     assert.equal(decoder.decode(await (await post(client, upstream.url)).bytes()), '{"n":1}');
