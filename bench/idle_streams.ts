@@ -9,6 +9,7 @@ import { sampleRss } from "./memory.ts";
 import { openFileLimit, rssKib } from "./processes.ts";
 import { type ClientRequest } from "./protocols.ts";
 import { mib, opt, table } from "./table.ts";
+import type { Ratio } from "./report.ts";
 
 /** What the idle phase needs from the bench's settings. */
 export interface IdleSettings {
@@ -170,6 +171,25 @@ export async function runIdleStreams(
       : (peakRssKib - idleRssKib) / open.length,
     afterCloseRssKib,
   };
+}
+
+/** Issue 34's bound: 10,000 idle streams held in less than this RSS, in KiB. */
+const TEN_THOUSAND_STREAMS_MOST_KIB = 1024 * 1024;
+
+/**
+ * 10,000 idle streams' RSS: measured when the phase held that many, else the idle RSS plus
+ * 10,000 times what each stream held.
+ */
+export function idleRatios(result: IdleResult | undefined): Ratio[] {
+  if (!result || result.idleRssKib === undefined || result.perStreamKib === undefined) return [];
+  const measured = result.opened >= 10_000 && result.peakRssKib !== undefined;
+  const kib = measured ? result.peakRssKib! : result.idleRssKib + 10_000 * result.perStreamKib;
+  return [{
+    name: `10,000 idle streams' RSS, MiB (${measured ? "measured" : `from ${result.opened}`})`,
+    value: kib / 1024,
+    target: `< ${TEN_THOUSAND_STREAMS_MOST_KIB / 1024}`,
+    met: kib < TEN_THOUSAND_STREAMS_MOST_KIB,
+  }];
 }
 
 /** The idle phase's table. */

@@ -19,7 +19,7 @@ import {
   runCosts,
 } from "./costs.ts";
 import { type DirectionResult, runDirections } from "./directions.ts";
-import { IDLE_KEEPALIVE_MS, type IdleResult, runIdleStreams } from "./idle_streams.ts";
+import { IDLE_KEEPALIVE_MS, idleRatios, type IdleResult, runIdleStreams } from "./idle_streams.ts";
 import { memoryRatios, type MemoryResult, METERING_FLOOR, runMemory } from "./memory.ts";
 import { type ChildServer, machine, startChild, tollgateRuntimeFlags } from "./processes.ts";
 import { directionRatios, printReport, type Ratio, ratios, type TargetResults } from "./report.ts";
@@ -200,6 +200,7 @@ async function main(): Promise<void> {
       ...directionRatios(directions, settings.chunks),
       ...costRatios(costs),
       ...memoryRatios(memory, "bare proxy", COST_TARGETS.priced),
+      ...idleRatios(idle),
     ];
     return {
       date: new Date().toISOString(),
