@@ -1,5 +1,4 @@
 /** Authentication: the key from the headers, then every state check of the catalogue. */
-import { andThen, type Awaitable } from "../awaitable.ts";
 import type { Config } from "../config/schema.ts";
 import type { RequestContext } from "../middleware/request_context.ts";
 import { GatewayError } from "../errors.ts";
@@ -8,7 +7,7 @@ import { anyCidrContains, type Cidr, parseCidr } from "./cidr.ts";
 import { clientIp } from "./client_ip.ts";
 import { extractApiKey } from "./extract.ts";
 import { rememberSecretHashes } from "./secret_hashes.ts";
-import type { KeyRecord, KnownKeyLookup, Principal } from "./principal.ts";
+import type { KeyLookup, KeyRecord, Principal } from "./principal.ts";
 
 const parseCidrs = (texts: readonly string[]): Cidr[] =>
   texts.map(parseCidr).filter((cidr): cidr is Cidr => cidr !== undefined);
@@ -22,18 +21,17 @@ export interface AuthenticateOptions {
 }
 
 /**
- * Verifies a request's key: its principal (at once when the lookup knew the key), or a
- * thrown 401/403 GatewayError. The key is the one the request's headers carry, unless
+ * Verifies a request's key: its principal, or a rejected 401/403 GatewayError. The key is the one the request's headers carry, unless
  * `options` names another.
  */
 export type Authenticate = (
   context: RequestContext,
   options?: AuthenticateOptions,
-) => Awaitable<Principal>;
+) => Promise<Principal>;
 
 /** Authentication over a key lookup (cached by the caller). */
 export function authenticate(options: {
-  lookup: KnownKeyLookup;
+  lookup: KeyLookup;
   now: () => number;
 }): Authenticate {
   const hashOf = rememberSecretHashes();
@@ -45,9 +43,9 @@ export function authenticate(options: {
     if (!cidrs) allowlists.set(texts, cidrs = parseCidrs(texts));
     return cidrs;
   };
-  return function authenticate(context, admin) {
+  return async function authenticate(context, admin) {
     if (admin?.keyHash !== undefined) {
-      return andThen(options.lookup(admin.keyHash), (key) => principalOf(context, key, admin));
+      return principalOf(context, await options.lookup(admin.keyHash), admin);
     }
     const secret = extractApiKey(context.headers);
     if (!secret) {
@@ -57,7 +55,7 @@ export function authenticate(options: {
         "Missing API key: send it as `Authorization: Bearer <key>` or as `x-api-key: <key>`.",
       );
     }
-    return andThen(options.lookup(hashOf(secret)), (key) => principalOf(context, key, admin));
+    return principalOf(context, await options.lookup(hashOf(secret)), admin);
   };
 
   /** The principal of the key `found` for this request, once every check passed. */

@@ -4,7 +4,7 @@ import { testPrincipal } from "./test_support.ts";
 
 const KEY = testPrincipal();
 
-Deno.test("key cache: a key looked up is known at once for a second, then looked up again", async () => {
+Deno.test("key cache: a key looked up is known from memory for a second, then looked up again", async () => {
   let now = 0;
   const asked: string[] = [];
   const lookup = cacheKeyLookup((hash) => {
@@ -12,30 +12,37 @@ Deno.test("key cache: a key looked up is known at once for a second, then looked
     return Promise.resolve(hash === "known" ? KEY : undefined);
   }, () => now);
 
-  const first = lookup("known");
-  assert.ok(first instanceof Promise, "the first lookup goes to the store");
-  assert.equal(await first, KEY);
+  assert.equal(await lookup("known"), KEY);
   now += KEY_CACHE_TTL_MS - 1;
-  assert.equal(lookup("known"), KEY, "known within the second: no promise");
+  assert.equal(await lookup("known"), KEY, "known within the second");
   assert.equal(await lookup("missing"), undefined);
-  assert.equal(lookup("missing"), undefined, "a key not found is known too");
+  assert.equal(await lookup("missing"), undefined, "a key not found is known too");
+  assert.deepEqual(asked, ["known", "missing"], "the store was asked once a key");
   now += 1;
-  const again = lookup("known");
-  assert.ok(again instanceof Promise, "after a second the store is asked again");
-  assert.equal(await again, KEY);
-  assert.deepEqual(asked, ["known", "missing", "known"]);
+  assert.equal(await lookup("known"), KEY);
+  assert.deepEqual(asked, ["known", "missing", "known"], "after a second the store is asked again");
+});
+
+Deno.test("key cache: lookups of one key at once share the store's answer", async () => {
+  let asked = 0;
+  const lookup = cacheKeyLookup(() => {
+    asked++;
+    return Promise.resolve(KEY);
+  }, () => 0);
+  assert.deepEqual(await Promise.all([lookup("known"), lookup("known")]), [KEY, KEY]);
+  assert.equal(asked, 1);
 });
 
 Deno.test("key cache: a failed lookup is not kept", async () => {
   let fail = true;
-  const lookup = cacheKeyLookup(
-    () => fail ? Promise.reject(new Error("database gone")) : Promise.resolve(KEY),
-    () => 0,
-  );
+  let asked = 0;
+  const lookup = cacheKeyLookup(() => {
+    asked++;
+    return fail ? Promise.reject(new Error("database gone")) : Promise.resolve(KEY);
+  }, () => 0);
   await assert.rejects(async () => await lookup("known"), /database gone/);
   fail = false;
-  const retried = lookup("known");
-  assert.ok(retried instanceof Promise, "the failure was forgotten: the store is asked again");
-  assert.equal(await retried, KEY);
-  assert.equal(lookup("known"), KEY);
+  assert.equal(await lookup("known"), KEY, "the failure was forgotten: the store is asked again");
+  assert.equal(await lookup("known"), KEY);
+  assert.equal(asked, 2);
 });

@@ -1,5 +1,4 @@
 /** Who is calling: the verified key, its account and group. */
-import type { Awaitable } from "../awaitable.ts";
 
 /** A key as authentication needs it: the key row joined with its account. */
 export interface KeyRecord {
@@ -24,8 +23,6 @@ export interface KeyRecord {
 
 /** Finds a key by the SHA-256 hex of its secret. */
 export type KeyLookup = (hash: string) => Promise<KeyRecord | undefined>;
-/** A key lookup that answers at once what it already knows (key_cache.ts). */
-export type KnownKeyLookup = (hash: string) => Awaitable<KeyRecord | undefined>;
 
 /** An authenticated caller, as later steps of the request see it. */
 export type Principal = KeyRecord;

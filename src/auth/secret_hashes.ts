@@ -1,8 +1,7 @@
 /**
  * The SHA-256 of key secrets (keys.ts), remembering the last few: a client sends the same
- * key with every request, and a hash through node:crypto costs several microseconds on a
- * request path the CPU comes back to cold (bench/README.md). A secret is matched against
- * the remembered ones in constant time, as secrets are compared.
+ * key with every request, so its hash is kept rather than computed again each time. A
+ * secret is matched against the remembered ones in constant time, as secrets are compared.
  */
 import { hashKeySecret, timingSafeEqualText } from "./keys.ts";
 

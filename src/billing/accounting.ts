@@ -1,5 +1,4 @@
 /** The accounting seam of the request flow: hold before the upstream call, settle after. */
-import type { Awaitable } from "../awaitable.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { Config, EntryProtocol } from "../config/schema.ts";
 import type { Usage } from "../protocols/types.ts";
@@ -55,11 +54,8 @@ export interface Hold {
 
 /** Holds and settles requests against balances, quotas and the ledger. */
 export interface Accounting {
-  /**
-   * Holds the worst-case cost (at once when the store decides at once); 401/403
-   * `insufficient_user_quota` when it is not covered.
-   */
-  hold(admission: Admission): Awaitable<Hold>;
+  /** Holds the worst-case cost; 401/403 `insufficient_user_quota` when it is not covered. */
+  hold(admission: Admission): Promise<Hold>;
   /**
    * Resolves once every settlement begun so far is written, and every hold taken so far
    * (for shutdown and tests).

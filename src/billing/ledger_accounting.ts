@@ -11,7 +11,6 @@ import { describeError, type Logger } from "../log.ts";
 import type { Accounting, Admission, Hold, Settlement, Settling } from "./accounting.ts";
 import { formatUsd } from "./money.ts";
 import { costMicros, createPriceBook } from "./pricing.ts";
-import { andThen, type Awaitable } from "../awaitable.ts";
 
 /** Output tokens assumed for a hold when neither the request nor the model caps them. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
@@ -45,7 +44,7 @@ export function createLedgerAccounting(options: {
   };
   const priceOf = createPriceBook();
   return {
-    hold(admission: Admission): Awaitable<Hold> {
+    async hold(admission: Admission): Promise<Hold> {
       const { config, principal } = admission;
       const group = config.groups[principal.group]!;
       const model = config.models[admission.model];
@@ -82,52 +81,51 @@ export function createLedgerAccounting(options: {
         inputTokens: admission.likelyInputTokens,
         inputCostMicros: priced(admission.likelyInputTokens, 0),
       };
-      return andThen(unlessUnavailable(store.takeHold(hold)), (result): Hold => {
-        if (!result.ok && result.reason === "balance") {
-          throw new GatewayError(
-            403,
-            "insufficient_user_quota",
-            `Insufficient balance: this request may cost up to $${formatUsd(amountMicros)} ` +
-              `(${admission.inputTokens} input and ${outputTokens} output tokens at most) but the account has ` +
-              `$${
-                formatUsd(result.availableMicros)
-              } available. Top up the account or lower max_tokens.`,
-          );
-        }
-        if (!result.ok) {
-          throw new GatewayError(
-            401,
-            "insufficient_user_quota",
-            `Insufficient key quota: this request may use up to ${tokens} tokens but the key has ` +
-              `${result.availableTokens} left. Lower max_tokens, or ask the operator to raise the quota ` +
-              `(\`tollgate key update ${principal.id} --quota TOKENS\`).`,
-          );
-        }
-        return {
-          reserved: amountMicros > 0 || principal.quotaTokens !== null,
-          settle(settlement: Settlement): Settling {
-            const { usage } = settlement;
-            const cost = costMicros(usage, price);
-            watch(store.settleHold({
-              ...settlementOf(hold),
-              createdAt: now(),
-              channel: settlement.channel ?? null,
-              upstreamModel: settlement.upstreamModel ?? null,
-              attempts: settlement.attempts,
-              status: settlement.status,
-              reason: settlement.reason ?? null,
-              inputTokens: usage.input_tokens,
-              outputTokens: usage.output_tokens,
-              cachedTokens: usage.cached_tokens,
-              cacheWriteTokens: usage.cache_write_tokens,
-              estimated: settlement.estimated,
-              costMicros: cost,
-              durationMs: now() - startedAt,
-            }));
-            return { costMicros: cost };
-          },
-        };
-      });
+      const result = await unlessUnavailable(store.takeHold(hold));
+      if (!result.ok && result.reason === "balance") {
+        throw new GatewayError(
+          403,
+          "insufficient_user_quota",
+          `Insufficient balance: this request may cost up to $${formatUsd(amountMicros)} ` +
+            `(${admission.inputTokens} input and ${outputTokens} output tokens at most) but the account has ` +
+            `$${
+              formatUsd(result.availableMicros)
+            } available. Top up the account or lower max_tokens.`,
+        );
+      }
+      if (!result.ok) {
+        throw new GatewayError(
+          401,
+          "insufficient_user_quota",
+          `Insufficient key quota: this request may use up to ${tokens} tokens but the key has ` +
+            `${result.availableTokens} left. Lower max_tokens, or ask the operator to raise the quota ` +
+            `(\`tollgate key update ${principal.id} --quota TOKENS\`).`,
+        );
+      }
+      return {
+        reserved: amountMicros > 0 || principal.quotaTokens !== null,
+        settle(settlement: Settlement): Settling {
+          const { usage } = settlement;
+          const cost = costMicros(usage, price);
+          watch(store.settleHold({
+            ...settlementOf(hold),
+            createdAt: now(),
+            channel: settlement.channel ?? null,
+            upstreamModel: settlement.upstreamModel ?? null,
+            attempts: settlement.attempts,
+            status: settlement.status,
+            reason: settlement.reason ?? null,
+            inputTokens: usage.input_tokens,
+            outputTokens: usage.output_tokens,
+            cachedTokens: usage.cached_tokens,
+            cacheWriteTokens: usage.cache_write_tokens,
+            estimated: settlement.estimated,
+            costMicros: cost,
+            durationMs: now() - startedAt,
+          }));
+          return { costMicros: cost };
+        },
+      };
     },
     async drain() {
       while (pending.size > 0) await Promise.all([...pending]);

@@ -173,7 +173,7 @@ export function watchConfigFile(
   // Polled, not watched: a file-system watch reports on the whole directory, where the
   // SQLite database usually sits too, and its writes woke the watcher (and the event loop)
   // on every request, costing more CPU than the rest of the request's bookkeeping. A stat
-  // every half second (synchronous: microseconds for one local file) sees every kind of
+  // every half second (synchronous, and cheap for one local file) sees every kind of
   // save, a file renamed over the old one included.
   let seen = fingerprintOf(absolute);
   const stopPolling = startPolling(() => {

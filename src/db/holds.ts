@@ -30,8 +30,7 @@ const RELEASE_INTERRUPTED = `DELETE FROM holds WHERE id = ? RETURNING amount_mic
   created_at, request_id, model, entry_point, stream, input_tokens, input_cost_micros`;
 /**
  * Rows a multi-row INSERT writes at most: a statement's own cost (binding, stepping,
- * resetting) is paid once for them all, 1.3 µs a ledger row less than one statement
- * each (bench/README.md).
+ * resetting) is paid once for them all, not once a row.
  */
 const ROWS_PER_INSERT = 16;
 /** `INSERT INTO {table} ({columns}) VALUES` with 1 to ROWS_PER_INSERT rows of placeholders. */

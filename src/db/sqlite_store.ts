@@ -25,7 +25,6 @@ import {
   type Store,
 } from "./store.ts";
 import { createBatchQueue, DEFERRED_MS } from "./write_queue.ts";
-import type { Awaitable } from "../awaitable.ts";
 
 /**
  * Result codes that mean "not now" rather than a bug: the file is locked past the busy
@@ -57,12 +56,9 @@ export function isSqliteUnavailable(error: unknown): boolean {
 
 /** Rethrows an unavailable database's error as DatabaseUnavailableError. */
 function guard<T>(operation: Promise<T>): Promise<T> {
-  // A `.catch` rather than an async wrapper: the request path pays no extra await.
-  return operation.catch(rethrowGuarded);
-}
-
-function rethrowGuarded(error: unknown): never {
-  throw guarded(error);
+  return operation.catch((error: unknown) => {
+    throw guarded(error);
+  });
 }
 
 /** An unavailable database's error as DatabaseUnavailableError, any other as it is. */
@@ -179,17 +175,15 @@ export function createSqliteStore(
   const decide = createBatchQueue(decideNow);
   /** Holds taken and not yet settled: while none is, a request has nobody to batch with. */
   let open = 0;
-  const counted = ([result]: HoldResult[]): HoldResult => {
-    if (result!.ok) open++;
-    return result!;
-  };
   /**
-   * A lone request decides at once; with others in flight the turn's requests decide
+   * A lone request decides in the call; with others in flight the turn's requests decide
    * together, in one read and one append (each a system call, bench/README.md).
    */
-  const take = (hold: NewHold): Awaitable<HoldResult> => {
-    if (!journal) return apply([{ kind: "hold", hold }]).then(first);
-    return open > 0 ? decide([hold]).then(counted) : counted(decideNow([hold]));
+  const take = async (hold: NewHold): Promise<HoldResult> => {
+    if (!journal) return first(await apply([{ kind: "hold", hold }]));
+    const [result] = open > 0 ? await decide([hold]) : decideNow([hold]);
+    if (result!.ok) open++;
+    return result!;
   };
   /** `take` once the settlements waiting for their batch are written. */
   const takeAfterSettling = async (hold: NewHold): Promise<HoldResult> => {
@@ -243,17 +237,12 @@ export function createSqliteStore(
     journal = taken.journal;
   };
   return {
-    takeHold(hold) {
+    async takeHold(hold) {
+      const result = await guard(take(hold));
       // Refused: settlements waiting for their batch may release what it lacks (a client
       // sending its next request as soon as the last answer came).
-      const retried = (result: HoldResult): Awaitable<HoldResult> =>
-        result.ok || settling === 0 ? result : guard(takeAfterSettling(hold));
-      try {
-        const taken = take(hold);
-        return taken instanceof Promise ? guard(taken).then(retried) : retried(taken);
-      } catch (error) {
-        return Promise.reject(guarded(error));
-      }
+      if (result.ok || settling === 0) return result;
+      return await guard(takeAfterSettling(hold));
     },
     settleHold(settle) {
       if (open > 0) open--;

@@ -5,7 +5,6 @@
  * checks its conditions inside the database, so concurrent requests, on one process or
  * on several, can never both spend the same money.
  */
-import type { Awaitable } from "../awaitable.ts";
 import type { ApiKey } from "./schema.ts";
 
 /** A hold to take: the worst-case cost and tokens of one request, and what its row needs. */
@@ -112,10 +111,10 @@ export const INTERRUPTED_REASON =
 /** Holds, settlement, instances and recovery, atomic in the database. */
 export interface Store {
   /**
-   * Takes a hold if the account's available balance and the key's quota both cover it: at
-   * once when the store decides at once. It never throws; a failure rejects.
+   * Takes a hold if the account's available balance and the key's quota both cover it. It
+   * never throws; a failure rejects.
    */
-  takeHold(hold: NewHold): Awaitable<HoldResult>;
+  takeHold(hold: NewHold): Promise<HoldResult>;
   /**
    * Writes the ledger row, debits the account (never below what its other holds need,
    * nor below zero: the row records what was debited), adds the key's tokens and

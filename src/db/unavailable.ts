@@ -2,7 +2,6 @@
  * The database being unreachable, as a client sees it: a store's DatabaseUnavailableError
  * becomes the 503 `database_unavailable` of design.md's catalogue, with Retry-After.
  */
-import type { Awaitable } from "../awaitable.ts";
 import { GatewayError } from "../errors.ts";
 import { DatabaseUnavailableError } from "./store.ts";
 
@@ -21,14 +20,11 @@ export function databaseUnavailable(cause: unknown): GatewayError {
   );
 }
 
-/**
- * A store's call, whose `DatabaseUnavailableError` becomes the 503 above; at once when the
- * call answered at once (a store's calls reject, never throw).
- */
-export function unlessUnavailable<T>(call: Awaitable<T>): Awaitable<T> {
-  return call instanceof Promise ? call.catch(rethrowUnavailable) : call;
-}
-
-function rethrowUnavailable(error: unknown): never {
-  throw error instanceof DatabaseUnavailableError ? databaseUnavailable(error) : error;
+/** A store's call, whose `DatabaseUnavailableError` becomes the 503 above. */
+export async function unlessUnavailable<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    throw error instanceof DatabaseUnavailableError ? databaseUnavailable(error) : error;
+  }
 }

@@ -11,7 +11,6 @@ import { protocolOf } from "../protocols/index.ts";
 import { GatewayError } from "../errors.ts";
 import { loadTokenCounter } from "../protocols/token_count.ts";
 import type { EntryRequest } from "../protocols/types.ts";
-import type { Awaitable } from "../awaitable.ts";
 
 /** What the check reads of a request. */
 export interface ContextCheck {
@@ -25,10 +24,10 @@ export interface ContextCheck {
 /**
  * Refuses with 400 `context_length_exceeded` (a rejection) when the request cannot fit
  * the model's context window. Returns the input tokens when it had to count them (a
- * better estimate than the body size, for later steps); undefined, at once, when the
- * model has no window or the body is too small to matter (no tokenizer loaded).
+ * better estimate than the body size, for later steps); undefined when the model has no
+ * window or the body is too small to matter (no tokenizer loaded).
  */
-export function checkContextWindow(check: ContextCheck): Awaitable<number | undefined> {
+export async function checkContextWindow(check: ContextCheck): Promise<number | undefined> {
   const { request, model } = check;
   const window = model?.context_window;
   if (window === undefined) return undefined;
@@ -37,11 +36,10 @@ export function checkContextWindow(check: ContextCheck): Awaitable<number | unde
   // A token is at least one byte of the text, and the text is part of the body: a body
   // this small fits whatever it says, with no tokenizer run.
   if (check.bodyBytes + output <= window) return undefined;
-  return loadTokenCounter().then((count) => {
-    const input = countInputTokens(request.protocol, request.body, count);
-    if (input + output > window) throw tooLong(request, input, output, window);
-    return input;
-  });
+  const count = await loadTokenCounter();
+  const input = countInputTokens(request.protocol, request.body, count);
+  if (input + output > window) throw tooLong(request, input, output, window);
+  return input;
 }
 
 /** The client's 400 for `input` and `output` tokens over the model's `window`. */

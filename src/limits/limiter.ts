@@ -7,7 +7,6 @@
 import type { Principal } from "../auth/principal.ts";
 import type { Config } from "../config/schema.ts";
 import type { GatewayError } from "../errors.ts";
-import type { Awaitable } from "../awaitable.ts";
 
 /** What one request asks of the limits. */
 export interface LimitRequest {
@@ -27,24 +26,23 @@ export interface Admission {
    * Counts the output tokens the request was billed for toward tpm. Called once; never
    * rejects (a shared store logs its own failures: the answer has gone out already).
    */
-  settle(outputTokens: number): Awaitable<void>;
+  settle(outputTokens: number): Promise<void>;
   /** Gives the concurrency slot back; any call after the first does nothing. Never rejects. */
-  release(): Awaitable<void>;
+  release(): Promise<void>;
 }
 
 /** Admits requests under the limits of the config they carry. */
 export interface Limiter {
   /**
    * Admits a request, counting it (and its input tokens) at once, or refuses it with a
-   * 429 `rate_limit_exceeded` carrying `Retry-After` and the `x-ratelimit-*` headers: at
-   * once in memory, later from a shared store.
+   * 429 `rate_limit_exceeded` carrying `Retry-After` and the `x-ratelimit-*` headers.
    */
-  take(request: LimitRequest): Awaitable<Admission | GatewayError>;
+  take(request: LimitRequest): Promise<Admission | GatewayError>;
 }
 
 /** The admission of a request no limit applies to: nothing to count or give back. */
 export const UNLIMITED: Admission = Object.freeze({
   headers: undefined,
-  settle() {},
-  release() {},
+  settle: () => Promise.resolve(),
+  release: () => Promise.resolve(),
 });

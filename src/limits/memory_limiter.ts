@@ -7,7 +7,7 @@
  */
 import type { GatewayError } from "../errors.ts";
 import { type LimitState, rateLimitHeaders } from "./headers.ts";
-import { type Admission, type Limiter, UNLIMITED } from "./limiter.ts";
+import { type Admission, type Limiter, type LimitRequest, UNLIMITED } from "./limiter.ts";
 import { type Breach, CONCURRENCY_RETRY_MS, limitRefusal } from "./refusal.ts";
 import { type LimitedScope, scopesOf } from "./scopes.ts";
 import { SlidingWindow } from "./window.ts";
@@ -30,65 +30,69 @@ export function createMemoryLimiter(options: { now: () => number }): Limiter {
     return found;
   };
 
-  return {
-    take(request): Admission | GatewayError {
-      const scopes = scopesOf(request.config, request.principal, request.model);
-      if (scopes.length === 0) return UNLIMITED;
-      const now = options.now();
-      const input = Math.max(0, Math.ceil(request.inputTokens));
-      const scoped = scopes.map((scope) => ({ scope, counts: countsOf(scope) }));
+  /** Checks every limit and counts the request in one synchronous step. */
+  const admit = (request: LimitRequest): Admission | GatewayError => {
+    const scopes = scopesOf(request.config, request.principal, request.model);
+    if (scopes.length === 0) return UNLIMITED;
+    const now = options.now();
+    const input = Math.max(0, Math.ceil(request.inputTokens));
+    const scoped = scopes.map((scope) => ({ scope, counts: countsOf(scope) }));
 
-      // Every limit is checked before anything is counted: a refused request counts nowhere.
-      const breaches: Breach[] = [];
-      for (const { scope, counts } of scoped) {
-        const breach = (kind: Breach["kind"], limit: number, waitMs: number) =>
-          breaches.push({ scope, kind, limit, waitMs, inputTokens: input });
-        if (scope.rpm !== undefined) {
-          const waitMs = (counts.requests ??= new SlidingWindow()).waitMs(1, scope.rpm, now);
-          if (waitMs > 0) breach("rpm", scope.rpm, waitMs);
-        }
-        if (scope.tpm !== undefined) {
-          const waitMs = (counts.tokens ??= new SlidingWindow()).waitMs(input, scope.tpm, now);
-          if (waitMs > 0) breach("tpm", scope.tpm, waitMs);
-        }
-        if (scope.concurrency !== undefined && counts.inFlight >= scope.concurrency) {
-          breach("concurrency", scope.concurrency, CONCURRENCY_RETRY_MS);
-        }
+    // Every limit is checked before anything is counted: a refused request counts nowhere.
+    const breaches: Breach[] = [];
+    for (const { scope, counts } of scoped) {
+      const breach = (kind: Breach["kind"], limit: number, waitMs: number) =>
+        breaches.push({ scope, kind, limit, waitMs, inputTokens: input });
+      if (scope.rpm !== undefined) {
+        const waitMs = (counts.requests ??= new SlidingWindow()).waitMs(1, scope.rpm, now);
+        if (waitMs > 0) breach("rpm", scope.rpm, waitMs);
       }
-      if (breaches.length > 0) return limitRefusal(breaches, headersOf(scoped, now));
+      if (scope.tpm !== undefined) {
+        const waitMs = (counts.tokens ??= new SlidingWindow()).waitMs(input, scope.tpm, now);
+        if (waitMs > 0) breach("tpm", scope.tpm, waitMs);
+      }
+      if (scope.concurrency !== undefined && counts.inFlight >= scope.concurrency) {
+        breach("concurrency", scope.concurrency, CONCURRENCY_RETRY_MS);
+      }
+    }
+    if (breaches.length > 0) return limitRefusal(breaches, headersOf(scoped, now));
 
-      const slots: ScopeCounts[] = [];
-      const tokenWindows: SlidingWindow[] = [];
-      for (const { scope, counts } of scoped) {
-        if (scope.rpm !== undefined) counts.requests!.add(1, now);
-        if (scope.tpm !== undefined) {
-          counts.tokens!.add(input, now);
-          tokenWindows.push(counts.tokens!);
-        }
-        if (scope.concurrency !== undefined) {
-          counts.inFlight++;
-          slots.push(counts);
-        }
+    const slots: ScopeCounts[] = [];
+    const tokenWindows: SlidingWindow[] = [];
+    for (const { scope, counts } of scoped) {
+      if (scope.rpm !== undefined) counts.requests!.add(1, now);
+      if (scope.tpm !== undefined) {
+        counts.tokens!.add(input, now);
+        tokenWindows.push(counts.tokens!);
       }
-      let settled = false;
-      let released = false;
-      return {
-        headers: headersOf(scoped, now),
-        settle(outputTokens) {
-          if (settled) return;
+      if (scope.concurrency !== undefined) {
+        counts.inFlight++;
+        slots.push(counts);
+      }
+    }
+    let settled = false;
+    let released = false;
+    return {
+      headers: headersOf(scoped, now),
+      settle(outputTokens) {
+        if (!settled) {
           settled = true;
           const at = options.now();
           for (const window of tokenWindows) window.add(Math.max(0, outputTokens), at);
-        },
-        release() {
-          if (released) return;
+        }
+        return Promise.resolve();
+      },
+      release() {
+        if (!released) {
           released = true;
           // The slots taken at admission, whatever a reload has done to the limits since.
           for (const slot of slots) slot.inFlight--;
-        },
-      };
-    },
+        }
+        return Promise.resolve();
+      },
+    };
   };
+  return { take: (request) => Promise.resolve(admit(request)) };
 }
 
 /**

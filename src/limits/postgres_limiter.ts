@@ -112,20 +112,20 @@ export function createPostgresLimiter(options: PostgresLimiterOptions): Limiter 
       let released = false;
       return {
         headers,
-        settle(outputTokens) {
+        async settle(outputTokens) {
           if (settled || tokenScopes.length === 0 || outputTokens <= 0) return;
           settled = true;
-          return quietly(
+          await quietly(
             "counting output tokens toward tpm failed",
             tokenScopes,
             sql`SELECT settle_limits(${tokenScopes}::text[], ${Math.ceil(outputTokens)})`
               .execute(kysely),
           );
         },
-        release() {
+        async release() {
           if (released || leases.length === 0) return;
           released = true;
-          return quietly(
+          await quietly(
             "releasing a concurrency lease failed (it lapses at its deadline)",
             leaseScopes,
             sql`DELETE FROM limit_leases WHERE id = ANY(${leases}::text[])`.execute(kysely),

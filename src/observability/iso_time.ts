@@ -1,8 +1,8 @@
 /**
  * ISO 8601 UTC timestamps (`2026-11-26T23:51:03.042Z`) of times in milliseconds since the
- * epoch, for the request log. `Date.prototype.toISOString` costs ~1.4 µs a call, most of a
- * log line's making (bench/README.md); the text up to the second is made once a second
- * here, and a timestamp within it costs a concatenation.
+ * epoch, for the request log. `Date.prototype.toISOString` was most of a log line's
+ * making: the text up to the second is made once a second here, and a timestamp within it
+ * is a concatenation.
  */
 export class IsoTime {
   #second = NaN;

@@ -25,7 +25,7 @@ const POSITION_MASK = (1 << POSITION_BITS) - 1;
 
 /**
  * Work a rank lookup counts for, against a byte of splitting (piece_count.ts): a lookup
- * that misses the CPU's caches is a trip to memory, ~100 ns on this machine.
+ * that misses the CPU's caches is a trip to memory, many times a byte's splitting.
  */
 const LOOKUP_WORK = 5;
 /** Work a heap's lookup counts for, against one of a short piece's: the heap's own steps. */

@@ -3,8 +3,6 @@
  * HTTP/1.1 client (http1/client.ts) for channels, a fetch Response for the echo channel
  * and the doctor. Bodies are read chunk by chunk, each chunk the reader's own bytes.
  */
-import type { Awaitable } from "../awaitable.ts";
-
 /** A body read chunk by chunk. */
 export interface BodyReader {
   /** The next bytes of the body (the caller may keep them), or undefined once it ended. */
@@ -27,8 +25,8 @@ export interface UpstreamResponse {
   header(name: string): string | undefined;
   /** The whole body as UTF-8 text. */
   text(): Promise<string>;
-  /** The whole body's bytes, at once when they are all here. */
-  bytes(): Awaitable<Uint8Array<ArrayBuffer>>;
+  /** The whole body's bytes. */
+  bytes(): Promise<Uint8Array<ArrayBuffer>>;
   /** The body, or null when the answer has none. */
   readonly body: BodyReader | null;
 }

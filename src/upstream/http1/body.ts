@@ -12,18 +12,15 @@ import { type ChunkedDecoder, createChunkedDecoder } from "./chunked.ts";
 import { type Connection, ConnectionClosed } from "./connection.ts";
 import type { Framing } from "./head.ts";
 import type { StopSignal } from "../stop_signal.ts";
-import type { ByteSlab } from "./byte_slab.ts";
-import { takeBuffered } from "./read_buffer.ts";
-import type { Awaitable } from "../../awaitable.ts";
 import { type AnswerLimits, answerTooLarge } from "./limits.ts";
 
 /** A body reader that can also read the whole body at once. */
 export interface Http1Body extends BodyReader {
   /**
-   * Every byte of the body (what `read` has not taken yet), at once when all are buffered;
-   * fails (the body given up) once they pass `maxAnswerBytes`.
+   * Every byte of the body (what `read` has not taken yet); fails (the body given up) once
+   * they pass `maxAnswerBytes`.
    */
-  readAll(): Awaitable<Uint8Array>;
+  readAll(): Promise<Uint8Array>;
   readonly maxAnswerBytes: number;
 }
 
@@ -37,18 +34,16 @@ const MORE = Symbol("more");
 
 /**
  * The body after the head just read on `connection`, within `limits`. `owner` is told
- * when the body ended; once `signal` aborted, reads throw its reason. A whole body read
- * at once is copied to `slab`.
+ * when the body ended; once `signal` aborted, reads throw its reason.
  */
 export function readBody(
   connection: Connection,
   framing: Framing,
   signal: StopSignal,
   owner: BodyEnd,
-  slab: ByteSlab,
   limits: Readonly<AnswerLimits>,
 ): Http1Body {
-  return new Body(connection, framing, signal, owner, slab, limits);
+  return new Body(connection, framing, signal, owner, limits);
 }
 
 /** One body's reading state, in fields: a stream holds its body as long as it runs. */
@@ -58,7 +53,6 @@ class Body implements Http1Body {
   readonly #framing: Framing;
   readonly #signal: StopSignal;
   readonly #owner: BodyEnd;
-  readonly #slab: ByteSlab;
   readonly #chunked: ChunkedDecoder | undefined;
   /** Where a read's payload is among the chunked framing, reused from read to read. */
   readonly #ranges: number[] = [];
@@ -71,11 +65,9 @@ class Body implements Http1Body {
     framing: Framing,
     signal: StopSignal,
     owner: BodyEnd,
-    slab: ByteSlab,
     limits: Readonly<AnswerLimits>,
   ) {
     this.#connection = connection;
-    this.#slab = slab;
     this.#framing = framing;
     this.#signal = signal;
     this.#owner = owner;
@@ -105,9 +97,8 @@ class Body implements Http1Body {
     return this.#connection.fill().then(this.#filled, this.#failed);
   }
 
-  readAll(): Awaitable<Uint8Array> {
-    if (this.#framing.kind !== "length" || this.#finished) return this.#readParts();
-    const connection = this.#connection;
+  async readAll(): Promise<Uint8Array> {
+    if (this.#framing.kind !== "length" || this.#finished) return await this.#readParts();
     try {
       this.#signal.throwIfAborted();
       // Refused before any of it is read, whatever of it came already.
@@ -115,13 +106,7 @@ class Body implements Http1Body {
     } catch (error) {
       throw this.#failure(error);
     }
-    if (connection.end - connection.start < this.#left) return this.#readExactly();
-    // Nearly always the whole body came with the head: taken without a wait (~1 µs in place).
-    // Copied before the body ends: its end gives the connection back, to read into the buffer.
-    const bytes = takeBuffered(connection, this.#left, this.#slab)!;
-    this.#left = 0;
-    this.#finish(true);
-    return bytes;
+    return await this.#readExactly();
   }
 
   async #readParts(): Promise<Uint8Array> {
@@ -212,7 +197,11 @@ class Body implements Http1Body {
     return buffer.slice(start, end);
   }
 
-  // A body of known length is read straight into bytes of its size: no copy per read.
+  /**
+   * A body of known length, read straight into bytes of its size: no copy per read. What
+   * came with the head is copied out before the body ends, as its end gives the connection
+   * back, to read into its buffer.
+   */
   async #readExactly(): Promise<Uint8Array> {
     const connection = this.#connection;
     const body = new Uint8Array(this.#left);

@@ -16,8 +16,6 @@ import { type Connection, ConnectionClosed, openConnection, type Origin } from "
 import { type Framing, framingOf, keepsAlive, type ResponseHead } from "./head.ts";
 import { encodeRequest, headerLines, type Http1Request } from "./request.ts";
 import { createPool, type Pool } from "./pool.ts";
-import { WriteBuffers } from "./write_buffers.ts";
-import { ByteSlab } from "./byte_slab.ts";
 import {
   bareHostname,
   proxyAuthorizationLine,
@@ -25,7 +23,6 @@ import {
   type ProxySettings,
   proxySettings,
 } from "./proxy.ts";
-import type { Awaitable } from "../../awaitable.ts";
 import { type AnswerLimits, answerLimits } from "./limits.ts";
 
 /** What a POST needs beside the request. */
@@ -120,39 +117,32 @@ export function createHttpClient(
     }
   };
 
-  const buffers = new WriteBuffers();
-  const slab = new ByteSlab();
   return {
     async post(request, postOptions) {
       const { signal } = postOptions;
       signal.throwIfAborted();
       const bounds = postOptions.limits ?? limits;
       const target = cachedTarget(request.url);
-      // Each attempt writes bytes of its own, given back as its write ends (Http1Exchange).
-      const encode = () =>
-        encodeRequest(
-          target.requestTarget,
-          target.host,
-          linesOf(request.headers),
-          request,
-          target.extra,
-          buffers.take,
-        );
       // Encoded before any connection is taken: a header that would break the head throws.
-      let bytes = encode();
+      const bytes = encodeRequest(
+        target.requestTarget,
+        target.host,
+        linesOf(request.headers),
+        request,
+        target.extra,
+      );
       const pooled = pool.acquire(target.origin.key);
       if (pooled) {
         try {
-          return await new Http1Exchange(pooled, signal, pool, buffers, slab, bounds).send(bytes);
+          return await new Http1Exchange(pooled, signal, pool, bounds).send(bytes);
         } catch (error) {
           // The upstream closed this idle connection as the request went out: nothing of
           // an answer came, so the request goes once more, on a new connection.
           if (signal.aborted || !closedBeforeAnswer(pooled, error)) throw error;
-          bytes = encode();
         }
       }
       const connection = await connect(target.origin, postOptions);
-      return new Http1Exchange(connection, signal, pool, buffers, slab, bounds).send(bytes);
+      return await new Http1Exchange(connection, signal, pool, bounds).send(bytes);
     },
     close: () => pool.close(),
   };
@@ -174,12 +164,10 @@ class Http1Exchange implements BodyEnd {
     readonly connection: Connection,
     readonly signal: StopSignal,
     readonly pool: Pool,
-    readonly buffers: WriteBuffers,
-    readonly slab: ByteSlab,
     readonly limits: Readonly<AnswerLimits>,
   ) {}
 
-  /** Sends `bytes` (from `buffers`, given back once written) and reads the answer's head. */
+  /** Sends `bytes` and reads the answer's head. */
   async send(bytes: Uint8Array): Promise<UpstreamResponse> {
     const { connection, signal } = this;
     signal.addEventListener("abort", this, { once: true });
@@ -190,14 +178,11 @@ class Http1Exchange implements BodyEnd {
       // answer before it read all of a large request (a 413) and then stop reading, or
       // close, which fails the write. The answer tells what happened; a failed write alone
       // says nothing more (the read fails too).
-      connection.write(bytes).then(() => {
-        this.#written = true;
-        this.buffers.give(bytes);
-      }, () => this.buffers.give(bytes));
+      connection.write(bytes).then(() => this.#written = true, () => {});
       const head = await connection.readHead(this.limits.maxAnswerHeadBytes);
       const framing = framingOf(head);
       this.#reusable = keepsAlive(head, framing);
-      const body = readBody(connection, framing, signal, this, this.slab, this.limits);
+      const body = readBody(connection, framing, signal, this, this.limits);
       return new Http1Response(
         head,
         framing,
@@ -247,9 +232,9 @@ class Http1Response implements UpstreamResponse {
     return DECODER.decode(await this.#whole.readAll());
   }
 
-  bytes(): Awaitable<Uint8Array<ArrayBuffer>> {
+  bytes(): Promise<Uint8Array<ArrayBuffer>> {
     // Every read is a fresh ArrayBuffer's bytes, never a shared one's (the type allows both).
-    return this.#whole.readAll() as Awaitable<Uint8Array<ArrayBuffer>>;
+    return this.#whole.readAll() as Promise<Uint8Array<ArrayBuffer>>;
   }
 }
 

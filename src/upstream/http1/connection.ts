@@ -8,7 +8,6 @@ import { headEnd, MalformedResponse, parseResponseHead } from "./head.ts";
 import type { ResponseHead } from "./head.ts";
 import { DEFAULT_ANSWER_LIMITS } from "./limits.ts";
 import { makeRoom, type ReadBuffer, shrinkTo } from "./read_buffer.ts";
-import { writeAll } from "./write_all.ts";
 
 /** Bytes read at a time: SSE events are small, and an open stream keeps its buffer. */
 export const READ_BUFFER_BYTES = 4_096;
@@ -137,9 +136,11 @@ export class Connection implements ReadBuffer {
     this.origin = origin;
   }
 
-  /** Writes all of `bytes`. */
-  write(bytes: Uint8Array): Promise<void> {
-    return writeAll(this.#socket, bytes);
+  /** Writes all of `bytes`: the socket may take less of them at a time. */
+  async write(bytes: Uint8Array): Promise<void> {
+    for (let written = 0; written < bytes.byteLength;) {
+      written += await this.#socket.write(bytes.subarray(written));
+    }
   }
 
   /**

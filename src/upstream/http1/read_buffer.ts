@@ -1,5 +1,4 @@
 /** The read buffer of an HTTP/1.1 connection, either side's: bytes read and not yet taken. */
-import type { ByteSlab } from "./byte_slab.ts";
 
 /** Bytes read and not yet taken are `buffer[start, end)`. */
 export interface ReadBuffer {
@@ -45,19 +44,4 @@ export function shrinkTo(read: ReadBuffer, size: number): void {
   read.buffer = buffer;
   read.start = 0;
   read.end = unread;
-}
-
-/**
- * The next `length` unread bytes, copied out (a cut of `slab` when small) and taken;
- * undefined, with nothing taken, unless all of them are buffered.
- */
-export function takeBuffered(
-  read: ReadBuffer,
-  length: number,
-  slab: ByteSlab,
-): Uint8Array<ArrayBuffer> | undefined {
-  if (read.end - read.start < length) return undefined;
-  const bytes = slab.copy(read.buffer, read.start, read.start + length);
-  read.start += length;
-  return bytes;
 }

@@ -1,6 +1,5 @@
 /** The bytes of an HTTP/1.1 POST: its head and its UTF-8 body, written at once. */
 import { FIELD_NAME, FIELD_VALUE } from "./fields.ts";
-import { headAndBody, type TakeBytes } from "./write_buffers.ts";
 
 /** A ready upstream request. */
 export interface Http1Request {
@@ -38,9 +37,9 @@ export function headerLines(headers: Readonly<Record<string, string>>): string {
 }
 
 /**
- * The request's bytes, to `target` (a path, or an absolute URL to a proxy) with `extra`
- * header lines and `lines`, its `headers` encoded (headerLines); `take` gives their array
- * (write_buffers.ts), a new one unless given.
+ * The request's bytes, head and body in one array for one write, to `target` (a path, or
+ * an absolute URL to a proxy) with `extra` header lines and `lines`, its `headers` encoded
+ * (headerLines).
  */
 export function encodeRequest(
   target: string,
@@ -48,11 +47,14 @@ export function encodeRequest(
   lines: string,
   request: Http1Request,
   extra = "",
-  take?: TakeBytes,
 ): Uint8Array {
   const own = request.own ? headerLines(request.own) : "";
   const body = typeof request.body === "string" ? ENCODER.encode(request.body) : request.body;
   const head = `POST ${target} HTTP/1.1\r\nhost: ${host}\r\n${extra}${lines}${own}` +
     `content-length: ${body.byteLength}\r\nuser-agent: ${USER_AGENT}\r\n\r\n`;
-  return headAndBody(head, body, take);
+  // The head is ASCII (our own text and checked fields): its length is its size.
+  const bytes = new Uint8Array(head.length + body.byteLength);
+  ENCODER.encodeInto(head, bytes);
+  bytes.set(body, head.length);
+  return bytes;
 }
