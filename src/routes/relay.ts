@@ -7,7 +7,7 @@ import type { Principal } from "../auth/principal.ts";
 import type { Accounting } from "../billing/accounting.ts";
 import { holdInputTokens, likelyInputTokens } from "../billing/estimate.ts";
 import type { Config, EntryProtocol } from "../config/schema.ts";
-import { describeError, type Logger } from "../log.ts";
+import type { Logger } from "../log.ts";
 import type { Observer } from "../observability/observer.ts";
 import { elapsedMs } from "../observability/record.ts";
 import { serverTiming } from "../observability/server_timing.ts";
@@ -27,11 +27,11 @@ import type { ShutdownWatch } from "../upstream/shutdown_watch.ts";
 import type { Send } from "../upstream/call.ts";
 import { readJsonBody } from "../relay/body.ts";
 import type { KeyRoute, RequestContext } from "../middleware/request_context.ts";
-import { GatewayError } from "../errors.ts";
 import type { EntryRequest } from "../protocols/types.ts";
-import { checkContextWindow } from "../limits/context_window.ts";
+import { admit } from "../limits/admit.ts";
 import type { Admission, Limiter } from "../limits/limiter.ts";
 import type { StoredResponses, StoredTurn } from "../stored/stored_responses.ts";
+import { keepQuietly } from "../stored/keep_quietly.ts";
 
 /** What the relay route is built from. */
 export interface RelayDeps {
@@ -103,32 +103,6 @@ export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
 }
 
 const ENCODER = new TextEncoder();
-
-/**
- * The limits step: the context window (stateless, so first: a request too long for the
- * model counts nowhere), then the rate and concurrency limits, which count it.
- */
-async function admit(
-  limiter: Limiter,
-  config: Config,
-  principal: Principal,
-  request: EntryRequest,
-  bodyBytes: number,
-): Promise<{ admission: Admission; inputTokens?: number }> {
-  const counted = await checkContextWindow({
-    request,
-    model: config.models[request.model],
-    bodyBytes,
-  });
-  const taken = await limiter.take({
-    config,
-    principal,
-    model: request.model,
-    inputTokens: counted ?? likelyInputTokens(bodyBytes),
-  });
-  if (taken instanceof GatewayError) throw taken;
-  return { admission: taken, inputTokens: counted };
-}
 
 /** An admitted request, as `forward` takes it on. */
 interface Admitted {
@@ -261,7 +235,7 @@ async function forward(
     // It waits only to load the tokenizer, when the upstream reported no usage to bill.
     await settlement.settle(outcome, served.attempts, served.attempt);
     // Kept before it is answered, so that the client's next turn finds it on any node.
-    if (admitted.turn) await keepQuietly(deps, requestId, admitted.turn.keepWhole(converted));
+    if (admitted.turn) await keepQuietly(deps.log, requestId, admitted.turn.keepWhole(converted));
     record.firstByteMs = elapsedMs(record);
     return new Response(converted.body, {
       headers: { "content-type": "application/json", "server-timing": serverTiming(record) },
@@ -332,22 +306,10 @@ function streamEnd(
       await settlement.settle(outcome, attempts, attempt);
       // The body closes after this: a completed stream is kept before the client sees its end.
       if (turn && outcome.status === "ok") {
-        await keepQuietly(deps, record.requestId, turn.keepStream());
+        await keepQuietly(deps.log, record.requestId, turn.keepStream());
       }
       deps.observer.metrics.streamClosed();
       finished();
     },
   };
-}
-
-/** Waits for a stored response to be written; a failure is logged, the answer goes out. */
-async function keepQuietly(deps: RelayDeps, requestId: string, keeping: Promise<void>) {
-  try {
-    await keeping;
-  } catch (error) {
-    deps.log.error("storing a response failed", {
-      request_id: requestId,
-      error: describeError(error),
-    });
-  }
 }
