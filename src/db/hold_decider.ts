@@ -12,9 +12,10 @@
  * counts within that time, and at once for a refusal: a hold the totals refuse is
  * decided again on a fresh data version, so a top-up counts at the next request.
  */
-import { accountTotals, keyTotals, take, totalsReads, totalsRows } from "./holds.ts";
+import { take } from "./holds.ts";
 import type { ChangeCounts, ReadNow } from "./sql_client.ts";
 import type { HoldResult, NewHold } from "./store.ts";
+import { accountTotals, keyTotals, totalsReads, totalsRows } from "./totals.ts";
 
 /**
  * How long a commit of another connection may go unseen by a decision that takes a hold.

@@ -1,7 +1,7 @@
 /**
  * The rollups (usage_hourly, usage_hourly_accounts and usage_daily, migrations/006) of the
  * ledger rows a SQLite batch writes: summed in memory, then written with the rows in one
- * statement per few buckets (holds.ts), where a row's own upserts would add three statements
+ * statement per few buckets (ledger_rows.ts), where a row's own upserts would add three statements
  * a settlement. A settlement only adds to its hour's row, found through maps of the strings
  * it carries (no key string is built for each); the accounts'
  * hours and the days are summed from those rows once, when the batch is written.

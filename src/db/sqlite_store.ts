@@ -5,13 +5,8 @@
  */
 import type { ChangeCounts, ReadNow, RunTransaction, SqlClient } from "./sql_client.ts";
 import { createHoldDecider, UnwrittenHolds } from "./hold_decider.ts";
-import {
-  type AccountingJob,
-  findReleasableHolds,
-  interruptJobs,
-  presentHolds,
-  runAccounting,
-} from "./holds.ts";
+import { findReleasableHolds, interruptJobs, presentHolds } from "./hold_recovery.ts";
+import { type AccountingJob, runAccounting } from "./holds.ts";
 import { type HoldJournal, takeHoldJournal } from "./hold_journal.ts";
 import { listInstances, registerInstance, removeInstances } from "./instances.ts";
 import { HAS_KEYS_SQL, keyByHashSql } from "./keys.ts";
