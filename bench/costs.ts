@@ -6,7 +6,7 @@
  * a shared machine during the phase falls on all of them alike, and the spread of the
  * passes' costs says how precise the cost is.
  */
-import { pairedRatio } from "./measure.ts";
+import { pairedRatio, passCount, passOrder } from "./measure.ts";
 import { measureTarget, type Target, type TargetSettings, warmUp } from "./targets.ts";
 import type { Ratio } from "./report.ts";
 import { errors, opt, percent, table } from "./table.ts";
@@ -109,8 +109,7 @@ export async function runCosts(
     { kind: "chat", stream: false, concurrency: settings.concurrency },
     { kind: "streams", stream: true, concurrency: settings.streamConcurrency },
   ] as const;
-  // An even number of passes, at least four, so that each target runs first as often as last.
-  const passes = Math.max(4, 2 * Math.round(settings.duration / SLICE_SECONDS / 2));
+  const passes = passCount(settings.duration, SLICE_SECONDS);
   const runs: CostRun[] = [];
   for (const { kind, stream, concurrency } of kinds) {
     const sums = targets.map((target) => ({
@@ -123,9 +122,8 @@ export async function runCosts(
       passRates: [] as number[],
     }));
     for (let pass = 0; pass < passes; pass++) {
-      const order = pass % 2 === 0 ? sums : [...sums].reverse();
       progress(`${kind} c${concurrency}, pass ${pass + 1}/${passes}`);
-      for (const sum of order) {
+      for (const sum of passOrder(sums, pass)) {
         await sum.target.prepare?.();
         const result = await measureTarget(
           sum.target,

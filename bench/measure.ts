@@ -169,3 +169,16 @@ export async function checkAnswers(
     }
   }
 }
+
+/**
+ * How many interleaved passes `seconds` of `sliceSeconds` slices make: an even number, at
+ * least four, so that each side runs first as often as last.
+ */
+export function passCount(seconds: number, sliceSeconds: number): number {
+  return Math.max(4, 2 * Math.round(seconds / sliceSeconds / 2));
+}
+
+/** The sides in pass `pass`'s order: forward, then backward (A B C, then C B A). */
+export function passOrder<T>(sides: readonly T[], pass: number): readonly T[] {
+  return pass % 2 === 0 ? sides : [...sides].reverse();
+}

@@ -16,7 +16,14 @@
 import { parseArgs } from "node:util";
 import { startPostgres } from "../tests/postgres.ts";
 import { runLoad } from "./load.ts";
-import { combineSlices, measure, pairedRatio, sliceWarmupMs } from "./measure.ts";
+import {
+  combineSlices,
+  measure,
+  pairedRatio,
+  passCount,
+  passOrder,
+  sliceWarmupMs,
+} from "./measure.ts";
 import { type ChildServer, startChild, tollgateRuntimeFlags } from "./processes.ts";
 import { clientRequest } from "./protocols.ts";
 import type { PhaseResult } from "./report.ts";
@@ -114,13 +121,11 @@ async function measureModes(tollgate: ChildServer): Promise<ModeResult[]> {
     progress(`warming up ${mode.name}`);
     await runLoad(phase(mode, WARMUP * 1000));
   }
-  // An even number of passes, at least four, so that each mode runs first as often as last.
-  const passes = Math.max(4, 2 * Math.round(DURATION / SLICE_SECONDS / 2));
+  const passes = passCount(DURATION, SLICE_SECONDS);
   const slices: PhaseResult[][] = all.map(() => []);
   for (let pass = 0; pass < passes; pass++) {
-    const order = pass % 2 === 0 ? [0, 1, 2] : [2, 1, 0];
     progress(`c${CONCURRENCY}, pass ${pass + 1}/${passes}`);
-    for (const index of order) {
+    for (const index of passOrder(all.map((_, index) => index), pass)) {
       await runLoad(phase(all[index]!, sliceWarmupMs(WARMUP)));
       slices[index]!.push(
         await measure(tollgate.pid, phase(all[index]!, SLICE_SECONDS * 1000), load),

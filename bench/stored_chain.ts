@@ -8,7 +8,7 @@
 import type { Principal } from "../src/auth/principal.ts";
 import { parseConfig } from "../src/config/schema.ts";
 import { openDatabase } from "../src/db/database.ts";
-import { storedResponseRows } from "../src/db/stored_responses.ts";
+import { orderedId } from "../src/ids.ts";
 import { resolveTurn } from "../src/stored/resolve.ts";
 import { createStoredResponses } from "../src/stored/stored_responses.ts";
 import { type Percentiles, percentiles } from "./load.ts";
@@ -71,7 +71,8 @@ export async function measureChain(
   try {
     const migration = await db.migrate();
     if (migration.error) throw new Error(`Migrating ${database}: ${migration.error.message}`);
-    const rows = storedResponseRows(db.kysely);
+    // The rows the request path uses (on SQLite, plain SQL with group commit).
+    const rows = await db.storedResponses();
     const store = createStoredResponses({ rows: () => Promise.resolve(rows), now: Date.now });
     let previous: string | undefined;
     for (let turn = 1; turn <= shape.turns; turn++) {
@@ -82,7 +83,8 @@ export async function measureChain(
       };
       const begun = await store.begin(CONFIG, PRINCIPAL, body);
       const id = `resp_bench_${crypto.randomUUID().replaceAll("-", "")}`;
-      await begun!.keepWhole({ body: answer(id, turn, shape.answerBytes) });
+      const kept = answer(id, turn, shape.answerBytes);
+      await begun!.keepWhole({ body: kept, json: JSON.parse(kept) });
       previous = id;
     }
     const last = await rows.find(PRINCIPAL.accountId, previous!, Date.now());
@@ -92,7 +94,7 @@ export async function measureChain(
       rows,
       accountId: PRINCIPAL.accountId,
       now: Date.now(),
-      newId: (prefix: string) => prefix + crypto.randomUUID().replaceAll("-", ""),
+      newId: (prefix: string) => orderedId(prefix),
     };
     const resolve = () => resolveTurn(next, { ...deps, now: Date.now() });
     const { body } = await resolve();

@@ -21,8 +21,8 @@ export interface AuthenticateOptions {
 }
 
 /**
- * Verifies a request's key: its principal, or a rejected 401/403 GatewayError. The key is the one the request's headers carry, unless
- * `options` names another.
+ * Verifies a request's key: its principal, or a rejected 401/403 GatewayError. The key is
+ * the one the request's headers carry, unless `options` names another.
  */
 export type Authenticate = (
   context: RequestContext,

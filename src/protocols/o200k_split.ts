@@ -1,10 +1,10 @@
 /**
  * o200k_base's split pattern, and the same split written out by hand for ASCII text,
  * over its UTF-8 bytes: the pattern (its Unicode classes, its seven alternatives tried in
- * turn) costs many times what this does a piece of code. Where a decision would read a byte past
- * ASCII the hand-written split gives up and the pattern decides (piece_count.ts); the
- * tests compare the two over generated texts. Also where a text can be cut without
- * changing its pieces, for counting it in chunks (bounded_count.ts).
+ * turn) costs many times what this does a piece of code. Where a decision would read a
+ * byte past ASCII the hand-written split gives up and the pattern decides
+ * (piece_count.ts); the tests compare the two over generated texts. Also where a text can
+ * be cut without changing its pieces, for counting it in chunks (bounded_count.ts).
  */
 import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/esm/encodingParams/constants";
 import type { Split } from "./piece_count.ts";

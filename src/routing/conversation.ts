@@ -65,9 +65,10 @@ function namedBy(
  * The start of the conversation: its system prompt (with any system turns before the
  * first user message) and its first user message, as text (so `input: "hi"` and an input
  * item saying "hi" start alike). Every later turn starts with the same. Each of the two
- * goes in by its head and tail only (`SAMPLE_CHARS` each), since hashing costs in proportion
- * to the text and an agent's prompt runs to a hundred KB: a long shared system prompt differs at its end (an agent's working directory, the date),
- * and a first message at either end (its boilerplate first, the task last, or the other way).
+ * goes in by its head and tail only (`SAMPLE_CHARS` each), since hashing costs in
+ * proportion to the text and an agent's prompt runs to a hundred KB: a long shared system
+ * prompt differs at its end (an agent's working directory, the date), and a first message
+ * at either end (its boilerplate first, the task last, or the other way).
  */
 export function promptStart(entry: EntryProtocol, body: Record<string, unknown>): string {
   const fields = protocolOf(entry).conversation;

@@ -14,20 +14,10 @@ export interface ResponseObject extends Record<string, unknown> {
 
 const DECODER = new TextDecoder();
 
-/** A whole answer as the client got it: its body, and that body parsed when at hand. */
+/** A whole answer as the client got it: its body, and that body parsed (translation has both). */
 export interface WholeBody {
   body: Uint8Array | string;
-  json?: unknown;
-}
-
-/** The response object of a whole answer, if it is one. */
-export function responseOfAnswer({ body, json }: WholeBody): ResponseObject | undefined {
-  if (json !== undefined) return asResponse(json);
-  try {
-    return asResponse(JSON.parse(bodyText(body)));
-  } catch {
-    return undefined;
-  }
+  json: unknown;
 }
 
 /** A body as text. */
@@ -54,7 +44,7 @@ export function watchFinalResponse(
       if (!event.data.includes('"response.')) continue;
       try {
         const data = JSON.parse(event.data) as { type?: string; response?: unknown };
-        const response = FINAL_EVENTS.has(data.type ?? "") ? asResponse(data.response) : undefined;
+        const response = FINAL_EVENTS.has(data.type ?? "") ? responseOf(data.response) : undefined;
         if (response) found(response);
       } catch {
         // Not JSON: not the final event.
@@ -69,7 +59,8 @@ export function watchFinalResponse(
   };
 }
 
-function asResponse(value: unknown): ResponseObject | undefined {
+/** `value` as a response object, if it is one. */
+export function responseOf(value: unknown): ResponseObject | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const response = value as Record<string, unknown>;
   return typeof response.id === "string" && Array.isArray(response.output)

@@ -13,7 +13,7 @@ import type { StreamConverter } from "../translate/translation.ts";
 import {
   bodyText,
   type ResponseObject,
-  responseOfAnswer,
+  responseOf,
   watchFinalResponse,
   type WholeBody,
 } from "./capture.ts";
@@ -146,7 +146,7 @@ function storedTurn(
   return {
     body: turn.body,
     resolved,
-    keepWhole: (answer) => keep(responseOfAnswer(answer), answer.body),
+    keepWhole: (answer) => keep(responseOf(answer.json), answer.body),
     watch: (converter) =>
       save ? watchFinalResponse(converter, (response) => final = response) : converter,
     keepStream: () => keep(final),

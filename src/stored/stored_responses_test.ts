@@ -31,6 +31,11 @@ async function withStore(
 const PRINCIPAL = { id: "key_1", accountId: 1 } as Principal;
 const config = (days: number) => parseConfig({ responses: { retention_days: days } });
 
+/** A whole answer as the relay hands it over: its text and that text parsed. */
+function whole(text: string) {
+  return { body: text, json: JSON.parse(text) };
+}
+
 function answer(id: string, text: string): string {
   return JSON.stringify({
     id,
@@ -49,7 +54,7 @@ Deno.test("stored responses: kept for retention_days, then neither found nor cha
   withStore(async (store, clock) => {
     const turn = await store.begin(config(2), PRINCIPAL, { model: "m", input: "hi" });
     assert.ok(turn);
-    await turn.keepWhole({ body: answer("resp_1", "hello") });
+    await turn.keepWhole(whole(answer("resp_1", "hello")));
     assert.ok(await store.find(1, "resp_1"));
     assert.equal(await store.find(2, "resp_1"), undefined, "another account's");
     clock.now += 2 * DAY_MS - 1;
@@ -76,7 +81,7 @@ Deno.test("stored responses: a chain is one read; each response holds the conver
         // Every earlier question and answer, then this turn's input.
         assert.equal((turn.body.input as unknown[]).length, 2 * (i - 1) + 1);
       }
-      await turn.keepWhole({ body: answer(`resp_${i}`, `answer ${i}`) });
+      await turn.keepWhole(whole(answer(`resp_${i}`, `answer ${i}`)));
       previous = `resp_${i}`;
     }
     const last = await store.find(1, "resp_50");
@@ -94,6 +99,7 @@ Deno.test("stored responses: a whole answer is kept as the client got it; an out
     const named = answer("resp_named", "hello");
     await (await store.begin(config(1), PRINCIPAL, { input: "hi" }))!.keepWhole({
       body: new TextEncoder().encode(named),
+      json: JSON.parse(named),
     });
     assert.equal((await store.find(1, "resp_named"))!.response, named);
     const unnamed = {
