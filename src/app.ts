@@ -53,6 +53,8 @@ export interface AppDeps {
   /** The client that reaches the channels; the server closes it when it stops. */
   upstream: HttpClient;
   random?: () => number;
+  /** The clock of deadlines, keep-alives and retry pauses; the runtime's timers when absent. */
+  clock?: AlarmClock;
   /** Aborted when the shutdown grace period is over: requests still running are ended. */
   shutdownSignal?: AbortSignal;
   /** Routing with its channel health; made from `now` and `random` when absent. */
@@ -90,7 +92,7 @@ export function createApp(deps: AppDeps): App {
     shutdown: deps.shutdownSignal && watchShutdown(deps.shutdownSignal),
     observer,
     // One timer for the deadlines and keep-alives of every exchange of the app.
-    clock: new AlarmClock(),
+    clock: deps.clock ?? new AlarmClock(),
   };
   const auth = authenticate({ lookup: cacheKeyLookup(deps.lookupKey, now), now });
   const withKey = (route: KeyRoute): Route => async (context) =>

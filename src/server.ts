@@ -22,6 +22,7 @@ import { createObserver } from "./observability/observer.ts";
 import { createRouter } from "./routing/router.ts";
 import { createStoredResponses } from "./stored/stored_responses.ts";
 import { createHttpClient } from "./upstream/http1/client.ts";
+import type { AlarmClock } from "./upstream/alarm_clock.ts";
 
 /** A running gateway. */
 export interface RunningServer {
@@ -78,6 +79,8 @@ export async function startServer(options: {
   log: Logger;
   port?: number;
   now?: () => number;
+  /** The clock of deadlines, keep-alives and retry pauses (tests move one by hand). */
+  clock?: AlarmClock;
   /** Where the request log goes; stdout by default. */
   requestLog?: LineWriter;
 }): Promise<RunningServer> {
@@ -149,6 +152,7 @@ export async function startServer(options: {
     accounting,
     log,
     now,
+    clock: options.clock,
     upstream,
     shutdownSignal: graceOver.signal,
     router,

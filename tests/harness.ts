@@ -10,6 +10,7 @@ import { type Db, openDatabase } from "../src/db/database.ts";
 import type { Account, LedgerRow } from "../src/db/schema.ts";
 import { type Logger, silentLogger } from "../src/log.ts";
 import { type RunningServer, startServer } from "../src/server.ts";
+import type { AlarmClock } from "../src/upstream/alarm_clock.ts";
 
 /** Options of a key made for a test; a fresh account is made unless `account` names one. */
 export interface TestKeyOptions {
@@ -58,11 +59,12 @@ export function databaseSection(dir: string): string {
 
 /**
  * Starts a gateway whose config is `toml` plus a database: a SQLite file in a fresh temp
- * dir, or `databaseUrl` (an empty PostgreSQL database, see postgres.ts); `now` is its clock.
+ * dir, or `databaseUrl` (an empty PostgreSQL database, see postgres.ts); `now` is its clock
+ * of record and `clock` (fakes/manual_clock.ts) the one of its deadlines.
  */
 export async function startGateway(
   toml: string,
-  options: { log?: Logger; databaseUrl?: string; now?: () => number } = {},
+  options: { log?: Logger; databaseUrl?: string; now?: () => number; clock?: AlarmClock } = {},
 ): Promise<TestGateway> {
   const dir = await Deno.makeTempDir({ prefix: "tollgate_test_" });
   const configPath = `${dir}/config.toml`;
@@ -75,6 +77,7 @@ export async function startGateway(
     log: options.log ?? silentLogger,
     port: 0,
     now: options.now,
+    clock: options.clock,
     requestLog: { line: (text) => void requestLog.push(text), flush: () => Promise.resolve() },
   });
   const db = await openDatabase(databaseUrl);

@@ -8,6 +8,8 @@
  * need no new timer: a lone request at a time would otherwise make and clear two.
  */
 
+import type { StopSignal } from "./stop_signal.ts";
+
 /** What an alarm rings. */
 export interface Ringing {
   /** The alarm's time has come; `now` is the clock's reading. */
@@ -36,11 +38,33 @@ export class Alarm {
   }
 }
 
+/**
+ * The one timer under a clock: the runtime's by default; a test passes its own to move
+ * time by hand (tests/fakes/manual_clock.ts).
+ */
+export interface ClockTimer {
+  set(fire: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+  /** Whether the pending timer holds the process open. */
+  ref(handle: unknown, held: boolean): void;
+}
+
+type RuntimeTimer = ReturnType<typeof setTimeout>;
+
+/** The runtime's timers. */
+const RUNTIME_TIMER: ClockTimer = {
+  set: (fire, ms) => setTimeout(fire, ms),
+  clear: (handle) => clearTimeout(handle as RuntimeTimer),
+  ref: (handle, held) =>
+    held ? Deno.refTimer(handle as RuntimeTimer) : Deno.unrefTimer(handle as RuntimeTimer),
+};
+
 /** Alarms over one runtime timer; `now` in milliseconds (performance.now() by default). */
 export class AlarmClock {
   readonly now: () => number;
+  readonly #timerOf: ClockTimer;
   readonly #heap: Alarm[] = [];
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: unknown;
   /** The time the timer is set for; Infinity when it is not set. */
   #armedFor = Infinity;
   /** Whether due alarms are ringing: the timer is set once they all rang. */
@@ -48,8 +72,33 @@ export class AlarmClock {
   /** Counts the timer's passes over the due alarms. */
   #pass = 0;
 
-  constructor(now: () => number = () => performance.now()) {
+  constructor(now: () => number = () => performance.now(), timer: ClockTimer = RUNTIME_TIMER) {
     this.now = now;
+    this.#timerOf = timer;
+  }
+
+  /** Resolves after `ms` on this clock; a stop rejects it at once with the stop's reason. */
+  sleep(ms: number, stop?: StopSignal): Promise<void> {
+    if (stop?.aborted) return Promise.reject(stop.reason);
+    const { promise, resolve, reject } = Promise.withResolvers<void>();
+    const alarm = this.alarm({
+      ring() {
+        stop?.removeEventListener("abort", stopped);
+        resolve();
+      },
+    });
+    const stopped = () => {
+      alarm.cancel();
+      reject(stop!.reason);
+    };
+    stop?.addEventListener("abort", stopped, { once: true });
+    alarm.set(this.now() + ms);
+    return promise;
+  }
+
+  /** When the earliest alarm rings; Infinity when none is set. */
+  get next(): number {
+    return this.#heap[0]?.at ?? Infinity;
   }
 
   /** A new alarm for `target`, not set yet. */
@@ -67,7 +116,7 @@ export class AlarmClock {
     const heap = this.#heap;
     if (alarm.slot < 0) {
       // The first alarm after the last went: the timer kept since holds the process again.
-      if (heap.length === 0 && this.#timer !== undefined) Deno.refTimer(this.#timer);
+      if (heap.length === 0 && this.#timer !== undefined) this.#timerOf.ref(this.#timer, true);
       alarm.slot = heap.length;
       heap.push(alarm);
       alarm.at = at;
@@ -97,7 +146,7 @@ export class AlarmClock {
     }
     // With nothing left to ring the timer stays, holding no process open: it rings for
     // nothing once, or the next alarms, set later, keep it.
-    if (heap.length === 0 && this.#timer !== undefined) Deno.unrefTimer(this.#timer);
+    if (heap.length === 0 && this.#timer !== undefined) this.#timerOf.ref(this.#timer, false);
   }
 
   // The timer is set for the earliest alarm; one set later than that is found when it
@@ -106,10 +155,10 @@ export class AlarmClock {
     if (this.#firing) return;
     const first = this.#heap[0];
     if (!first || first.at >= this.#armedFor) return;
-    clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#timerOf.clear(this.#timer);
     this.#armedFor = first.at;
     // Whole milliseconds up: a timer that fired early would only look and set itself again.
-    this.#timer = setTimeout(this.#fire, Math.max(0, Math.ceil(first.at - this.now())));
+    this.#timer = this.#timerOf.set(this.#fire, Math.max(0, Math.ceil(first.at - this.now())));
   }
 
   readonly #fire = () => {
