@@ -15,6 +15,8 @@ import storedResponses from "./007_stored_responses.sql" with { type: "text" };
 import postgresStoredResponses from "./postgres/004_stored_responses.sql" with { type: "text" };
 import sessions from "./008_sessions.sql" with { type: "text" };
 import postgresSessions from "./postgres/005_sessions.sql" with { type: "text" };
+import failover from "./009_failover.sql" with { type: "text" };
+import postgresFailover from "./postgres/006_failover.sql" with { type: "text" };
 
 /** One numbered migration: its name and its SQL. */
 export interface Migration {
@@ -32,6 +34,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "006_usage_rollups", sql: usageRollups },
   { name: "007_stored_responses", sql: storedResponses },
   { name: "008_sessions", sql: sessions },
+  { name: "009_failover", sql: failover },
 ];
 
 /** Every PostgreSQL migration (migrations/postgres/), in the order it is applied. */
@@ -41,4 +44,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { name: "003_usage_rollups", sql: postgresUsageRollups },
   { name: "004_stored_responses", sql: postgresStoredResponses },
   { name: "005_sessions", sql: postgresSessions },
+  { name: "006_failover", sql: postgresFailover },
 ];

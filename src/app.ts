@@ -89,6 +89,7 @@ export function createApp(deps: AppDeps): App {
     sender: createSender(deps.upstream, now),
     log: deps.log,
     now,
+    random: deps.random ?? Math.random,
     shutdown: deps.shutdownSignal && watchShutdown(deps.shutdownSignal),
     observer,
     // One timer for the deadlines and keep-alives of every exchange of the app.

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { issueKey } from "../src/auth/issue_key.ts";
 import { createAccount } from "../src/db/accounts.ts";
 import { openDatabase } from "../src/db/database.ts";
-import { shuttingDown } from "../src/relay/failover.ts";
+import { shuttingDown } from "../src/relay/verdict.ts";
 import { countHolds } from "./accounting_support.ts";
 import { startFakeUpstream } from "./fakes/upstream.ts";
 import { channel, configWith, databaseSection } from "./harness.ts";

@@ -71,10 +71,17 @@ function translation(
   return { translation: translator.toward(upstream), drops, request };
 }
 
-/** The client stream for an upstream SSE transcript, as SSE text. */
-function clientStream(translation: Translation, upstreamSse: string): Promise<string> {
+/**
+ * The client stream for an upstream SSE transcript, as SSE text; answers name `model`, as
+ * the goldens were written with the client's own.
+ */
+function clientStream(
+  translation: Translation,
+  upstreamSse: string,
+  model: string,
+): Promise<string> {
   return parseEvents(upstreamSse).then((events) => {
-    const converter = translation.stream();
+    const converter = translation.stream(model, false);
     const out: SseEvent[] = [...converter.events(events)];
     if (!converter.failure()) out.push(...converter.end());
     return out.map(encodeSse).join("");
@@ -131,7 +138,7 @@ for (const client of PROTOCOLS) {
             bytes: new TextEncoder().encode(response),
             text: response,
             json: JSON.parse(response),
-          });
+          }, clientBody.model);
           golden(
             direction,
             name,
@@ -145,7 +152,7 @@ for (const client of PROTOCOLS) {
           );
         }
         const sse = read(new URL(`${upstream}/${name}/stream.sse`, TRANSCRIPTS))!;
-        const stream = await clientStream(t, sse);
+        const stream = await clientStream(t, sse, clientBody.model);
         golden(direction, name, "client_stream.sse", stream);
         const reading = await sdkReading(client, stream);
         const failing = name.startsWith("error");

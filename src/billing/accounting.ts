@@ -1,7 +1,7 @@
 /** The accounting seam of the request flow: hold before the upstream call, settle after. */
 import type { Principal } from "../auth/principal.ts";
 import type { Config, EntryProtocol } from "../config/schema.ts";
-import type { Usage } from "../protocols/types.ts";
+import type { AttemptRecord } from "./attempt_record.ts";
 
 /** What is known of a request when it is admitted, before any upstream call. */
 export interface Admission {
@@ -10,6 +10,8 @@ export interface Admission {
   config: Config;
   entry: EntryProtocol;
   model: string;
+  /** The model of the first attempt, whose worst case the hold covers: an alias's first. */
+  pricedModel?: string;
   stream: boolean;
   /** Prompt tokens of the request, estimated generously (the hold's worst case). */
   inputTokens: number;
@@ -23,12 +25,13 @@ export interface Admission {
 export interface Settlement {
   status: "ok" | "failed" | "aborted";
   reason?: string;
-  channel?: string;
-  upstreamModel?: string;
-  attempts: number;
-  usage: Usage;
-  /** True when usage was estimated because the upstream reported none. */
-  estimated: boolean;
+  /** The attempt that served the answer (its last leg), if one did. */
+  served?: AttemptRecord;
+  /**
+   * Every upstream attempt, each billed for its `usage` at its own model's prices: the row's
+   * usage and cost are their sums (design.md "Counting rules").
+   */
+  attempts: readonly AttemptRecord[];
 }
 
 /**

@@ -11,6 +11,7 @@ import { describeError, type Logger } from "../log.ts";
 import type { Accounting, Admission, Hold, Settlement, Settling } from "./accounting.ts";
 import { formatUsd } from "./money.ts";
 import { costMicros, createPriceBook } from "./pricing.ts";
+import { totalUsage } from "./attempt_record.ts";
 
 /** Output tokens assumed for a hold when neither the request nor the model caps them. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
@@ -47,7 +48,7 @@ export function createLedgerAccounting(options: {
     async hold(admission: Admission): Promise<Hold> {
       const { config, principal } = admission;
       const group = config.groups[principal.group]!;
-      const model = config.models[admission.model];
+      const model = config.models[admission.pricedModel ?? admission.model];
       const price = priceOf(model, group);
       const outputTokens = admission.maxOutputTokens ?? model?.max_output_tokens ??
         DEFAULT_MAX_OUTPUT_TOKENS;
@@ -105,21 +106,30 @@ export function createLedgerAccounting(options: {
       return {
         reserved: amountMicros > 0 || principal.quotaTokens !== null,
         settle(settlement: Settlement): Settling {
-          const { usage } = settlement;
-          const cost = costMicros(usage, price);
+          const { attempts, served } = settlement;
+          // Each attempt at its own model's prices: a fallback is billed as what it is.
+          for (const attempt of attempts) {
+            attempt.costMicros = attempt.usage
+              ? costMicros(attempt.usage, priceOf(config.models[attempt.model], group))
+              : 0;
+          }
+          const usage = totalUsage(attempts);
+          const cost = attempts.reduce((sum, attempt) => sum + attempt.costMicros!, 0);
           watch(store.settleHold({
             ...settlementOf(hold),
             createdAt: now(),
-            channel: settlement.channel ?? null,
-            upstreamModel: settlement.upstreamModel ?? null,
-            attempts: settlement.attempts,
+            channel: served?.channel ?? null,
+            upstreamModel: served?.upstreamModel ?? null,
+            servedModel: served?.model ?? null,
+            attempts: attempts.length,
+            attemptLog: attempts.length > 0 ? JSON.stringify(attempts) : null,
             status: settlement.status,
             reason: settlement.reason ?? null,
             inputTokens: usage.input_tokens,
             outputTokens: usage.output_tokens,
             cachedTokens: usage.cached_tokens,
             cacheWriteTokens: usage.cache_write_tokens,
-            estimated: settlement.estimated,
+            estimated: attempts.some((attempt) => attempt.estimated === true),
             costMicros: cost,
             durationMs: now() - startedAt,
           }));

@@ -48,10 +48,15 @@ export const TimeoutsSchema = table({
     120_000,
     "An upstream's headers (and, streaming, its first event) must come within this, in ms.",
   ),
+  first_content: optional(
+    positiveInteger(),
+    "Streaming: the first text, reasoning or tool-call delta must come within this, in ms " +
+      "(default 120000; for models marked `reasoning`, `total`: they may think in silence).",
+  ),
   idle: withDefault(
     positiveInteger(),
     120_000,
-    "Streaming: silence longer than this ends the stream, in ms.",
+    "Streaming: silence longer than this ends (or rescues) the stream, in ms.",
   ),
   total: withDefault(positiveInteger(), 900_000, "The hard cap on one request, in ms."),
 });
@@ -59,6 +64,40 @@ export const TimeoutsSchema = table({
 export type TimeoutsConfig = z.infer<typeof TimeoutsSchema>;
 /** The resolved timeouts of a call to an upstream (a channel may override each), in ms. */
 export type Timeouts = Omit<TimeoutsConfig, "body">;
+
+/** `[failover]`: what is tried again, and elsewhere, when an upstream fails. */
+export const FailoverSchema = table({
+  retries: withDefault(
+    nonNegativeInteger(),
+    1,
+    "Per channel: tries more after a 5xx, a reset or a timeout before the answer started, " +
+      "each after a jittered 250-1000 ms.",
+  ),
+  retry_after_max_ms: withDefault(
+    nonNegativeInteger(),
+    5_000,
+    "A 429/503 whose Retry-After is at most this is waited out once on the same channel key " +
+      "(within `total`); a longer one fails over at once.",
+  ),
+  cooldown_ms: withDefault(
+    positiveInteger(),
+    30_000,
+    "A channel that failed 3 times in a row rests this long; then one probe request decides " +
+      "whether it takes traffic again.",
+  ),
+  max_attempts: withDefault(
+    positiveInteger(),
+    6,
+    "Upstream calls for one client request: retries, channels, fallback models and rescues.",
+  ),
+  rescue_streams: withDefault(
+    flag(),
+    true,
+    "Continue a stream cut or stalled mid-text on a channel that accepts a prefill.",
+  ),
+});
+/** `[failover]`: retries, cool-down and rescues. */
+export type FailoverConfig = z.infer<typeof FailoverSchema>;
 
 /** `[server]`: the listener, its entry points and what it logs. */
 export const ServerSchema = table({
@@ -217,6 +256,17 @@ export const ModelSchema = table({
   ),
   owned_by: optional(text(), "`owned_by` in the model list."),
   display_name: optional(text(), "`display_name` in the model list."),
+  fallbacks: optional(
+    list(nonEmptyText()),
+    "Models tried in order when no channel of this one answered before the answer was " +
+      "committed, or when the request is over its context window. A model no channel serves " +
+      "is an alias: its fallbacks are its chain.",
+  ),
+  prefill: optional(
+    flag(),
+    "The model continues an answer given as a trailing assistant turn (what a stream " +
+      "rescue needs); default false.",
+  ),
 });
 /** Metadata of one model that the upstream model list does not carry. */
 export type ModelConfig = z.infer<typeof ModelSchema>;
@@ -277,10 +327,16 @@ export const ChannelSchema = table({
     table({
       connect: optional(positiveInteger()),
       first_byte: optional(positiveInteger()),
+      first_content: optional(positiveInteger()),
       idle: optional(positiveInteger()),
       total: optional(positiveInteger()),
     }),
     "Overrides of [timeouts] for this channel.",
+  ),
+  prefill: optional(
+    flag(),
+    "Whether this channel's upstream continues a trailing assistant turn; its model's " +
+      "`prefill` when absent. Never for a responses channel.",
   ),
 });
 /** One upstream channel: where requests for its models may be sent. */
@@ -292,6 +348,7 @@ export const ConfigSchema = table({
   database: orDefaults(DatabaseSchema),
   timeouts: orDefaults(TimeoutsSchema),
   routing: orDefaults(RoutingSchema),
+  failover: orDefaults(FailoverSchema),
   responses: orDefaults(ResponsesSchema),
   models: withDefault(tableOf(ModelSchema), () => ({})),
   groups: withDefault(tableOf(GroupSchema), () => ({})),
@@ -325,7 +382,7 @@ export function configJsonSchema(): Record<string, unknown> {
 
 /**
  * What one field cannot say alone: a TLS certificate with its key, unique channel names, a
- * base_url, groups that exist.
+ * base_url, groups that exist, fallbacks that name models and never lead back.
  */
 function checkAcrossFields(config: Config, ctx: z.core.$RefinementCtx<Config>): void {
   const { tls_cert, tls_key } = config.server;
@@ -365,5 +422,56 @@ function checkAcrossFields(config: Config, ctx: z.core.$RefinementCtx<Config>): 
         });
       }
     }
+    if (channel.protocol === "responses" && channel.prefill === true) {
+      ctx.addIssue({
+        code: "custom",
+        path: [...path, "prefill"],
+        message: `channel "${channel.name}" speaks responses, which cannot continue a prefill`,
+      });
+    }
   });
+  checkFallbacks(config, ctx);
+}
+
+/** Fallbacks name models a channel serves or aliases, and no chain leads back to itself. */
+function checkFallbacks(config: Config, ctx: z.core.$RefinementCtx<Config>): void {
+  const served = new Set(config.channels.flatMap((channel) => channel.models));
+  const known = (name: string) =>
+    served.has(name) || (config.models[name]?.fallbacks?.length ?? 0) > 0;
+  for (const [name, model] of Object.entries(config.models)) {
+    model.fallbacks?.forEach((fallback, index) => {
+      if (!known(fallback)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["models", name, "fallbacks", index],
+          message: `fallback "${fallback}" of model "${name}" is served by no channel and ` +
+            "is no alias",
+        });
+      }
+    });
+    const cycle = cycleFrom(name, config);
+    if (cycle) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["models", name, "fallbacks"],
+        message: `fallbacks lead back to model "${name}": ${cycle.join(" -> ")}`,
+      });
+    }
+  }
+}
+
+/** The path by which `start`'s fallbacks reach `start` again, if they do. */
+function cycleFrom(start: string, config: Config): string[] | undefined {
+  const seen = new Set<string>();
+  const walk = (name: string, path: string[]): string[] | undefined => {
+    for (const next of config.models[name]?.fallbacks ?? []) {
+      if (next === start) return [...path, next];
+      if (seen.has(next)) continue;
+      seen.add(next);
+      const found = walk(next, [...path, next]);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return walk(start, [start]);
 }

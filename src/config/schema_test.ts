@@ -56,6 +56,13 @@ const FULL: Config = {
     tls_key: "/etc/tollgate/key.pem",
   },
   routing: { cache_affinity: false, affinity_ttl_s: 60 },
+  failover: {
+    retries: 0,
+    retry_after_max_ms: 0,
+    cooldown_ms: 1_000,
+    max_attempts: 2,
+    rescue_streams: false,
+  },
   database: { url: "postgres://db/tollgate" },
   timeouts: { body: 5, connect: 1, first_byte: 2, idle: 3, total: 4 },
   responses: { store: false, retention_days: 7 },

@@ -12,8 +12,8 @@ import type { AccountTotals, KeyTotals } from "./totals.ts";
 const INSERT_LEDGER = insertsOf(
   "ledger",
   `request_id, created_at, account_id, key_id, model, entry_point, channel,
-  upstream_model, attempts, stream, status, reason, input_tokens, output_tokens,
-  cached_tokens, cache_write_tokens, estimated, duration_ms, cost_micros`,
+  upstream_model, served_model, attempts, attempt_log, stream, status, reason, input_tokens,
+  output_tokens, cached_tokens, cache_write_tokens, estimated, duration_ms, cost_micros`,
 );
 /** Adds a batch's rollup rows to what `table` holds; `key` names its key's columns. */
 function upsertRollups(table: string, key: string): readonly string[] {
@@ -81,7 +81,9 @@ function ledgerValues(s: Settle): (string | number | null)[] {
     s.entryPoint,
     s.channel,
     s.upstreamModel,
+    s.servedModel ?? null,
     s.attempts,
+    s.attemptLog ?? null,
     s.stream ? 1 : 0,
     s.status,
     s.reason,

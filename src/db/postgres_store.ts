@@ -51,7 +51,7 @@ function retryAlone(error: unknown): boolean {
 const TAKE_HOLD = `SELECT refusal, available FROM take_hold($1, $2, $3, $4, $5, $6, $7, $8, $9,
   $10, $11, $12, $13)`;
 const SETTLE_HOLD = `SELECT settle_hold($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-  $14, $15, $16, $17, $18, $19, $20)`;
+  $14, $15, $16, $17, $18, $19, $20, $21, $22)`;
 const APPLY_BATCH = "SELECT item, refusal, available FROM apply_batch($1::jsonb)";
 const HEARTBEAT = `INSERT INTO instances (id, host, pid, started_at, heartbeat_at)
   VALUES ($1, $2, $3, tollgate_now(), tollgate_now())
@@ -92,7 +92,9 @@ function settleArguments(s: Settle) {
     entry_point: s.entryPoint,
     channel: s.channel,
     upstream_model: s.upstreamModel,
+    served_model: s.servedModel ?? null,
     attempts: s.attempts,
+    attempt_log: s.attemptLog ?? null,
     stream: s.stream ? 1 : 0,
     status: s.status,
     reason: s.reason,

@@ -22,12 +22,13 @@ export class BatchRollups {
   /** Figures by key id, model and hour, each with its account id first. */
   readonly #hours = new Map<string, Map<string, Map<number, number[]>>>();
 
-  /** Adds a ledger row of `s` costing `cost` to its hour's row. */
+  /** Adds a ledger row of `s` costing `cost` to its hour's row, under the model that served. */
   add(s: Settle, cost: number): void {
     let models = this.#hours.get(s.keyId);
     if (models === undefined) this.#hours.set(s.keyId, models = new Map());
-    let hours = models.get(s.model);
-    if (hours === undefined) models.set(s.model, hours = new Map());
+    const model = s.servedModel ?? s.model;
+    let hours = models.get(model);
+    if (hours === undefined) models.set(model, hours = new Map());
     const hour = s.createdAt - (s.createdAt % HOUR_MS);
     let row = hours.get(hour);
     if (row === undefined) hours.set(hour, row = [s.accountId, 0, 0, 0, 0, 0, 0, 0]);

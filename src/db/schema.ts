@@ -78,6 +78,10 @@ export interface LedgerTable {
   entry_point: string;
   channel: string | null;
   upstream_model: string | null;
+  /** The config's name of the model that served: a fallback's, or the one asked. */
+  served_model: string | null;
+  /** The upstream attempts as JSON (billing/attempt_record.ts). */
+  attempt_log: string | null;
   attempts: number;
   stream: number;
   /**

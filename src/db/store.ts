@@ -50,7 +50,11 @@ export interface Settle {
   entryPoint: string;
   channel: string | null;
   upstreamModel: string | null;
+  /** The config's name of the model that served (a fallback's, or the one asked). */
+  servedModel?: string | null;
   attempts: number;
+  /** The attempts as JSON (billing/attempt_record.ts), or null when none was made. */
+  attemptLog?: string | null;
   stream: boolean;
   status: string;
   reason: string | null;

@@ -19,6 +19,10 @@ export interface ContextCheck {
   model: ModelConfig | undefined;
   /** The size of the client's body in bytes. */
   bodyBytes: number;
+  /** The model's name in a refusal, when it is not the one asked (a fallback). */
+  name?: string;
+  /** The request's input tokens, when counted already (not counted again). */
+  inputTokens?: number;
 }
 
 /**
@@ -36,15 +40,16 @@ export async function checkContextWindow(check: ContextCheck): Promise<number | 
   // A token is at least one byte of the text, and the text is part of the body: a body
   // this small fits whatever it says, with no tokenizer run.
   if (check.bodyBytes + output <= window) return undefined;
-  const count = await loadTokenCounter();
-  const input = countInputTokens(request.protocol, request.body, count);
-  if (input + output > window) throw tooLong(request, input, output, window);
+  const input = check.inputTokens ??
+    countInputTokens(request.protocol, request.body, await loadTokenCounter());
+  if (input + output > window) throw tooLong(request, check.name, input, output, window);
   return input;
 }
 
 /** The client's 400 for `input` and `output` tokens over the model's `window`. */
 function tooLong(
   request: EntryRequest,
+  name = request.model,
   input: number,
   output: number,
   window: number,
@@ -57,7 +62,7 @@ function tooLong(
   return new GatewayError(
     400,
     "context_length_exceeded",
-    `Request too long for model "${request.model}": about ${input} input tokens plus ${asked} ` +
+    `Request too long for model "${name}": about ${input} input tokens plus ${asked} ` +
       `is ${input + output} tokens, over its context window of ${window}. Shorten the input ` +
       `or lower ${protocolOf(request.protocol).fields.maxOutput}.`,
     { param: protocolOf(request.protocol).fields.input },

@@ -77,4 +77,11 @@ export interface Protocol {
   streamErrorEvents(error: GatewayError, requestId: string): SseEvent[];
   /** The error an upstream's stream event reports, or undefined for any other event. */
   streamError(event: SseEvent): StreamErrorReport | undefined;
+  /**
+   * Whether an upstream's stream event carries the answer's content (a text, reasoning or
+   * tool-call delta): the first one commits the answer to the client (relay/commit.ts).
+   */
+  streamContent(event: SseEvent): boolean;
+  /** Whether an upstream's stream event ends the answer properly (its terminal event). */
+  streamEnded(event: SseEvent): boolean;
 }

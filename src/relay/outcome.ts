@@ -6,8 +6,14 @@ export interface RelayOutcome {
   /** `ok`, `failed` (upstream error or broken stream) or `aborted` (the client went away). */
   status: "ok" | "failed" | "aborted";
   reason?: string;
-  /** The upstream's own usage report, if it sent one. */
+}
+
+/** What an attempt delivered to the client, to bill it by. */
+export interface Delivered {
+  /** How the attempt's part of the answer ended. */
+  status: RelayOutcome["status"];
+  /** Its upstream's own usage report, if it sent one. */
   usage?: Usage;
-  /** Text the upstream produced, for estimating usage when it reported none (built on demand). */
+  /** Text it produced, for estimating usage when it reported none (built on demand). */
   outputText: () => string;
 }

@@ -1,9 +1,11 @@
 /**
- * Settling a relayed request: the usage to bill (the upstream's report, or an
- * estimate where it made none), the hold settled in one transaction, and the
- * request's record updated for the log and the metrics.
+ * Settling a relayed request: each attempt that delivered to the client billed for its
+ * usage (the upstream's report, or an estimate where it made none), the hold settled in
+ * one transaction with every attempt, and the request's record updated for the log and
+ * the metrics.
  */
 import type { Hold } from "../billing/accounting.ts";
+import { type AttemptRecord, totalUsage } from "../billing/attempt_record.ts";
 import { estimateUsage } from "../billing/estimate.ts";
 import type { EntryProtocol } from "../config/schema.ts";
 import type { Admission } from "../limits/limiter.ts";
@@ -11,8 +13,7 @@ import type { Metrics } from "../observability/metrics.ts";
 import type { RequestRecord } from "../observability/record.ts";
 import { type CountTokens, loadTokenCounter } from "../protocols/token_count.ts";
 import type { Usage } from "../protocols/types.ts";
-import type { Attempt } from "../routing/router.ts";
-import type { RelayOutcome } from "./outcome.ts";
+import type { Delivered, RelayOutcome } from "./outcome.ts";
 
 /** What settling one request needs from its route. */
 export interface SettlementParts {
@@ -45,46 +46,52 @@ export class Settlement {
   }
 
   /**
-   * Settles the request, records how it ended and frees its limits. It waits only to
-   * load the token counter when billing needs an estimate; the ledger write completes
-   * later, after the answer went out.
+   * Sets what `attempt` is billed for, from what it delivered; it waits only to load the
+   * token counter when the upstream's report is missing or short.
    */
-  async settle(outcome: RelayOutcome, attempts: number, attempt?: Attempt): Promise<void> {
-    if (needsEstimate(outcome)) this.#counter ??= await loadTokenCounter();
-    const { hold, admission, record, entry, body, metrics } = this.#parts;
+  async bill(attempt: AttemptRecord, delivered: Delivered): Promise<void> {
+    if (needsEstimate(delivered)) this.#counter ??= await loadTokenCounter();
+    const { entry, body, inputTokens } = this.#parts;
     const counter = this.#counter;
     const billed = billedUsage(
-      outcome,
-      () => estimateUsage(entry, body, outcome.outputText(), counter!, this.#parts.inputTokens),
+      delivered,
+      () => estimateUsage(entry, body, delivered.outputText(), counter!, inputTokens),
     );
-    const channel = attempt?.channel.name;
+    attempt.usage = billed.usage;
+    if (billed.estimated) attempt.estimated = true;
+  }
+
+  /**
+   * Settles the request with its attempts, records how it ended and frees its limits. The
+   * ledger write completes later, after the answer went out.
+   */
+  settle(
+    outcome: RelayOutcome,
+    attempts: readonly AttemptRecord[],
+    served?: AttemptRecord,
+  ): void {
+    const { hold, admission, record, metrics } = this.#parts;
+    const usage = totalUsage(attempts);
     record.outcome = outcome.status;
-    record.usage = billed.usage;
-    record.attempts = attempts;
-    record.channel = channel;
-    const settling = hold.settle({
-      status: outcome.status,
-      reason: outcome.reason,
-      channel,
-      upstreamModel: attempt?.upstreamModel,
-      attempts,
-      ...billed,
-    });
+    record.usage = usage;
+    record.attempts = attempts.length;
+    record.channel = served?.channel;
+    const settling = hold.settle({ ...outcome, served, attempts });
     record.costMicros = settling.costMicros;
     if (hold.reserved) metrics.holdReleased();
     // tpm counts the output billed; the concurrency slot is free once the request ended.
-    void admission.settle(billed.usage.output_tokens);
+    void admission.settle(usage.output_tokens);
     void admission.release();
   }
 }
 
 /**
- * Whether billing `outcome` needs a tokenizer estimate: not when the request finished
- * with the upstream's report, nor when it failed before producing anything.
+ * Whether billing what was delivered needs a tokenizer estimate: not when it finished with
+ * the upstream's report, nor when it failed before producing anything.
  */
-function needsEstimate(outcome: RelayOutcome): boolean {
-  if (outcome.status === "ok" && outcome.usage) return false;
-  return !(!outcome.usage && outcome.status === "failed" && outcome.outputText() === "");
+function needsEstimate(delivered: Delivered): boolean {
+  if (delivered.status === "ok" && delivered.usage) return false;
+  return !(!delivered.usage && delivered.status === "failed" && delivered.outputText() === "");
 }
 
 /**
@@ -93,11 +100,11 @@ function needsEstimate(outcome: RelayOutcome): boolean {
  * produced, since the final usage report never came.
  */
 export function billedUsage(
-  outcome: RelayOutcome,
+  delivered: Delivered,
   estimate: () => Usage,
 ): { usage: Usage; estimated: boolean } {
-  const reported = outcome.usage;
-  if (!needsEstimate(outcome)) return { usage: reported ?? ZERO_USAGE, estimated: false };
+  const reported = delivered.usage;
+  if (!needsEstimate(delivered)) return { usage: reported ?? ZERO_USAGE, estimated: false };
   if (!reported) return { usage: estimate(), estimated: true };
   const estimated = estimate();
   if (reported.input_tokens > 0 && reported.output_tokens >= estimated.output_tokens) {

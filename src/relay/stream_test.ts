@@ -4,7 +4,7 @@ import type { StreamConverter } from "../translate/translation.ts";
 import { AlarmClock, type Ringing } from "../upstream/alarm_clock.ts";
 import type { UpstreamExchange } from "../upstream/call.ts";
 import type { RelayOutcome } from "./outcome.ts";
-import { relayStream } from "./stream.ts";
+import { type Leg, relayStream, type StreamRelay } from "./stream.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -18,6 +18,7 @@ function passthrough(): StreamConverter {
     failure: () => undefined,
     usage: () => undefined,
     outputText: () => "",
+    resume: () => undefined,
   };
 }
 
@@ -28,6 +29,7 @@ function silentExchange(): UpstreamExchange {
     signal: controller.signal,
     within: (promise) => promise,
     idle: { start: () => performance.now(), end: () => performance.now() },
+    deadline: () => ({ end: () => {} }),
     abort: (failure) => controller.abort(failure),
     finish: () => {},
   };
@@ -46,6 +48,37 @@ function silentEvents(): AsyncIterator<SseBatch> {
 }
 
 const FIRST = "data: first\n\n";
+
+/** A chat stream's relay whose committed leg held back FIRST and goes on with `events`. */
+function relayOf(
+  options:
+    & { events: AsyncIterator<SseBatch>; converter: StreamConverter }
+    & Pick<
+      StreamRelay,
+      "keepalive" | "onEnd"
+    >,
+): ReadableStream<Uint8Array> {
+  const leg: Leg = {
+    attempt: undefined as never,
+    record: { channel: "c", model: "m", upstreamModel: "m", outcome: "ok" },
+    reported: () => undefined,
+    exchange: silentExchange(),
+    events: options.events,
+    converter: options.converter,
+    upstream: "chat",
+    held: [encoder.encode(FIRST)],
+    ended: false,
+    checked: false,
+  };
+  return relayStream({
+    first: Promise.resolve(leg),
+    keepalive: options.keepalive,
+    entry: "chat",
+    requestId: "req_test",
+    rescue: () => Promise.resolve(undefined),
+    onEnd: options.onEnd,
+  });
+}
 const KEEPALIVE = ": keep-alive\n\n";
 
 /** A client reading a stream's body: what it read so far, chunk by chunk. */
@@ -86,10 +119,8 @@ Deno.test("stream: silent streams get keep-alives from one clock, which holds no
   const clock = new AlarmClock();
   const ended: RelayOutcome[] = [];
   const clients = Array.from({ length: 3 }, () =>
-    readingClient(relayStream({
-      exchange: silentExchange(),
+    readingClient(relayOf({
       events: silentEvents(),
-      first: { events: [{ data: "first" }], bytes: encoder.encode(FIRST) },
       keepalive: { ms: 10, bytes: encoder.encode(KEEPALIVE), clock },
       converter: passthrough(),
       onEnd: (outcome) => void ended.push(outcome),
@@ -121,10 +152,8 @@ Deno.test("stream: a client that stopped reading gets one keep-alive queued, not
       });
     }
   }();
-  const client = readingClient(relayStream({
-    exchange: silentExchange(),
+  const client = readingClient(relayOf({
     events: silentEvents(),
-    first: { events: [{ data: "first" }], bytes: encoder.encode(FIRST) },
     keepalive: { ms, bytes: encoder.encode(KEEPALIVE), clock },
     converter: passthrough(),
     onEnd: () => {},
@@ -140,10 +169,8 @@ Deno.test("stream: a client that stopped reading gets one keep-alive queued, not
 
 Deno.test("stream: no keep-alive alarm when keep-alives are off", async () => {
   const clock = new AlarmClock();
-  const client = readingClient(relayStream({
-    exchange: silentExchange(),
+  const client = readingClient(relayOf({
     events: silentEvents(),
-    first: { events: [{ data: "first" }], bytes: encoder.encode(FIRST) },
     keepalive: { ms: 0, bytes: encoder.encode(KEEPALIVE), clock },
     converter: passthrough(),
     onEnd: () => {},
@@ -176,21 +203,21 @@ Deno.test("stream: the closing events of a translation go out with the last batc
   const translating = { ...passthrough(), end: () => [closing] };
   const ended: RelayOutcome[] = [];
   const relay = (converter: StreamConverter, lastKnown = false) =>
-    readingClient(relayStream({
-      exchange: silentExchange(),
-      events: eventsOf(["second"], lastKnown),
-      first: { events: [{ data: "first" }], bytes: encoder.encode(FIRST) },
+    readingClient(relayOf({
+      events: eventsOf(["second", "[DONE]"], lastKnown),
       keepalive: { ms: 0, bytes: encoder.encode(KEEPALIVE), clock: new AlarmClock() },
       converter,
       onEnd: (outcome) => void ended.push(outcome),
     })).rest();
 
   const stop = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
-  assert.deepEqual(await relay(translating), [FIRST, "data: second\n\n", stop]);
-  assert.deepEqual(await relay(passthrough()), [FIRST, "data: second\n\n"]);
+  const second = "data: second\n\n";
+  const done = "data: [DONE]\n\n";
+  assert.deepEqual(await relay(translating), [FIRST, second, done, stop]);
+  assert.deepEqual(await relay(passthrough()), [FIRST, second, done]);
   // The body ended with the last batch: the closing events go out with it, in one chunk.
-  assert.deepEqual(await relay(translating, true), [FIRST, `data: second\n\n${stop}`]);
-  assert.deepEqual(await relay(passthrough(), true), [FIRST, "data: second\n\n"]);
+  assert.deepEqual(await relay(translating, true), [FIRST, second, `${done}${stop}`]);
+  assert.deepEqual(await relay(passthrough(), true), [FIRST, second, done]);
   assert.deepEqual(ended.map((outcome) => outcome.status), ["ok", "ok", "ok", "ok"]);
 });
 
@@ -200,13 +227,24 @@ Deno.test("stream: a batch that converts to nothing does not leave the client wa
     ...passthrough(),
     events: (batch: SseEvent[]) => batch.filter((event) => event.data !== "skip"),
   };
-  const chunks = await readingClient(relayStream({
-    exchange: silentExchange(),
-    events: eventsOf(["skip", "skip", "last"]),
-    first: { events: [{ data: "first" }], bytes: encoder.encode(FIRST) },
+  const chunks = await readingClient(relayOf({
+    events: eventsOf(["skip", "skip", "[DONE]"]),
     keepalive: { ms: 0, bytes: encoder.encode(KEEPALIVE), clock: new AlarmClock() },
     converter: swallowing,
     onEnd: () => {},
   })).rest();
-  assert.deepEqual(chunks, [FIRST, "data: last\n\n"]);
+  assert.deepEqual(chunks, [FIRST, "data: [DONE]\n\n"]);
+});
+
+Deno.test("stream: a stream that ends without its terminal event ends with an error event, billed as failed", async () => {
+  const ended: RelayOutcome[] = [];
+  const chunks = await readingClient(relayOf({
+    events: eventsOf(["second"]),
+    keepalive: { ms: 0, bytes: encoder.encode(KEEPALIVE), clock: new AlarmClock() },
+    converter: passthrough(),
+    onEnd: (outcome) => void ended.push(outcome),
+  })).rest();
+  assert.deepEqual(chunks.slice(0, 2), [FIRST, "data: second\n\n"]);
+  assert.equal(chunks.length, 2, "the passthrough converter writes no error event of its own");
+  assert.deepEqual(ended.map((outcome) => outcome.status), ["failed"]);
 });

@@ -10,9 +10,10 @@ import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
 import type { EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import { parseCountTokensRequest } from "../protocols/messages/index.ts";
-import { sendWithFailover } from "../relay/failover.ts";
+import { Attempts, type AttemptSource } from "../relay/attempts.ts";
+import { readWhole } from "../relay/commit.ts";
+import { timeoutsOf } from "../relay/relay_request.ts";
 import { readJsonBody } from "../relay/body.ts";
-import type { RoutePlan } from "../routing/router.ts";
 import { createTranslator } from "../translate/translator.ts";
 import type { KeyRoute } from "../middleware/request_context.ts";
 import type { RelayDeps } from "./relay.ts";
@@ -34,7 +35,7 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
     const plan = deps.router.plan(config, principal, request.model, "messages");
     // The protocol of the first channel that cannot count tokens, if one comes up.
     let elsewhere: EntryProtocol | undefined;
-    const messagesChannels: RoutePlan = {
+    const messagesChannels: AttemptSource = {
       next() {
         for (let attempt = plan.next(); attempt; attempt = plan.next()) {
           if (countsTokens(attempt.channel)) return attempt;
@@ -43,17 +44,21 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
         return undefined;
       },
       fail: plan.fail,
+      failOnce: plan.failOnce,
       succeed: plan.succeed,
-      affinity: plan.affinity,
+      release: plan.release,
     };
-    const result = await sendWithFailover({
-      plan: messagesChannels,
-      entry: "messages",
-      stream: false,
-      signals: { client: client.signal, shutdown: deps.shutdown },
+    const attempts = new Attempts({
       clock: deps.clock,
-      timeoutsOf: (attempt) => ({ ...config.timeouts, ...attempt.channel.timeouts }),
-      upstreamOf: () => "messages",
+      signals: { client: client.signal, shutdown: deps.shutdown },
+      failover: config.failover,
+      deadline: deps.clock.now() + config.timeouts.total,
+      now: deps.now,
+      random: deps.random,
+      timeoutsOf: (attempt) => timeoutsOf(config, attempt),
+      overloadedStatus: 529,
+    });
+    const result = await attempts.run(messagesChannels, {
       send: (attempt) =>
         deps.sender({
           attempt,
@@ -63,17 +68,17 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
           clientHeaders: context.headers,
           search: context.search,
           stream: false,
-          connectMs: { ...config.timeouts, ...attempt.channel.timeouts }.connect,
+          connectMs: timeoutsOf(config, attempt).connect,
           limits: answerLimitsOf(config),
         }),
+      read: ({ attempt, exchange, response }) =>
+        readWhole(exchange, response, timeoutsOf(config, attempt)),
     });
     if (result.ok) {
-      result.served.exchange.finish();
-      return new Response(result.served.body!.bytes, {
-        headers: { "content-type": "application/json" },
-      });
+      result.exchange.finish();
+      return new Response(result.value.bytes, { headers: { "content-type": "application/json" } });
     }
-    if (result.attempts > 0) throw result.error;
+    if (attempts.count > 0) throw result.error;
 
     const target = elsewhere ?? "messages";
     const translator = createTranslator({

@@ -1,8 +1,9 @@
 /**
- * Routing: checks that a key may use a model, orders the channels that serve it
- * (priority, then weight) and hands out upstream attempts with key rotation and
- * failover. With cache affinity on, a conversation goes first to the channel key that
- * last served it, ahead of the others of its priority (never ahead of a higher one).
+ * Routing: checks that a key may use a model, resolves it into its chain (the model, then
+ * its fallbacks; an alias is its fallbacks alone), orders the channels of each (priority,
+ * then weight) and hands out upstream attempts with key rotation and failover. With cache
+ * affinity on, a conversation goes first to the channel key that last served it, ahead of
+ * the others of its priority (never ahead of a higher one).
  */
 import type { ChannelConfig, Config, EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
@@ -10,29 +11,25 @@ import type { Principal } from "../auth/principal.ts";
 import { type AffinityTable, type Binding, createAffinityTable } from "./affinity.ts";
 import { buildCatalog, perConfig } from "./catalog.ts";
 import { answersIn } from "../upstream/transport.ts";
-import { createHealth, type Health } from "./health.ts";
+import { type ChannelHealthState, createHealth, type Health } from "./health.ts";
 import {
   type BoundKey,
   createPlan,
+  type Hop,
   keyIndexes,
   keyUsable,
   type PlanAffinity,
   type RoutePlan,
 } from "./plan.ts";
 
-export {
-  type AffinityResult,
-  type Attempt,
-  type AttemptFailure,
-  MAX_ATTEMPTS,
-  type RoutePlan,
-} from "./plan.ts";
+export { type AffinityResult, type Attempt, type AttemptFailure, type RoutePlan } from "./plan.ts";
 
 /**
- * Whether a channel is tried: `up`; `cooling` after repeated failures or an overload (tried
- * after the others); `no_usable_key` while every key is rejected or resting after a 429.
+ * Whether a channel is tried: `up`; `failing` after a recent failure; `cooling` after
+ * repeated failures or an overload (tried after the others); `probing` while one request
+ * tries it after its cool-down; `no_usable_key` while every key is rejected or resting.
  */
-export type ChannelState = "up" | "cooling" | "no_usable_key";
+export type ChannelState = ChannelHealthState | "no_usable_key";
 
 /** Resolves models and plans attempts against the current config. */
 export interface Router {
@@ -65,19 +62,17 @@ export function createRouter(options: {
 }): Router {
   const random = options.random ?? Math.random;
   const catalogOf = perConfig(buildCatalog);
-  const healthOf = perConfig(() => createHealth(options.now));
+  const healthOf = perConfig((config) => createHealth(options.now, config.failover.cooldown_ms));
   const bindings = createAffinityTable({ now: options.now, capacity: options.affinityCapacity });
 
   return {
     channelStates(config) {
       const health = healthOf(config);
       return config.channels.map((channel) => {
-        const state = !hasUsableKey(channel, health)
-          ? "no_usable_key"
-          : health.isCooling(channel.name)
-          ? "cooling"
-          : "up";
-        return { channel: channel.name, up: state === "up", state };
+        const state = hasUsableKey(channel, health)
+          ? health.stateOf(channel.name)
+          : "no_usable_key";
+        return { channel: channel.name, up: state === "up" || state === "failing", state };
       });
     },
 
@@ -97,25 +92,50 @@ export function createRouter(options: {
           { param: "model" },
         );
       }
-      const channels = catalogOf(config).channelsFor(principal.group, model);
-      if (channels.length === 0) {
+      const catalog = catalogOf(config);
+      const { group } = principal;
+      const chain = catalog.allows(group, model)
+        ? catalog.chainOf(model).map((hop) => ({
+          model: hop,
+          channels: catalog.channelsFor(group, hop),
+        }))
+          .filter((hop) => hop.channels.length > 0)
+        : [];
+      if (chain.length === 0) {
         throw new GatewayError(
           503,
           "model_not_found",
-          `Model "${model}" is not available to this key's group "${principal.group}". ` +
+          `Model "${model}" is not available to this key's group "${group}". ` +
             "Call GET /v1/models to list the models this key may use.",
           { param: "model" },
         );
       }
       const health = healthOf(config);
-      // Every channel of the model serves every entry point: other protocols are translated.
-      const usable = channels.filter((channel) => hasUsableKey(channel, health));
-      if (usable.length === 0) throw noChannel(model, channels, health);
+      // Every channel of a model serves every entry point: other protocols are translated.
+      const hops: Hop[] = chain.map((hop) => ({
+        model: hop.model,
+        channels: hop.channels.filter((channel) => hasUsableKey(channel, health)),
+      })).filter((hop) => hop.channels.length > 0);
+      if (hops.length === 0) throw noChannel(model, chain.flatMap((hop) => hop.channels), health);
+      const first = hops[0]!;
       const affinity = conversation !== undefined && config.routing.cache_affinity
-        ? planAffinity(bindings, config, `${model}\u0000${conversation}`, usable, health)
+        ? planAffinity(bindings, config, `${model}\u0000${conversation}`, first.channels, health)
         : undefined;
-      const ordered = orderChannels(usable, entry, health, random, affinity?.bound?.channel);
-      return createPlan(ordered, health, model, affinity);
+      const bound = affinity?.bound?.channel;
+      return createPlan(
+        hops.map((hop, index) => ({
+          model: hop.model,
+          channels: orderChannels(
+            hop.channels,
+            entry,
+            health,
+            random,
+            index === 0 ? bound : undefined,
+          ),
+        })),
+        health,
+        affinity,
+      );
     },
   };
 }

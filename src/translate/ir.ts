@@ -249,8 +249,9 @@ export interface IrResponse {
 
 /** The kind of a streamed part, as announced by `part_start`. */
 export type IrStreamPart =
-  | { type: "text" }
-  | { type: "refusal" }
+  /** `itemId`: the responses message item it belongs to, when a responses upstream says. */
+  | { type: "text"; itemId?: string }
+  | { type: "refusal"; itemId?: string }
   | { type: "reasoning"; itemId?: string }
   | { type: "tool_call"; id: string; name: string; itemId?: string };
 

@@ -12,42 +12,53 @@ import { reportsUsage } from "../protocols/chat/usage.ts";
 import { outputTextCollector } from "../protocols/text.ts";
 import { upstreamStreamError } from "./errors.ts";
 import type { StreamConverter, Translation, TranslatorOptions } from "./translation.ts";
+import { codecOf } from "./codecs.ts";
+import type { IrRequest } from "./ir.ts";
+import { Transcript } from "./transcript.ts";
+import { answerContext } from "./translated.ts";
+import { orderedId } from "../ids.ts";
 
 /** What a chat stream's body gets when its client did not ask for usage. */
 const USAGE_REQUESTED = '"stream_options":{"include_usage":true}';
 
-/** The translation of a request toward a channel of its own protocol. */
-export function passthrough(options: TranslatorOptions): Translation {
-  const { entry, request } = options;
+/**
+ * The translation of a request toward a channel of its own protocol; `request` is the
+ * client's request decoded, needed only to continue a stream after a cut (a rescue).
+ */
+export function passthrough(options: TranslatorOptions, request: () => IrRequest): Translation {
+  const { entry } = options;
+  const client = options.request;
   const wire = protocolOf(entry);
   // A chat stream that did not ask for usage is made to: its usage chunk is then hidden.
-  const hideUsageChunk = asksForUsage(entry, request.body, request.stream);
+  const hideUsageChunk = asksForUsage(entry, client.body, client.stream);
   return {
     upstream: entry,
     // The client's bytes, a mapped model replaced in them and, for a chat stream that
     // did not ask for usage, the request for it written first.
     upstreamBytes(upstreamModel, raw) {
-      const bytes = upstreamModel === request.model
+      const bytes = upstreamModel === client.model
         ? raw
         : withTopLevelString(raw, "model", upstreamModel);
       if (!bytes || !hideUsageChunk) return bytes;
       // Other stream options of the client's are kept by writing the body anew.
-      return request.body.stream_options === undefined
+      return client.body.stream_options === undefined
         ? withFirstMember(bytes, USAGE_REQUESTED)
         : undefined;
     },
-    upstreamBody: (upstreamModel) =>
-      passthroughRequest(request.body, upstreamModel, hideUsageChunk),
+    upstreamBody: (upstreamModel) => passthroughRequest(client.body, upstreamModel, hideUsageChunk),
     response: ({ bytes, json }) => ({
       body: bytes,
       json,
       usage: wire.usageFromResponse(json),
       outputText: () => wire.responseText(json),
     }),
-    stream(): StreamConverter {
+    stream(upstreamModel, track): StreamConverter {
       const tap = wire.createUsageTap();
       const collector = outputTextCollector(wire);
       let failure: GatewayError | undefined;
+      // A stream a rescue may continue is read as the client reads it, into its transcript.
+      const shadow = track ? codecOf(entry).createStreamDecoder() : undefined;
+      const transcript = track ? new Transcript() : undefined;
       return {
         // The batch itself when nothing is left out, so the relay can forward its bytes.
         events(batch) {
@@ -56,6 +67,7 @@ export function passthrough(options: TranslatorOptions): Translation {
             const event = batch[i]!;
             tap.observe(event);
             collector.observe(event);
+            if (shadow) { for (const ir of shadow.decode(event)) transcript!.observe(ir); }
             if (hideUsageChunk && isChatUsageChunk(event.data)) {
               if (out === batch) out = batch.slice(0, i);
               continue;
@@ -75,6 +87,18 @@ export function passthrough(options: TranslatorOptions): Translation {
         failure: () => failure,
         usage: tap.usage,
         outputText: collector.text,
+        resume() {
+          if (!transcript) return undefined;
+          // A fresh encoder, brought to where the client is, with the ids it was sent.
+          const ids = transcript.ids(wire.idPrefix);
+          const fresh = options.newId ?? ((prefix: string) => orderedId(prefix, options.now()));
+          const newId = (prefix: string) => ids.get(prefix)?.shift() ?? fresh(prefix);
+          const encoder = codecOf(entry).createStreamEncoder(
+            answerContext(options, request(), upstreamModel, newId),
+          );
+          for (const event of transcript.replay()) encoder.encode(event);
+          return { encoder, transcript };
+        },
       };
     },
   };

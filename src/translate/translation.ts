@@ -10,6 +10,8 @@ import type { GatewayError } from "../errors.ts";
 import type { SseEvent } from "../protocols/sse.ts";
 import type { EntryRequest, Usage } from "../protocols/types.ts";
 import type { WholeAnswer } from "../upstream/response.ts";
+import type { StreamEncoder } from "./codec.ts";
+import type { Transcript } from "./transcript.ts";
 
 /** A whole upstream answer, converted for the client. */
 export interface ConvertedResponse {
@@ -37,6 +39,12 @@ export interface StreamConverter {
   usage(): Usage | undefined;
   /** What the upstream produced so far. */
   outputText(): string;
+  /**
+   * Where the client's stream stands, to continue it after a cut (a rescue): the encoder
+   * it goes on through, and what the client was sent. Undefined unless the stream was
+   * tracked (`Translation.stream`).
+   */
+  resume(): { encoder: StreamEncoder; transcript: Transcript } | undefined;
 }
 
 /** One request's translation toward one upstream protocol. */
@@ -51,8 +59,13 @@ export interface Translation {
    * (a coding agent's prompt is 50-500 KB); undefined when the body must be written anew.
    */
   upstreamBytes(upstreamModel: string, raw: Uint8Array): Uint8Array | undefined;
-  response(answer: WholeAnswer): ConvertedResponse;
-  stream(): StreamConverter;
+  /** The client's answer; it names the model as the serving upstream knows it. */
+  response(answer: WholeAnswer, upstreamModel: string): ConvertedResponse;
+  /**
+   * A converter for one upstream stream; `track` keeps the transcript a rescue needs
+   * (StreamConverter.resume).
+   */
+  stream(upstreamModel: string, track: boolean): StreamConverter;
 }
 
 /** What translations of one request are built from. */

@@ -6,7 +6,7 @@
  */
 import type { Timeouts } from "../config/schema.ts";
 import type { AlarmClock } from "./alarm_clock.ts";
-import { Deadlines, type RepeatedWait } from "./deadlines.ts";
+import { Deadlines, type RepeatedWait, type Wait } from "./deadlines.ts";
 import type { UpstreamResponse } from "./response.ts";
 import type { ShutdownListener, ShutdownWatch } from "./shutdown_watch.ts";
 import { Stop, type StopSignal } from "./stop_signal.ts";
@@ -19,9 +19,10 @@ export class UpstreamFailure extends Error {
   readonly kind: UpstreamFailureKind;
   readonly status?: number;
   readonly retryAfter?: string;
-  /** The upstream's own error message and param, for relaying client-fault errors. */
+  /** The upstream's own error message, param and code, for relaying client-fault errors. */
   readonly upstreamMessage?: string;
   readonly upstreamParam?: string;
+  readonly upstreamCode?: string;
 
   constructor(
     kind: UpstreamFailureKind,
@@ -31,6 +32,7 @@ export class UpstreamFailure extends Error {
       retryAfter?: string;
       upstreamMessage?: string;
       upstreamParam?: string;
+      upstreamCode?: string;
       cause?: unknown;
     } = {},
   ) {
@@ -41,6 +43,7 @@ export class UpstreamFailure extends Error {
     this.retryAfter = extra.retryAfter;
     this.upstreamMessage = extra.upstreamMessage;
     this.upstreamParam = extra.upstreamParam;
+    this.upstreamCode = extra.upstreamCode;
   }
 }
 
@@ -66,6 +69,11 @@ export interface UpstreamExchange {
    * turns into the failure.
    */
   idle: RepeatedWait;
+  /**
+   * A deadline beside the waits, ended by the caller: passed, it aborts the exchange with
+   * a timeout (a stream's first content must come within `first_content`).
+   */
+  deadline(ms: number, what: string): Wait;
   /** Aborts the upstream request (client gone, or output finished with an error). */
   abort(failure: UpstreamFailure): void;
   /** Stops the deadlines and the watching; call once the exchange is over. */
@@ -193,6 +201,10 @@ class Exchange implements UpstreamExchange, ShutdownListener {
     });
   }
 
+  deadline(ms: number, what: string): Wait {
+    return this.#deadlines.wait(ms, what, describeWait);
+  }
+
   abort(failure: UpstreamFailure): void {
     if (this.#stop.aborted) return;
     this.#stop.abort(failure);
@@ -213,17 +225,20 @@ function asFailure(error: unknown, signal: StopSignal): UpstreamFailure {
 }
 
 function statusFailure(response: UpstreamResponse, text: string): UpstreamFailure {
-  const { message, param } = upstreamErrorMessage(text);
+  const { message, param, code } = upstreamErrorMessage(text);
   return new UpstreamFailure("status", `The upstream answered HTTP ${response.status}.`, {
     status: response.status,
     retryAfter: response.header("retry-after"),
     upstreamMessage: message,
     upstreamParam: param,
+    upstreamCode: code,
   });
 }
 
-/** The message of an OpenAI- or Anthropic-shaped error body, if it has one. */
-export function upstreamErrorMessage(text: string): { message?: string; param?: string } {
+/** The message, param and code of an OpenAI- or Anthropic-shaped error body, if it has them. */
+export function upstreamErrorMessage(
+  text: string,
+): { message?: string; param?: string; code?: string } {
   try {
     const body = JSON.parse(text);
     const error = body?.error;
@@ -233,7 +248,8 @@ export function upstreamErrorMessage(text: string): { message?: string; param?: 
       ? body.message
       : undefined;
     const param = typeof error?.param === "string" ? error.param : undefined;
-    return { message: message?.slice(0, 2000), param };
+    const code = typeof error?.code === "string" ? error.code : undefined;
+    return { message: message?.slice(0, 2000), param, code };
   } catch {
     return {};
   }

@@ -4,6 +4,7 @@ import { KEEPALIVE_COMMENT } from "../sse.ts";
 import { entryRequest, readEnvelope } from "../request.ts";
 import { buildChatCompletion, buildChatEvents } from "./build.ts";
 import { streamError, streamErrorEvents } from "./errors.ts";
+import { streamContent, streamEnded } from "./progress.ts";
 import { ChatRequestSchema } from "./schema.ts";
 import { eventText, promptText, responseText } from "./text.ts";
 import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
@@ -41,4 +42,6 @@ export const chat: Protocol = {
     }),
   streamErrorEvents,
   streamError,
+  streamContent,
+  streamEnded,
 };

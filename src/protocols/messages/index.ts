@@ -5,6 +5,7 @@ import { encodeSse } from "../sse.ts";
 import { entryRequest, readEnvelope } from "../request.ts";
 import { buildMessage, buildMessageEvents } from "./build.ts";
 import { streamError, streamErrorEvents } from "./errors.ts";
+import { streamContent, streamEnded } from "./progress.ts";
 import { CountTokensRequestSchema, MessagesRequestSchema } from "./schema.ts";
 import { eventText, promptText, responseText } from "./text.ts";
 import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
@@ -44,6 +45,8 @@ export const messages: Protocol = {
   buildReplyEvents: (reply) => buildMessageEvents(reply),
   streamErrorEvents,
   streamError,
+  streamContent,
+  streamEnded,
 };
 
 /** A `POST /v1/messages/count_tokens` request. */

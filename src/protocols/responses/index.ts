@@ -4,6 +4,7 @@ import { KEEPALIVE_COMMENT } from "../sse.ts";
 import { entryRequest, readEnvelope } from "../request.ts";
 import { buildResponse, buildResponseEvents } from "./build.ts";
 import { streamError, streamErrorEvents } from "./errors.ts";
+import { streamContent, streamEnded } from "./progress.ts";
 import { ResponsesRequestSchema } from "./schema.ts";
 import { eventText, promptText, responseText } from "./text.ts";
 import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
@@ -36,4 +37,6 @@ export const responses: Protocol = {
   buildReplyEvents: buildResponseEvents,
   streamErrorEvents,
   streamError,
+  streamContent,
+  streamEnded,
 };

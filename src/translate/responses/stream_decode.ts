@@ -237,7 +237,8 @@ class ResponsesStreamDecoder implements StreamDecoder {
     this.#close(out);
     if (this.#message) this.#message.seen = Math.max(this.#message.seen, contentIndex + 1);
     const open = this.#begin(kind, itemId, false);
-    out.push({ type: "part_start", index: open.index, part: { type: kind } });
+    const part = { type: kind, ...(itemId ? { itemId } : {}) };
+    out.push({ type: "part_start", index: open.index, part });
     return open;
   }
 

@@ -1,0 +1,69 @@
+/**
+ * One admitted request as its relay carries it: what its attempts, its answer (whole or
+ * streamed), its rescues and its settlement share. Built by the relay route once the
+ * request is held (routes/relay.ts).
+ */
+import type { Config, EntryProtocol, Timeouts } from "../config/schema.ts";
+import type { Logger } from "../log.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import type { RequestRecord } from "../observability/record.ts";
+import type { EntryRequest } from "../protocols/types.ts";
+import type { Attempt, RoutePlan } from "../routing/router.ts";
+import type { StoredTurn } from "../stored/stored_responses.ts";
+import type { Translator } from "../translate/translator.ts";
+import type { AlarmClock } from "../upstream/alarm_clock.ts";
+import type { Send } from "../upstream/call.ts";
+import { answersIn } from "../upstream/transport.ts";
+import type { Attempts } from "./attempts.ts";
+import type { Settlement } from "./settle.ts";
+
+/** An admitted, held request on its way upstream. */
+export interface RelayRequest {
+  entry: EntryProtocol;
+  request: EntryRequest;
+  config: Config;
+  requestId: string;
+  record: RequestRecord;
+  plan: RoutePlan;
+  attempts: Attempts;
+  translator: Translator;
+  settlement: Settlement;
+  /** The stored-responses turn of a responses request. */
+  turn?: StoredTurn;
+  clock: AlarmClock;
+  log: Logger;
+  metrics: Metrics;
+  /** Sends the request to an attempt's upstream: the client's body, or `body` (a rescue's). */
+  send(attempt: Attempt, body?: Record<string, unknown>): Send;
+}
+
+/** The timeouts of an attempt: the config's, its channel's overrides, `first_content` resolved. */
+export function timeoutsOf(
+  config: Config,
+  attempt: Attempt,
+): Timeouts & { first_content: number } {
+  const timeouts = { ...config.timeouts, ...attempt.channel.timeouts };
+  // A model that reasons may think in silence: by default it has the whole request's time.
+  const reasoning = config.models[attempt.model]?.reasoning === true;
+  const firstContent = timeouts.first_content ?? (reasoning ? timeouts.total : 120_000);
+  return { ...timeouts, first_content: firstContent };
+}
+
+/** The protocol an attempt's upstream answers `relay`'s request in. */
+export function upstreamOf(relay: Pick<RelayRequest, "entry">, attempt: Attempt): EntryProtocol {
+  return answersIn(attempt.channel, relay.entry);
+}
+
+/** Whether a channel continues an answer given as a trailing assistant turn (a rescue). */
+export function takesPrefill(config: Config, attempt: Pick<Attempt, "channel" | "model">) {
+  if (attempt.channel.protocol === "responses") return false;
+  return attempt.channel.prefill ?? config.models[attempt.model]?.prefill ?? false;
+}
+
+/** The headers naming what served an answer committed before its head went out. */
+export function servedHeaders(relay: RelayRequest, attempt: Attempt): Record<string, string> {
+  return {
+    "x-tollgate-model": attempt.model,
+    "x-tollgate-attempts": String(relay.attempts.count),
+  };
+}
