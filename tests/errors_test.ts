@@ -584,6 +584,7 @@ Deno.test("errors: an upstream that sends no headers within first_byte is 504 up
         models: ["m"],
         extra: "timeouts = { first_byte = 200 }",
       }),
+      "[failover]\nretries = 0\n",
     );
     await assertOpenAiError(
       await gateway.post(CHAT, secret, chatBody("m")),

@@ -62,7 +62,8 @@ Deno.test("metrics: a failed upstream attempt counts by channel and kind, and fa
       keys: ["sk-upstream"],
       priority: 10,
     });
-    const { gateway, secret } = await gatewayWithKey(s, down + ECHO);
+    // No retry of the down channel: one failed attempt, then the echo serves.
+    const { gateway, secret } = await gatewayWithKey(s, down + ECHO, "[failover]\nretries = 0\n");
     const before = await scrape(gateway);
     assert.equal(valueOf(before, "tollgate_upstream_failures_total", { channel: "down" }), 0);
     const response = await gateway.post("/v1/chat/completions", secret, chatBody("echo"));

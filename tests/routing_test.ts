@@ -25,7 +25,10 @@ const CHAT = "/v1/chat/completions";
 const PATHS = { chat: CHAT, responses: "/v1/responses", messages: "/v1/messages" };
 const BODIES = { chat: chatBody, responses: responsesBody, messages: messagesBody };
 
-/** Two fakes `a` (priority 10) and `b` (priority 0) serving model `m` on `protocol`. */
+/**
+ * Two fakes `a` (priority 10) and `b` (priority 0) serving model `m` on `protocol`; a
+ * failed attempt is not retried on its channel (retries have tests of their own).
+ */
 async function primaryAndBackup(
   s: Scope,
   options: {
@@ -48,6 +51,7 @@ async function primaryAndBackup(
       priority: 10,
       extra: options.extraA,
     }) + channel({ name: "b", protocol, baseUrl: b.url, models: ["m"], priority: 0 }),
+    "[failover]\nretries = 0\n",
   );
   return { a, b, gateway, secret, protocol };
 }
@@ -257,12 +261,16 @@ Deno.test("routing: no failover for a client-fault 400", () =>
     assert.equal(b.requests.length, 0);
   }));
 
+/** The events of each protocol's stream before its first content (the fakes' preambles). */
+const PREAMBLE = { chat: 1, responses: 4, messages: 3 };
+
 for (const protocol of ["chat", "responses", "messages"] as const) {
   Deno.test(`routing: a ${protocol} stream broken after output started ends with an error event, no failover`, () =>
     withScope(async (s) => {
+      const breakAfter = PREAMBLE[protocol] + 2;
       const { a, b, gateway, secret } = await primaryAndBackup(s, {
         protocol,
-        behaviourA: { breakAfter: 3 },
+        behaviourA: { breakAfter },
       });
       const response = await gateway.post(
         PATHS[protocol],
@@ -290,8 +298,8 @@ for (const protocol of ["chat", "responses", "messages"] as const) {
         assert.equal(data.error.type, "api_error");
         assert.ok(events.every((event) => event.event !== "message_stop"));
       }
-      // The three events before the break reached the client first.
-      assert.equal(events.filter((event) => event !== last).length, 3);
+      // The events before the break reached the client first.
+      assert.equal(events.filter((event) => event !== last).length, breakAfter);
       assert.equal(a.requests.length, 1);
       assert.equal(b.requests.length, 0);
       const row = (await gateway.ledger())[0];

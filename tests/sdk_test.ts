@@ -284,12 +284,20 @@ Deno.test("sdk: anthropic countTokens is estimated when the model has no message
 
 Deno.test("sdk: a stream broken mid-way raises an error in both SDKs", () =>
   withScope(async (s) => {
-    const fake = await s.fake({ name: "broken", behaviour: { breakAfter: 3 } });
+    // Each breaks after two pieces of text, past its protocol's preamble (the fakes').
+    const chatFake = await s.fake({ name: "broken", behaviour: { breakAfter: 1 + 2 } });
+    const responsesFake = await s.fake({ name: "broken", behaviour: { breakAfter: 4 + 2 } });
+    const messagesFake = await s.fake({ name: "broken", behaviour: { breakAfter: 3 + 2 } });
     const { gateway, secret } = await gatewayWithKey(
       s,
-      channel({ name: "chat", protocol: "chat", baseUrl: fake.url, models: ["m1"] }) +
-        channel({ name: "resp", protocol: "responses", baseUrl: fake.url, models: ["r1"] }) +
-        channel({ name: "msg", protocol: "messages", baseUrl: fake.url, models: ["c1"] }),
+      channel({ name: "chat", protocol: "chat", baseUrl: chatFake.url, models: ["m1"] }) +
+        channel({
+          name: "resp",
+          protocol: "responses",
+          baseUrl: responsesFake.url,
+          models: ["r1"],
+        }) +
+        channel({ name: "msg", protocol: "messages", baseUrl: messagesFake.url, models: ["c1"] }),
     );
     const openai = openaiClient(gateway, secret);
     const long = "one two three four five six seven eight";
@@ -324,5 +332,6 @@ Deno.test("sdk: a stream broken mid-way raises an error in both SDKs", () =>
         }).finalMessage(),
       (error: unknown) => error instanceof Error && /broke off/.test(error.message),
     );
-    assert.equal(fake.requests.length, 3, "no request was retried");
+    const sent = [chatFake, responsesFake, messagesFake].map((fake) => fake.requests.length);
+    assert.deepEqual(sent, [1, 1, 1], "no request was retried once its answer had begun");
   }));

@@ -133,6 +133,8 @@ Deno.test("upstream bounds: an answer over max_answer_bytes, or framed as llhttp
       const { gateway, secret } = await gatewayWithKey(
         s,
         channel({ name: "raw", protocol: "chat", baseUrl, models: ["m"] }),
+        // Each broken answer is the answer to one request: none is tried again.
+        "[failover]\nretries = 0\n",
       );
       for (const limit of [/max_answer_bytes \(67108864 bytes\)/, undefined, undefined]) {
         const failed = await gateway.post("/v1/chat/completions", secret, chatBody("m"));

@@ -114,12 +114,14 @@ export function createLedgerAccounting(options: {
               : 0;
           }
           const usage = totalUsage(attempts);
+          // A failed request names the channel it tried last.
+          const last = served ?? attempts.at(-1);
           const cost = attempts.reduce((sum, attempt) => sum + attempt.costMicros!, 0);
           watch(store.settleHold({
             ...settlementOf(hold),
             createdAt: now(),
-            channel: served?.channel ?? null,
-            upstreamModel: served?.upstreamModel ?? null,
+            channel: last?.channel ?? null,
+            upstreamModel: last?.upstreamModel ?? null,
             servedModel: served?.model ?? null,
             attempts: attempts.length,
             attemptLog: attempts.length > 0 ? JSON.stringify(attempts) : null,

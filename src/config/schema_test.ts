@@ -137,6 +137,13 @@ Deno.test("validateConfig: an empty config takes every default", () => {
       tls_key: "",
     },
     routing: { cache_affinity: true, affinity_ttl_s: 3_600 },
+    failover: {
+      retries: 1,
+      retry_after_max_ms: 5_000,
+      cooldown_ms: 30_000,
+      max_attempts: 6,
+      rescue_streams: true,
+    },
     database: { url: "file:tollgate.db" },
     timeouts: { body: 60_000, connect: 10_000, first_byte: 120_000, idle: 120_000, total: 900_000 },
     responses: { store: true, retention_days: 30 },

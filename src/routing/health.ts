@@ -36,8 +36,8 @@ export interface Health {
    * it awaits its probe; then the first asker becomes the probe (true) and the others wait.
    */
   admit(channel: string): boolean;
-  /** Cools a channel for `ms` at once (its upstream said it is overloaded). */
-  coolChannel(channel: string, ms: number): void;
+  /** Cools a channel at once, for `ms` or its cool-down (its upstream said it is overloaded). */
+  coolChannel(channel: string, ms?: number): void;
   recordFailure(channel: string): void;
   recordSuccess(channel: string): void;
   /** The probe's request ended without an answer either way: the next request probes. */
@@ -106,7 +106,7 @@ export function createHealth(now: () => number, cooldownMs: number): Health {
       state.probeSince = now();
       return true;
     },
-    coolChannel: (channel, ms) => cool(channel, now() + ms),
+    coolChannel: (channel, ms = cooldownMs) => cool(channel, now() + ms),
     recordFailure(channel) {
       const count = (failures.get(channel) ?? 0) + 1;
       failures.set(channel, count);

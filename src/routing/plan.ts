@@ -161,10 +161,13 @@ export function createPlan(
         health.rejectKey(name, attempt.keyIndex);
       }
       if (failure === "key_limited") health.restKey(name, attempt.keyIndex, retryAfterMs);
-      if (failure === "channel_overloaded" && retryAfterMs !== undefined) {
+      if (failure === "channel_overloaded") {
         // Overloaded with a Retry-After: none of its keys is tried before then.
-        for (const index of keyIndexes(attempt.channel)) {
-          health.restKey(name, index, retryAfterMs);
+        if (retryAfterMs === undefined) health.coolChannel(name);
+        else {
+          for (const index of keyIndexes(attempt.channel)) {
+            health.restKey(name, index, retryAfterMs);
+          }
         }
       }
       if (failure === "channel_failed" || failure === "channel_overloaded") {
