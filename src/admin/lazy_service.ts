@@ -38,6 +38,7 @@ export function lazyAdminService(deps: AdminDeps): AdminService {
     usage: later((s) => s.usage),
     latency: later((s) => s.latency),
     requests: later((s) => s.requests),
+    request: later((s) => s.request),
     me: later((s) => s.me),
     channels: () => channelHealth(deps.config(), deps.health),
   };

@@ -2,6 +2,7 @@
  * Requests as the ledger recorded them, newest first, a page at a time: what an operator
  * handed a request id by a user looks up, and what the dashboard's requests page lists.
  */
+import type { AttemptRecord } from "../billing/attempt_record.ts";
 import { microsToUsd } from "../billing/money.ts";
 import { findRequests, type RequestRow } from "../db/ledger.ts";
 import type { AdminDeps } from "./deps.ts";
@@ -46,6 +47,8 @@ export interface RequestJson {
   entry_point: string;
   channel: string | null;
   upstream_model: string | null;
+  /** The config's name of the model that served: a fallback's, or the one asked. */
+  served_model: string | null;
   stream: boolean;
   status: string;
   reason: string | null;
@@ -100,6 +103,7 @@ export function requestJson(row: RequestRow): RequestJson {
     entry_point: row.entry_point,
     channel: row.channel,
     upstream_model: row.upstream_model,
+    served_model: row.served_model,
     stream: row.stream === 1,
     status: row.status,
     reason: row.reason,
@@ -112,4 +116,55 @@ export function requestJson(row: RequestRow): RequestJson {
     cost_usd: microsToUsd(row.cost_micros),
     duration_ms: row.duration_ms,
   };
+}
+
+/** One upstream attempt of a request, as `requests --id --json` and the admin API show it. */
+export interface AttemptJson {
+  channel: string;
+  model: string;
+  upstream_model: string;
+  outcome: string;
+  status: number | null;
+  reason: string | null;
+  ttfb_ms: number | null;
+  ttfc_ms: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+}
+
+/** One request in full: its ledger row with each upstream attempt in place of their count. */
+export type RequestDetailJson = Omit<RequestJson, "attempts"> & { attempts: AttemptJson[] };
+
+/** The request `id` names in full, or undefined when the ledger has no row of it. */
+export async function findRequest(
+  deps: AdminDeps,
+  id: string,
+): Promise<RequestDetailJson | undefined> {
+  const [row] = await findRequests(await deps.queries(), { requestId: id, limit: 1 });
+  return row && requestDetail(row);
+}
+
+/** A ledger row in full, its attempts read from the row's log. */
+export function requestDetail(row: RequestRow): RequestDetailJson {
+  return { ...requestJson(row), attempts: attemptsOf(row.attempt_log) };
+}
+
+/** The attempts a ledger row keeps (billing/attempt_record.ts), in their JSON shape. */
+function attemptsOf(log: string | null): AttemptJson[] {
+  if (!log) return [];
+  const records = JSON.parse(log) as AttemptRecord[];
+  return records.map((record) => ({
+    channel: record.channel,
+    model: record.model,
+    upstream_model: record.upstreamModel,
+    outcome: record.outcome,
+    status: record.status ?? null,
+    reason: record.reason ?? null,
+    ttfb_ms: record.ttfbMs ?? null,
+    ttfc_ms: record.ttfcMs ?? null,
+    input_tokens: record.usage?.input_tokens ?? 0,
+    output_tokens: record.usage?.output_tokens ?? 0,
+    cost_usd: microsToUsd(record.costMicros ?? 0),
+  }));
 }

@@ -9,7 +9,13 @@ import { channelHealth, type ChannelJson } from "./channels.ts";
 import type { AdminDeps } from "./deps.ts";
 import { type KeyAdmin, keyAdmin, type KeyJson } from "./keys.ts";
 import { type LatencyJson, latencyReport } from "./latency.ts";
-import { listRequests, type RequestJson, type RequestsQuery } from "./requests.ts";
+import {
+  findRequest,
+  listRequests,
+  type RequestDetailJson,
+  type RequestJson,
+  type RequestsQuery,
+} from "./requests.ts";
 import { type UsageQuery, type UsageReport, usageReport } from "./usage.ts";
 
 /** What a key sees of itself (`GET /admin/api/me`): the key, its account, its usage. */
@@ -29,6 +35,8 @@ export interface AdminService {
   latency(query: UsageQuery): Promise<LatencyJson>;
   /** Requests, newest first, a page at a time. */
   requests(query: RequestsQuery): Promise<RequestJson[]>;
+  /** One request in full, with its upstream attempts; undefined when there is none. */
+  request(id: string): Promise<RequestDetailJson | undefined>;
   /** The config's channels with this process's health figures. */
   channels(): ChannelJson[];
   /** A key's own record, its account and its usage (the query's key and account are its own). */
@@ -46,6 +54,7 @@ export function createAdminService(deps: AdminDeps): AdminService {
     usage,
     latency: (query) => latencyReport(deps, query),
     requests: (query) => listRequests(deps, query),
+    request: (id) => findRequest(deps, id),
     channels: () => channelHealth(deps.config(), deps.health),
     async me(keyId, query = {}) {
       const key = await keys.get(keyId);

@@ -2,7 +2,12 @@
  * `tollgate requests`: ledger rows, newest first, a page at a time, so an operator handed a
  * request id by a user can see what happened to it.
  */
-import { MAX_PAGE, REQUEST_STATUSES, type RequestJson } from "../admin/requests.ts";
+import {
+  MAX_PAGE,
+  REQUEST_STATUSES,
+  type RequestDetailJson,
+  type RequestJson,
+} from "../admin/requests.ts";
 import { withAdmin } from "./admin_session.ts";
 import { type Command, single, subcommand } from "./command.ts";
 import { formatTable, printJson, usageError, usdText } from "./output.ts";
@@ -76,21 +81,20 @@ const requests = subcommand({
       offset: count("offset", 0, Number.MAX_SAFE_INTEGER),
       before: count("before", 1, Number.MAX_SAFE_INTEGER),
     };
+    if (values.id !== undefined) {
+      const id = values.id;
+      const found = await withAdmin(ctx, values.config, (admin) => admin.request(id));
+      if (values.json) printJson(ctx.io, found ? [found] : []);
+      else ctx.io.stdout(found ? detail(found) : `No request with id "${id}" in the ledger.`);
+      return found || values.json ? 0 : 1;
+    }
     const rows = await withAdmin(ctx, values.config, (admin) => admin.requests(query));
     if (values.json) {
       printJson(ctx.io, rows);
       return 0;
     }
     if (rows.length === 0) {
-      ctx.io.stdout(
-        values.id === undefined
-          ? "No requests match this selection."
-          : `No request with id "${values.id}" in the ledger.`,
-      );
-      return values.id === undefined ? 0 : 1;
-    }
-    if (values.id !== undefined) {
-      for (const row of rows) ctx.io.stdout(detail(row));
+      ctx.io.stdout("No requests match this selection.");
       return 0;
     }
     ctx.io.stdout(requestTable(rows));
@@ -133,9 +137,33 @@ function requestTable(rows: readonly RequestJson[]): string {
   );
 }
 
-function detail(row: RequestJson): string {
+/** One request in full: its fields one a line, then a table of its upstream attempts. */
+function detail(request: RequestDetailJson): string {
+  const { attempts, ...row } = request;
   const width = Math.max(...Object.keys(row).map((name) => name.length));
-  return Object.entries(row)
+  const fields = Object.entries(row)
     .map(([name, value]) => `${name.padEnd(width)}  ${value ?? "-"}`)
+    .join("\n");
+  if (attempts.length === 0) return fields;
+  const table = formatTable(
+    ["#", "CHANNEL", "MODEL", "OUTCOME", "STATUS", "TTFB_MS", "TTFC_MS", "IN", "OUT", "COST_USD"],
+    attempts.map((attempt, index) => [
+      String(index + 1),
+      attempt.channel,
+      attempt.model,
+      attempt.outcome,
+      attempt.status === null ? "-" : String(attempt.status),
+      attempt.ttfb_ms === null ? "-" : String(attempt.ttfb_ms),
+      attempt.ttfc_ms === null ? "-" : String(attempt.ttfc_ms),
+      String(attempt.input_tokens),
+      String(attempt.output_tokens),
+      usdText(attempt.cost_usd),
+    ]),
+    ["right", "left", "left", "left", "right", "right", "right", "right", "right", "right"],
+  );
+  const reasons = attempts.flatMap((attempt, index) =>
+    attempt.reason ? [`  ${index + 1}: ${attempt.reason}`] : []
+  );
+  return [fields, "", "attempts:", table, ...(reasons.length ? ["", ...reasons] : [])]
     .join("\n");
 }

@@ -504,6 +504,37 @@ Deno.test("validateConfig: the checks across channels and groups", () => {
   );
 });
 
+Deno.test("validateConfig: fallbacks name served models or aliases and never lead back", () => {
+  const channels = [{ ...ECHO, models: ["a", "b"] }];
+  assert.deepEqual(
+    problemsOf({
+      ...DEFAULT_GROUP,
+      channels,
+      models: {
+        a: { fallbacks: ["b", "typo"] },
+        b: { fallbacks: ["alias"] },
+        alias: { fallbacks: ["a"] },
+      },
+    }),
+    [
+      'models.a.fallbacks[1]: fallback "typo" of model "a" is served by no channel and is no alias',
+      'models.a.fallbacks: fallbacks lead back to model "a": a -> b -> alias -> a',
+      'models.b.fallbacks: fallbacks lead back to model "b": b -> alias -> a -> b',
+      'models.alias.fallbacks: fallbacks lead back to model "alias": alias -> a -> b -> alias',
+    ],
+  );
+  const alias = validateConfig({
+    ...DEFAULT_GROUP,
+    channels,
+    models: { coder: { fallbacks: ["b", "a"] } },
+  });
+  assert.ok("config" in alias, "an alias whose chain is served is valid");
+  assert.deepEqual(
+    problemsOf(withChannel({ protocol: "responses", base_url: "http://r", prefill: true })),
+    ['channels[0].prefill: channel "e" speaks responses, which cannot continue a prefill'],
+  );
+});
+
 Deno.test("validateConfig: the checks across fields wait for well-formed fields, not for known keys", () => {
   const missingGroup = { channels: [{ name: "a", protocol: "echo", models: ["m"] }] };
   assert.deepEqual(problemsOf({ ...missingGroup, server: { listen: 1 } }), [

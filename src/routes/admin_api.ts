@@ -28,6 +28,7 @@ const ROUTES: readonly [RegExp, readonly string[]][] = [
   [/^\/accounts\/[^/]+\/topup$/, ["POST"]],
   [/^\/keys\/[^/]+$/, ["PATCH", "DELETE"]],
   [/^\/(usage|requests|channels|me)$/, ["GET", "HEAD"]],
+  [/^\/requests\/[^/]+$/, ["GET", "HEAD"]],
 ];
 
 /** The admin API's routes, to mount at `/admin/api` behind `adminAccess`. */
@@ -77,6 +78,14 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
   api.delete("/keys/:id", async (c) => c.json(await service.keys.revoke(c.req.param("id"))));
   api.get("/usage", async (c) => c.json(await service.usage(usageQuery(query(c)))));
   api.get("/requests", async (c) => c.json(await service.requests(requestsQuery(query(c)))));
+  api.get("/requests/:id", async (c) => {
+    const id = c.req.param("id");
+    const request = await service.request(id);
+    if (!request) {
+      throw new GatewayError(404, "not_found", `No request with id "${id}" in the ledger.`);
+    }
+    return c.json(request);
+  });
   api.get("/channels", (c) => c.json(service.channels()));
 
   api.all("/*", (c) => {
