@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import type { SseEvent } from "../src/protocols/sse.ts";
+import type { AlarmClock } from "../src/upstream/alarm_clock.ts";
 import { readSse } from "../src/upstream/sse.ts";
 import {
   type FakeUpstream,
@@ -26,7 +27,8 @@ import {
 /** What a test started; `run` stops all of it, in reverse order, however the test ends. */
 export interface Scope {
   fake(options?: FakeUpstreamOptions): Promise<FakeUpstream>;
-  gateway(toml: string): Promise<TestGateway>;
+  /** A gateway on `toml`; `clock` (fakes/manual_clock.ts) moves its deadlines and pauses. */
+  gateway(toml: string, options?: { clock?: AlarmClock }): Promise<TestGateway>;
   tap(target: FakeUpstream): Promise<Tap>;
 }
 
@@ -48,9 +50,9 @@ export async function withScope(
       fakes.push(fake);
       return fake;
     },
-    async gateway(toml) {
+    async gateway(toml, gatewayOptions = {}) {
       const databaseUrl = await options.database?.();
-      const gateway = await startGateway(toml, databaseUrl ? { databaseUrl } : {});
+      const gateway = await startGateway(toml, { ...gatewayOptions, databaseUrl });
       gateways.push(gateway);
       return gateway;
     },

@@ -118,9 +118,10 @@ export async function readToCommit(commit: StreamCommit): Promise<CommittedStrea
 function failIfBroken(event: SseEvent, upstream: EntryProtocol): void {
   const report = protocolOf(upstream).streamError(event);
   if (report) {
+    const what = report.message ? `: ${report.message}` : ".";
     throw new UpstreamFailure(
       "status",
-      "The upstream stream reported an error before its answer.",
+      `The upstream's stream reported an error before its answer${what}`,
       {
         status: report.status,
         upstreamMessage: report.message,

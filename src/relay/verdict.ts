@@ -171,10 +171,11 @@ export function finalError(
         { headers: retryAfter, cause: failure },
       );
   }
+  // An HTTP status, or an error event a stream began with (its message says which).
   return new GatewayError(
     502,
     "bad_response_status_code",
-    `The upstream answered HTTP ${status} on every attempt. Retry shortly.`,
+    `${failure.message} It failed so on every attempt. Retry shortly.`,
     { headers: retryAfter, cause: failure },
   );
 }
