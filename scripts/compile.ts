@@ -9,7 +9,7 @@
  * `--exclude-unused-npm`, it embeds the packages the module graph reaches, each whole; the files
  * left out here live in that cache, whose location only the running deno knows.
  */
-import { exclusions } from "./compile_exclusions.ts";
+import { exclusions, npmCache } from "./compile_exclusions.ts";
 
 /** The runtime flags the executable runs with (the `start` and `cli` tasks use the same). */
 const RUNTIME_FLAGS = [
@@ -17,18 +17,6 @@ const RUNTIME_FLAGS = [
   "--unstable-no-legacy-abort",
   "--v8-flags=--max-semi-space-size=4,--heap-growing-percent=30,--no-parallel-scavenge",
 ];
-
-/** Deno's npm cache directory, as `deno info` reports it. */
-async function npmCache(): Promise<string> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json"],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  if (!output.success) throw new Error("Reading deno info failed: see its error above.");
-  const { npmCache } = JSON.parse(new TextDecoder().decode(output.stdout));
-  return npmCache;
-}
 
 if (import.meta.main) {
   const root = new URL("../", import.meta.url);

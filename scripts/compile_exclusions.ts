@@ -69,6 +69,17 @@ async function allBut(dir: string, keep: string[], prefix = ""): Promise<string[
   return dropped;
 }
 
+/** Deno's npm cache directory, as `deno info` reports it. */
+export async function npmCache(): Promise<string> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (!output.success) throw new Error("Reading deno info failed: see its error above.");
+  return JSON.parse(new TextDecoder().decode(output.stdout)).npmCache;
+}
+
 /** Whether `path` exists. */
 async function exists(path: string): Promise<boolean> {
   return await Deno.stat(path).then(() => true, () => false);

@@ -6,20 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { exclusions, lockedPackage } from "../scripts/compile_exclusions.ts";
+import { exclusions, lockedPackage, npmCache } from "../scripts/compile_exclusions.ts";
 import { ROOT } from "./module_graph.ts";
 
 const MAIN = new URL("main.ts", ROOT).pathname;
 const PROBE = new URL("compile_exclusions_probe.ts", import.meta.url).pathname;
-
-/** Deno's npm cache directory. */
-async function npmCache(): Promise<string> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json"],
-    stdout: "piped",
-  }).output();
-  return JSON.parse(new TextDecoder().decode(output.stdout)).npmCache;
-}
 
 /** Copies `from` to `to`, hard-linking files where both are on one file system. */
 async function copyTree(from: string, to: string): Promise<void> {
