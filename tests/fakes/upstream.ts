@@ -95,6 +95,8 @@ export interface FakeUpstream {
   url: string;
   /** Every request received, in order. */
   requests: RecordedRequest[];
+  /** Resolves once `count` requests have been received (their bodies read), in all. */
+  received(count: number): Promise<void>;
   setBehaviour(behaviour: Behaviour): void;
   /** Stops the server, releasing hung requests and aborting open streams. */
   close(): Promise<void>;
@@ -127,6 +129,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const models = options.models ?? ["fake-model"];
   const now = options.now ?? Date.now;
   const requests: RecordedRequest[] = [];
+  const waiting: { count: number; resolve: () => void }[] = [];
   let behaviour: Behaviour = options.behaviour ?? {};
   let errorsLeft = behaviour.error?.times;
   let repliesSent = 0;
@@ -255,6 +258,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       headers: Object.fromEntries(request.headers),
       body,
     });
+    for (const waiter of waiting.filter((w) => w.count <= requests.length)) {
+      waiting.splice(waiting.indexOf(waiter), 1);
+      waiter.resolve();
+    }
     return await answer(request, url, body);
   });
 
@@ -263,6 +270,12 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     name,
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    received(count) {
+      if (requests.length >= count) return Promise.resolve();
+      const { promise, resolve } = Promise.withResolvers<void>();
+      waiting.push({ count, resolve });
+      return promise;
+    },
     setBehaviour(next: Behaviour) {
       behaviour = next;
       errorsLeft = next.error?.times;
