@@ -46,8 +46,11 @@ export async function answerStream(
   if (head !== "silent") record.channel = head.attempt.channel.name;
   record.streaming = true;
   relay.metrics.streamOpened();
+  const committed = first.then((tried) => tried.ok ? tried.value : Promise.reject(tried.error));
+  // Read by the body, unless the client left first: a refusal it never reads is no crash.
+  committed.catch(() => {});
   const body = relayStream({
-    first: first.then((tried) => tried.ok ? tried.value : Promise.reject(tried.error)),
+    first: committed,
     keepalive: { ms: config.server.keepalive_ms, bytes: keepalive, clock: relay.clock },
     entry: relay.entry,
     requestId: relay.requestId,

@@ -184,8 +184,9 @@ class RelayStream implements UnderlyingDefaultSource<Uint8Array>, Ringing {
   cancel(): Promise<void> | void {
     if (this.#ended) return this.#settled;
     const leg = this.#leg;
-    leg?.exchange.abort(new UpstreamFailure("client_gone", "The client disconnected."));
-    void leg?.events.return?.(undefined);
+    if (leg) abandon(leg);
+    // Gone before the answer was committed: the attempt that commits later is let go.
+    else this.#relay.first.then(abandon, () => {});
     this.#end("aborted", "The client disconnected mid-stream.", leg);
     return this.#settled;
   }
@@ -336,4 +337,11 @@ class RelayStream implements UnderlyingDefaultSource<Uint8Array>, Ringing {
     this.#enqueue(bytes);
     await this.#close();
   }
+}
+
+/** Stops a leg's upstream: the client is gone. */
+function abandon(leg: Leg): void {
+  leg.exchange.abort(new UpstreamFailure("client_gone", "The client disconnected."));
+  void leg.events.return?.(undefined);
+  leg.exchange.finish();
 }
