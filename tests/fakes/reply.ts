@@ -111,6 +111,38 @@ export function pieces(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
 }
 
+/**
+ * What a stream frame is, so faults can be placed without counting frames per protocol:
+ * `preamble` before the first content (role chunk, `response.created`, `message_start`,
+ * block starts, pings), `content` a text, reasoning or tool-call delta (or the start of a
+ * tool call), `structure` a frame between contents (block stops, `*.done`), `closing` the
+ * terminal frames (chat's finish chunk, usage chunk and `[DONE]`; `response.completed`;
+ * `message_delta` and `message_stop`).
+ */
+export type FrameKind = "preamble" | "content" | "structure" | "closing";
+
+/** One SSE frame of a stream, classified. */
+export interface WireFrame {
+  kind: FrameKind;
+  text: string;
+}
+
+/**
+ * Collects a stream's frames: `add` takes `content`, `closing` or nothing, and a frame
+ * without a kind is `preamble` until the first content, `structure` after it.
+ */
+export function frameList() {
+  const frames: WireFrame[] = [];
+  let started = false;
+  return {
+    frames,
+    add(text: string, kind?: "content" | "closing") {
+      if (kind === "content") started = true;
+      frames.push({ text, kind: kind ?? (started ? "structure" : "preamble") });
+    },
+  };
+}
+
 /** One SSE frame; `event` omitted for chat completions. */
 export function frame(data: unknown, event?: string): string {
   const payload = typeof data === "string" ? data : JSON.stringify(data);

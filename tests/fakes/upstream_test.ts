@@ -183,7 +183,7 @@ Deno.test("fake upstream breaks a stream after K events", async () => {
     await assert.rejects(async () => {
       for await (const event of readSse(response.body!)) seen.push(event.event ?? "");
     });
-    assert.deepEqual(seen, ["message_start", "ping"]);
+    assert.deepEqual(seen, ["message_start", "content_block_start"]);
   });
 });
 
@@ -198,7 +198,7 @@ Deno.test("fake upstream holds a stream on a gate after K events", async () => {
     const early = await Promise.race([second.then(() => "event"), delay(50).then(() => "held")]);
     assert.equal(early, "held");
     gate.resolve();
-    assert.equal((await second).value?.event, "ping");
+    assert.equal((await second).value?.event, "content_block_start");
     await events.return(undefined);
   });
 });
@@ -211,7 +211,7 @@ Deno.test("fake upstream close() aborts a gated stream and releases a hang", asy
   await events.next();
   fake.setBehaviour({ hang: true });
   const hung = streamRequest(fake);
-  await delay(20);
+  await fake.received(2);
   const pending = events.next();
   const closing = fake.close();
   await assert.rejects(() => pending);
@@ -253,7 +253,7 @@ Deno.test("fake upstream sends the protocol's error event mid-stream", async () 
     const response = await streamRequest(fake);
     const seen: string[] = [];
     for await (const event of readSse(response.body!)) seen.push(event.event ?? "");
-    assert.deepEqual(seen, ["message_start", "ping", "content_block_start", "error"]);
+    assert.deepEqual(seen, ["message_start", "content_block_start", "ping", "error"]);
   });
 });
 
