@@ -10,12 +10,18 @@ export interface Times {
   times?: number;
 }
 
+/** A `Retry-After` to send, in seconds. */
+export interface RetryAfter {
+  retryAfter?: number;
+}
+
+function retryAfter({ retryAfter }: RetryAfter) {
+  return retryAfter === undefined ? undefined : { "retry-after": String(retryAfter) };
+}
+
 /** 429 in the provider's rate-limit shape, with `Retry-After: retryAfter` (seconds) if given. */
-export function rateLimited(options: Times & { retryAfter?: number } = {}): Behaviour {
-  const headers = options.retryAfter === undefined
-    ? undefined
-    : { "retry-after": String(options.retryAfter) };
-  return { error: { status: 429, times: options.times, headers } };
+export function rateLimited(options: Times & RetryAfter = {}): Behaviour {
+  return { error: { status: 429, times: options.times, headers: retryAfter(options) } };
 }
 
 /** 500: OpenAI's `server_error`, Anthropic's `api_error`. */
@@ -24,11 +30,8 @@ export function serverError(options: Times = {}): Behaviour {
 }
 
 /** 503: OpenAI's `server_error` ("The engine is currently overloaded"), Anthropic's `api_error`. */
-export function unavailable(options: Times & { retryAfter?: number } = {}): Behaviour {
-  const headers = options.retryAfter === undefined
-    ? undefined
-    : { "retry-after": String(options.retryAfter) };
-  return { error: { status: 503, times: options.times, headers } };
+export function unavailable(options: Times & RetryAfter = {}): Behaviour {
+  return { error: { status: 503, times: options.times, headers: retryAfter(options) } };
 }
 
 /** 529 `overloaded_error`, Anthropic's overload. */
