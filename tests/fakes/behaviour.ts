@@ -84,7 +84,7 @@ export interface Behaviour {
   /**
    * Streams: at `after` (default the preamble) send the protocol's error event and end:
    * chat's `{"error":…}` data, responses' `error` (or `response.failed`), messages'
-   * `error` (`overloaded_error` unless `type`).
+   * `error` (`overloaded_error` unless `type`). Whole answers are not affected.
    */
   streamError?: Partial<AtPoint> & {
     message?: string;
@@ -97,7 +97,8 @@ export interface Behaviour {
    * body, properly ended.
    */
   malformed?: AtPoint & { then: "continue" | "end" };
-  /** Streams: end cleanly at `after` (default `"content"`) without the closing frames. */
+  /** Streams: end cleanly at `after` (default `"content"`) without the closing frames.
+   * Whole answers are not affected. */
   noTerminator?: Partial<AtPoint>;
   /**
    * Answer with this recorded transcript verbatim: `sse` to streams, `body` otherwise (an
