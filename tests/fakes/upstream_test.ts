@@ -187,19 +187,31 @@ Deno.test("fake upstream breaks a stream after K events", async () => {
   });
 });
 
+/** A gate that tells when something starts waiting on it (awaiting a thenable calls `then`). */
+function watchedGate(): { gate: Promise<void>; waited: Promise<void>; open: () => void } {
+  const opened = Promise.withResolvers<void>();
+  const waited = Promise.withResolvers<void>();
+  const gate = {
+    then(...args: Parameters<Promise<void>["then"]>) {
+      waited.resolve();
+      return opened.promise.then(...args);
+    },
+  } as Promise<void>;
+  return { gate, waited: waited.promise, open: opened.resolve };
+}
+
 Deno.test("fake upstream holds a stream on a gate after K events", async () => {
   await withFake(async (fake) => {
-    const gate = Promise.withResolvers<void>();
-    fake.setBehaviour({ gate: gate.promise, gateAfter: 1 });
+    const { gate, waited, open } = watchedGate();
+    fake.setBehaviour({ gate, gateAfter: 1 });
     const response = await streamRequest(fake);
     const events = readSse(response.body!);
     assert.equal((await events.next()).value?.event, "message_start");
-    let arrived = false;
-    const second = events.next().finally(() => arrived = true);
-    // The fake waits on the gate with the first event sent: the second cannot have come.
-    await fake.stalled;
-    assert.equal(arrived, false);
-    gate.resolve();
+    const second = events.next();
+    // The fake waits on the gate before its second event, so the wait comes first.
+    const first = await Promise.race([waited.then(() => "gate"), second.then(() => "event")]);
+    assert.equal(first, "gate");
+    open();
     assert.equal((await second).value?.event, "content_block_start");
     await events.return(undefined);
   });
