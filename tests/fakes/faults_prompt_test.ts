@@ -197,3 +197,13 @@ for (const protocol of PROTOCOLS) {
       );
     }));
 }
+
+Deno.test("fault messages: a text prefill with thinking enabled is refused, as Anthropic does", () =>
+  withFake(start, async (fake) => {
+    fake.setBehaviour({ answer: ANSWER });
+    const body = requestBody("messages", "Tell me", { prefill: "The quick" });
+    const thinking = { ...body, thinking: { type: "enabled", budget_tokens: 1024 } };
+    const refused = await refusal(await post(fake, "messages", thinking));
+    assert.match(refused.error.message, /^messages\.1\.content\.0\.type: Expected `thinking`/);
+    assert.equal((await post(fake, "messages", body)).status, 200);
+  }));

@@ -9,6 +9,7 @@ import type { Behaviour, FakeError, WireProtocol } from "./behaviour.ts";
 import {
   contextLengthError,
   prefillRefusedError,
+  thinkingPrefillError,
   trailingWhitespaceError,
 } from "./provider_errors.ts";
 import { requestText } from "./reply.ts";
@@ -44,7 +45,7 @@ export function continuation(answer: string, prefill: string | undefined): strin
 /**
  * The 400 a model gives for the prompt itself, if any: too long for `contextWindow`, a
  * prefill refused (`refusePrefill`), or (messages, when honouring with `answer`) a
- * prefill ending in whitespace, as Anthropic refuses it.
+ * prefill Anthropic refuses: one ending in whitespace, or a text prefill with `thinking` on.
  */
 export function promptRefusal(
   protocol: WireProtocol,
@@ -60,7 +61,9 @@ export function promptRefusal(
   const prefill = trailingAssistantText(request);
   if (prefill === undefined) return undefined;
   if (behaviour.refusePrefill) return prefillRefusedError();
-  const honoured = behaviour.answer !== undefined;
-  if (honoured && protocol === "messages" && /\s$/.test(prefill)) return trailingWhitespaceError();
-  return undefined;
+  if (behaviour.answer === undefined || protocol !== "messages") return undefined;
+  if (/\s$/.test(prefill)) return trailingWhitespaceError();
+  const thinking = (request.thinking as { type?: unknown } | undefined)?.type;
+  if (thinking !== "enabled" && thinking !== "adaptive") return undefined;
+  return thinkingPrefillError((request.messages as unknown[]).length - 1);
 }

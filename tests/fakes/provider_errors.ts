@@ -171,3 +171,14 @@ export function trailingWhitespaceError(): FakeError {
   const message = "messages: final assistant content cannot end with trailing whitespace";
   return { status: 400, body: invalidRequest(message, { chat: "messages", responses: "input" }) };
 }
+
+/** Anthropic's 400 for a text prefill (the `index`th message) when `thinking` is enabled. */
+export function thinkingPrefillError(index: number): FakeError {
+  const message = `messages.${index}.content.0.type: Expected \`thinking\` or ` +
+    "`redacted_thinking`, but found `text`. When `thinking` is enabled, a final `assistant` " +
+    "message must start with a thinking block (preceeding the lastmost set of `tool_use` and " +
+    "`tool_result` blocks). We recommend you include thinking blocks from previous turns. To " +
+    "avoid this requirement, disable `thinking`. Please consult our documentation at " +
+    "https://docs.claude.com/en/docs/build-with-claude/extended-thinking";
+  return { status: 400, type: "invalid_request_error", message };
+}
