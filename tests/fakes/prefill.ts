@@ -12,7 +12,7 @@ import {
   thinkingPrefillError,
   trailingWhitespaceError,
 } from "./provider_errors.ts";
-import { requestText } from "./reply.ts";
+import { requestText, turnText } from "./reply.ts";
 
 /** The text of a request's trailing assistant turn; undefined when the last turn is not one. */
 export function trailingAssistantText(request: Record<string, unknown>): string | undefined {
@@ -22,12 +22,7 @@ export function trailingAssistantText(request: Record<string, unknown>): string 
   if (last?.role !== "assistant" || (last.type !== undefined && last.type !== "message")) {
     return undefined;
   }
-  if (typeof last.content === "string") return last.content;
-  if (!Array.isArray(last.content)) return "";
-  return last.content
-    .map((part) => (part as { text?: unknown }).text)
-    .filter((text): text is string => typeof text === "string")
-    .join("");
+  return turnText(last.content, "");
 }
 
 /**

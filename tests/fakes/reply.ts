@@ -95,15 +95,19 @@ export function lastUserText(request: Record<string, unknown>): string {
   if (!Array.isArray(turns)) return "";
   for (let i = turns.length - 1; i >= 0; i--) {
     const turn = turns[i] as Record<string, unknown> | null;
-    if (turn?.role !== "user") continue;
-    if (typeof turn.content === "string") return turn.content;
-    if (!Array.isArray(turn.content)) return "";
-    return turn.content
-      .map((part) => (part as { text?: unknown }).text)
-      .filter((text): text is string => typeof text === "string")
-      .join(" ");
+    if (turn?.role === "user") return turnText(turn.content, " ");
   }
   return "";
+}
+
+/** The text of a turn's content: a string, or its parts' texts joined by `separator`. */
+export function turnText(content: unknown, separator: string): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part) => (part as { text?: unknown }).text)
+    .filter((text): text is string => typeof text === "string")
+    .join(separator);
 }
 
 /** Pieces of text as a provider streams them: a word (with its trailing space) each. */
