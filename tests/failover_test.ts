@@ -245,3 +245,31 @@ Deno.test("failover: a stream whose every attempt failed before anything went ou
     assert.equal(row!.status, "failed");
     assert.equal(row!.cost_micros, 0);
   }));
+
+Deno.test("failover: an alias is listed by the model list and served by its chain, the ledger naming both", () =>
+  withScope(async (s) => {
+    const gateway = await s.gateway(configWith(
+      channel({ name: "echo", protocol: "echo", models: ["echo"] }),
+      '[models.assistant]\nfallbacks = ["echo"]\n',
+    ));
+    const { secret } = await gateway.createKey({ models: ["assistant"] });
+    const listed = await fetch(`${gateway.baseUrl}/models`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
+    assert.deepEqual(
+      (await listed.json()).data.map((model: { id: string }) => model.id),
+      ["assistant"],
+      "a key restricted to the alias lists it alone",
+    );
+    const response = await gateway.post(
+      "/v1/chat/completions",
+      secret,
+      chatBody("assistant", "hello there"),
+    );
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("x-tollgate-model"), "echo");
+    assert.equal(replyText(await response.json()), "hello there");
+    const [row] = await gateway.ledger();
+    assert.equal(row!.model, "assistant");
+    assert.equal(row!.served_model, "echo");
+  }));
