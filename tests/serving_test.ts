@@ -1,8 +1,8 @@
 /**
- * What the runtime's server (`Deno.serve`'s own HTTP/1.1 server) must still do for tollgate, sent
- * byte for byte over a socket: `Expect: 100-continue` answered, a body declared over the
- * limit refused with its 413 before it is read, a body that stops coming ended by `[timeouts] body`, and many idle connections
- * that do not keep a new client waiting.
+ * What the runtime's server (`Deno.serve`'s own HTTP/1.1 server) must still do for tollgate,
+ * sent byte for byte over a socket: `Expect: 100-continue` answered, a body declared over the
+ * limit refused with its 413 before it is read, a body that stops coming ended by
+ * `[timeouts] body`, and many idle connections that do not keep a new client waiting.
  */
 import assert from "node:assert/strict";
 import { channel, configWith } from "./harness.ts";

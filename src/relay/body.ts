@@ -81,17 +81,17 @@ function declaredLength(value: string | undefined): number {
 }
 
 /**
- * The room each read of a chunked body offers the runtime. Deno's HTTP/1.1 server (its own
- * parser, not hyper, since Deno 2.8.3) decodes at most a read's length of the wire at a
- * time: a read shorter than the next chunk's size line (a few bytes; up to 4 KiB with
- * extensions) never resolves, and its 64 KiB bound on a trailer section is checked only
- * within one read, so trailers longer than every read are neither finished nor refused while
- * the runtime buffers all of them. 72 KiB holds any size line, and the first 64 KiB of
- * trailers plus the end of the line that passes them (unless that line is longer than 8
- * KiB). A larger read costs more for a body of many tiny chunks: the runtime moves what it
- * buffered (up to a read's length) once a chunk.
+ * The most each read asks of the runtime, and the room each read of a chunked body offers
+ * it. Deno's HTTP/1.1 server (its own parser, not hyper, since Deno 2.8.3) decodes at most a
+ * read's length of the wire at a time: a read shorter than the next chunk's size line (a
+ * few bytes; up to 4 KiB with extensions) never resolves, and its 64 KiB bound on a trailer
+ * section is checked only within one read, so trailers longer than every read are neither
+ * finished nor refused while the runtime buffers all of them. 72 KiB holds any size line,
+ * and the first 64 KiB of trailers plus the end of the line that passes them (unless that
+ * line is longer than 8 KiB). Larger reads measured slower for a body of many tiny chunks
+ * (~3x at 136 KiB, bench/README.md): the runtime's reader moves what it buffered once a chunk.
  */
-const CHUNKED_READ_BYTES = 72 * 1024;
+const READ_BYTES = 72 * 1024;
 
 /**
  * Reads a body into one buffer of its own, always to its end: the runtime gives the
@@ -157,13 +157,13 @@ class BodyReader implements Ringing {
   async #readInto(byob: ReadableStreamBYOBReader): Promise<void> {
     this.#reader = byob;
     // A declared body's buffer ends one byte past it; a chunked one keeps a read's room.
-    const room = this.#declared >= 0 ? 1 : CHUNKED_READ_BYTES;
+    const room = this.#declared >= 0 ? 1 : READ_BYTES;
     while (!this.expired) {
       if (this.#buffer.byteLength - this.#filled < room) this.#grow(this.#filled + room);
       const view = new Uint8Array(
         this.#buffer,
         this.#filled,
-        Math.min(this.#buffer.byteLength - this.#filled, CHUNKED_READ_BYTES),
+        Math.min(this.#buffer.byteLength - this.#filled, READ_BYTES),
       );
       const { value, done } = await byob.read(view);
       if (value) this.#buffer = value.buffer as ArrayBuffer;
