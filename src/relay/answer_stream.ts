@@ -33,7 +33,7 @@ export async function answerStream(
         relay.plan.rescues(attempt, (channel, model) => takesPrefill(config, { channel, model }))
             .length > 0;
       const converter = translation.stream(attempt.upstreamModel, track);
-      return readLeg(relay, answered, converter, track, converter.usage);
+      return readLeg(relay, answered, converter, converter.usage);
     },
   });
   const head = await committedOrSilent(relay, first);

@@ -7,7 +7,6 @@
  */
 import type { EntryProtocol, Timeouts } from "../config/schema.ts";
 import { protocolOf } from "../protocols/index.ts";
-import { parseEventData } from "../protocols/json_read.ts";
 import { encodeSse, type SseBatch, type SseEvent } from "../protocols/sse.ts";
 import type { StreamConverter } from "../translate/translation.ts";
 import { type UpstreamExchange, UpstreamFailure } from "../upstream/call.ts";
@@ -134,9 +133,14 @@ function failIfBroken(event: SseEvent, upstream: EntryProtocol): void {
   }
 }
 
-/** Whether an event's data is not the JSON every protocol sends (chat's `[DONE]` aside). */
+/**
+ * Whether an event's data was cut short: every protocol sends one JSON object an event
+ * (chat's `[DONE]` aside), and a cut one does not end it. Read off its ends, not parsed:
+ * every event of every stream is asked.
+ */
 export function isMalformed(event: SseEvent): boolean {
-  return event.data !== "[DONE]" && parseEventData(event.data) === undefined;
+  const data = event.data.trim();
+  return data !== "[DONE]" && !(data.startsWith("{") && data.endsWith("}"));
 }
 
 /** The first batch that holds events: comments before them do not make a first byte. */

@@ -14,7 +14,6 @@ export async function readLeg(
   relay: RelayRequest,
   { attempt, exchange, response, record, sentAt }: Answered,
   converter: StreamConverter,
-  checked: boolean,
   reported: () => Usage | undefined,
 ): Promise<Leg> {
   const timeouts = timeoutsOf(relay.config, attempt);
@@ -39,6 +38,5 @@ export async function readLeg(
     upstream,
     held: committed.held,
     ended: committed.ended,
-    checked,
   };
 }

@@ -65,7 +65,7 @@ export async function rescue(relay: RelayRequest, cut: Cut): Promise<Leg | undef
         shown,
         counted,
       );
-      return readLeg(relay, answered, continued, true, continued.upstreamUsage);
+      return readLeg(relay, answered, continued, continued.upstreamUsage);
     },
   });
   return tried.ok ? tried.value : undefined;

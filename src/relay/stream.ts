@@ -53,8 +53,6 @@ export interface Leg {
   held: Uint8Array[];
   /** Its upstream's body ended at commit (an answer that ended before any content). */
   ended: boolean;
-  /** Whether its events are checked for malformed data (a rescue may continue it). */
-  checked: boolean;
 }
 
 /** How a leg broke off after its content went out. */
@@ -254,7 +252,7 @@ class RelayStream implements UnderlyingDefaultSource<Uint8Array>, Ringing {
     let malformed = false;
     for (let i = 0; i < upstreamEvents.length; i++) {
       const event = upstreamEvents[i]!;
-      if (leg.checked && isMalformed(event)) {
+      if (isMalformed(event)) {
         upstreamEvents = upstreamEvents.slice(0, i);
         malformed = true;
         break;

@@ -68,7 +68,6 @@ function relayOf(
     upstream: "chat",
     held: [encoder.encode(FIRST)],
     ended: false,
-    checked: false,
   };
   return relayStream({
     first: Promise.resolve(leg),
@@ -204,14 +203,14 @@ Deno.test("stream: the closing events of a translation go out with the last batc
   const ended: RelayOutcome[] = [];
   const relay = (converter: StreamConverter, lastKnown = false) =>
     readingClient(relayOf({
-      events: eventsOf(["second", "[DONE]"], lastKnown),
+      events: eventsOf(['{"n":2}', "[DONE]"], lastKnown),
       keepalive: { ms: 0, bytes: encoder.encode(KEEPALIVE), clock: new AlarmClock() },
       converter,
       onEnd: (outcome) => void ended.push(outcome),
     })).rest();
 
   const stop = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
-  const second = "data: second\n\n";
+  const second = 'data: {"n":2}\n\n';
   const done = "data: [DONE]\n\n";
   assert.deepEqual(await relay(translating), [FIRST, second, done, stop]);
   assert.deepEqual(await relay(passthrough()), [FIRST, second, done]);
@@ -225,10 +224,10 @@ Deno.test("stream: a batch that converts to nothing does not leave the client wa
   // A converter that swallows the upstream's "skip" events (as translation swallows pings).
   const swallowing = {
     ...passthrough(),
-    events: (batch: SseEvent[]) => batch.filter((event) => event.data !== "skip"),
+    events: (batch: SseEvent[]) => batch.filter((event) => event.data !== '{"skip":1}'),
   };
   const chunks = await readingClient(relayOf({
-    events: eventsOf(["skip", "skip", "[DONE]"]),
+    events: eventsOf(['{"skip":1}', '{"skip":1}', "[DONE]"]),
     keepalive: { ms: 0, bytes: encoder.encode(KEEPALIVE), clock: new AlarmClock() },
     converter: swallowing,
     onEnd: () => {},
@@ -239,12 +238,12 @@ Deno.test("stream: a batch that converts to nothing does not leave the client wa
 Deno.test("stream: a stream that ends without its terminal event ends with an error event, billed as failed", async () => {
   const ended: RelayOutcome[] = [];
   const chunks = await readingClient(relayOf({
-    events: eventsOf(["second"]),
+    events: eventsOf(['{"n":2}']),
     keepalive: { ms: 0, bytes: encoder.encode(KEEPALIVE), clock: new AlarmClock() },
     converter: passthrough(),
     onEnd: (outcome) => void ended.push(outcome),
   })).rest();
-  assert.deepEqual(chunks.slice(0, 2), [FIRST, "data: second\n\n"]);
+  assert.deepEqual(chunks.slice(0, 2), [FIRST, 'data: {"n":2}\n\n']);
   assert.equal(chunks.length, 2, "the passthrough converter writes no error event of its own");
   assert.deepEqual(ended.map((outcome) => outcome.status), ["failed"]);
 });
