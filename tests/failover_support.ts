@@ -9,6 +9,7 @@
  */
 import assert from "node:assert/strict";
 import type { LedgerRow } from "../src/db/schema.ts";
+import { type Logger, silentLogger } from "../src/log.ts";
 import type { SseEvent } from "../src/protocols/sse.ts";
 import type { Plan, Step } from "./fakes/behaviour.ts";
 import { fault } from "./fakes/faults.ts";
@@ -47,12 +48,21 @@ export const PRICES = {
 /** How far the clock moves per step while a request is under way (see `drive`). */
 const STEP_MS = 250;
 
+/** The rig's `[failover]`: the defaults but for a cool-down no request outlasts by chance. */
+const FAILOVER = {
+  retries: 1,
+  retry_after_max_ms: 5_000,
+  cooldown_ms: 600_000,
+  max_attempts: 6,
+  rescue_streams: true,
+};
+
 /** What one case changes in the rig's config. */
 export interface CaseConfig {
   /** A TOML inline table of timeouts for a channel, e.g. `{ first_byte = 2_000 }`. */
   timeouts?: Partial<Record<ChannelName, string>>;
-  /** Lines added to `[failover]`. */
-  failover?: string;
+  /** `[failover]` settings in place of the rig's. */
+  failover?: Partial<Record<keyof typeof FAILOVER, number | boolean>>;
   /** Whether `m` and `big` take a prefill (default true; responses channels never do). */
   prefill?: boolean;
   /** Per-channel protocols, overriding the rig's one. */
@@ -99,6 +109,8 @@ export interface Rig {
    * later comes after the commit whatever the network makes of the frames.
    */
   afterCommit(speaks?: Protocol): { gate: Promise<void>; gateAfter: number };
+  /** Opens the `afterCommit` gates: the client has the head (`ask` calls it itself). */
+  committed(): void;
   /** Counts the fakes' requests from now on (`sent`), keeping the config and its health. */
   mark(): void;
   /** Requests sent to each fake since the case began (or the last `mark`). */
@@ -129,7 +141,15 @@ export async function startRig(channel: Protocol): Promise<Rig> {
     const fakes = { a, b, c };
     let version = 0;
     const toml = (config: CaseConfig) => rigConfig(channel, fakes, config, ++version);
-    gateway = await startGateway(toml({}), { clock, now: () => clock.now() });
+    // Reloads are told in the log: a case whose config was refused must not run on the last one.
+    const reloads = { done: 0, refused: [] as string[] };
+    const log: Logger = {
+      ...silentLogger,
+      info: (message) => void (message === "config reloaded" && reloads.done++),
+      error: (message, fields) =>
+        void reloads.refused.push(`${message}: ${JSON.stringify(fields)}`),
+    };
+    gateway = await startGateway(toml({}), { clock, now: () => clock.now(), log });
     const { secret, account } = await gateway.createKey({ balanceUsd: "100" });
     const opened = gateway;
     let base = { a: 0, b: 0, c: 0 };
@@ -149,14 +169,18 @@ export async function startRig(channel: Protocol): Promise<Rig> {
       secret,
       account,
       async begin(plans, config = {}) {
+        const done = reloads.done;
         await opened.writeConfig(toml(config));
         await opened.server.reload();
+        assert.deepEqual(reloads.refused, [], "the case's config is valid");
+        assert.ok(reloads.done > done, "the case's config is in force");
         for (const name of ["a", "b", "c"] as const) {
           fakes[name].setBehaviour(answering(plans[name] ?? {}));
         }
         mark();
       },
       mark,
+      committed: openGates,
       afterCommit(speaks = channel) {
         const gate = Promise.withResolvers<void>();
         gates.push(gate.resolve);
@@ -280,12 +304,10 @@ idle = 600_000
 total = 3_600_000
 
 [failover]
-retries = 1
-retry_after_max_ms = 5_000
-cooldown_ms = 600_000
-max_attempts = 6
-rescue_streams = true
-${config.failover ?? ""}
+${
+    Object.entries({ ...FAILOVER, ...config.failover })
+      .map(([key, value]) => `${key} = ${value}`).join("\n")
+  }
 
 [groups.default]
 models = ["*"]
