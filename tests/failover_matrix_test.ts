@@ -45,14 +45,28 @@ interface Cell {
  */
 type Try = `${ChannelName} ${string}`;
 
+/** What every expectation may also say. */
+interface Also {
+  /**
+   * The channel keys of `a`'s requests as a pattern: a letter a key, so `"xx"` is one key
+   * twice (a retry, a Retry-After waited out) and `"xy"` two keys (a rate limit rotated).
+   */
+  keys?: string;
+  /** The first attempt's recorded reason. */
+  reason?: RegExp;
+  /** Bounds of the time the request took on the gateway's clock. */
+  minElapsedMs?: number;
+  maxElapsedMs?: number;
+}
+
 /** What the client gets, and what the ledger says of it. */
 type Expected =
   /** A complete answer, `text` (default ANSWER), after `attempts`. */
-  | { answer: Try[]; text?: string; minElapsedMs?: number }
+  | { answer: Try[]; text?: string } & Also
   /** An HTTP error status before anything went out. */
-  | { refused: number; attempts: Try[]; code: string; message?: RegExp }
+  | { refused: number; attempts: Try[]; code: string; message?: RegExp } & Also
   /** A committed stream that ends with the entry protocol's error event (`code`). */
-  | { broken: Try[]; code: string };
+  | { broken: Try[]; code: string } & Also;
 
 /** One fault: what each fake does, the case's config, and what should come of it. */
 interface Fault {
@@ -82,32 +96,43 @@ const FAULTS: Fault[] = [
   {
     name: "429 with Retry-After 1 s",
     plans: () => ({ a: [rateLimited({ retryAfter: 1 }), {}] }),
-    expect: () => ({ answer: ["a 429", "a ok"], minElapsedMs: 1_000 }),
+    expect: () => ({ answer: ["a 429", "a ok"], keys: "xx", minElapsedMs: 1_000 }),
+  },
+  {
+    name: "429 with Retry-After 1 s always",
+    // Waited out once per key: then the other key, then the next channel.
+    plans: () => ({ a: rateLimited({ retryAfter: 1 }) }),
+    expect: () => ({
+      answer: ["a 429", "a 429", "a 429", "a 429", "b ok"],
+      keys: "xxyy",
+      minElapsedMs: 2_000,
+    }),
   },
   {
     name: "429 with Retry-After 60 s",
     plans: () => ({ a: rateLimited({ retryAfter: 60 }) }),
-    expect: () => ({ answer: ["a 429", "b ok"] }),
+    expect: () => ({ answer: ["a 429", "a 429", "b ok"], keys: "xy", maxElapsedMs: 59_000 }),
   },
   {
     name: "429 without Retry-After",
     plans: () => ({ a: rateLimited() }),
-    expect: () => ({ answer: ["a 429", "b ok"] }),
+    expect: () => ({ answer: ["a 429", "a 429", "b ok"], keys: "xy" }),
   },
   {
     name: "500 once",
     plans: () => ({ a: [serverError(), {}] }),
-    expect: () => ({ answer: ["a 500", "a ok"], minElapsedMs: 250 }),
+    expect: () => ({ answer: ["a 500", "a ok"], keys: "xx", minElapsedMs: 250 }),
   },
   {
     name: "503 with Retry-After 1 s once",
     plans: () => ({ a: [unavailable({ retryAfter: 1 }), {}] }),
-    expect: () => ({ answer: ["a 503", "a ok"], minElapsedMs: 1_000 }),
+    expect: () => ({ answer: ["a 503", "a ok"], keys: "xx", minElapsedMs: 1_000 }),
   },
   {
     name: "503 always",
     plans: () => ({ a: unavailable() }),
-    expect: () => ({ answer: ["a 503", "a 503", "b ok"], minElapsedMs: 250 }),
+    // A channel that fails is left, its other key too.
+    expect: () => ({ answer: ["a 503", "a 503", "b ok"], keys: "xx", minElapsedMs: 250 }),
   },
   {
     name: "503 on every channel",
@@ -121,20 +146,28 @@ const FAULTS: Fault[] = [
   {
     name: "reset",
     plans: () => ({ a: "reset" }),
-    expect: () => ({ answer: ["a fail", "a fail", "b ok"], minElapsedMs: 250 }),
+    expect: () => ({ answer: ["a fail", "a fail", "b ok"], keys: "xx", minElapsedMs: 250 }),
   },
   {
     name: "no answer",
     plans: () => ({ a: "hang" }),
     config: { timeouts: SHORT },
-    expect: () => ({ answer: ["a fail", "a fail", "b ok"], minElapsedMs: 4_250 }),
+    expect: () => ({
+      answer: ["a fail", "a fail", "b ok"],
+      reason: /no response headers within 2000 ms/,
+      minElapsedMs: 4_250,
+    }),
   },
   {
     name: "slow first content",
     plans: () => ({ a: { stall: { after: "preamble" } } }),
     config: { timeouts: SHORT },
     // Streams: first_content (2 s); whole answers: idle on the body (4 s).
-    expect: () => ({ answer: ["a fail", "a fail", "b ok"], minElapsedMs: 4_250 }),
+    expect: (cell) => ({
+      answer: ["a fail", "a fail", "b ok"],
+      reason: cell.stream ? /no content within 2000 ms/ : /no response body within 4000 ms/,
+      minElapsedMs: 4_250,
+    }),
   },
   {
     name: "preamble then error event",
@@ -171,7 +204,7 @@ const FAULTS: Fault[] = [
     name: "stall after 2 deltas",
     plans: () => ({ a: { stall: { after: 2 } } }),
     config: { timeouts: SHORT },
-    expect: afterCommit("upstream_timeout"),
+    expect: (cell) => ({ ...afterCommit("upstream_timeout")(cell), reason: /4000 ms/ }),
   },
   {
     name: "malformed chunk before content",
@@ -302,6 +335,17 @@ async function check(cell: Cell, expected: Expected): Promise<void> {
   const sent = { a: 0, b: 0, c: 0 };
   for (const attempt of wanted) sent[attempt.channel]++;
   assert.deepEqual(rig.sent(), sent, "each fake got the attempts the ledger shows");
+  if (expected.keys !== undefined) {
+    const keys = rig.fakes.a.requests.slice(-sent.a).map((request) => request.key);
+    assert.equal(keyPattern(keys), expected.keys, `the keys of a: ${keys.join(", ")}`);
+  }
+  if (expected.reason) assert.match(books.attempts[0]!.reason ?? "", expected.reason);
+  if (expected.minElapsedMs !== undefined) {
+    assert.ok(elapsedMs >= expected.minElapsedMs, `waited ${elapsedMs} ms on the clock`);
+  }
+  if (expected.maxElapsedMs !== undefined) {
+    assert.ok(elapsedMs <= expected.maxElapsedMs, `took ${elapsedMs} ms on the clock`);
+  }
   assert.equal(books.row.model, "m");
   assert.equal(books.row.stream, stream ? 1 : 0);
 
@@ -343,9 +387,15 @@ async function check(cell: Cell, expected: Expected): Promise<void> {
   assert.equal(books.row.served_model, served.model);
   assert.equal(books.row.channel, served.channel);
   assert.ok(books.row.cost_micros > 0);
-  if (expected.minElapsedMs !== undefined) {
-    assert.ok(elapsedMs >= expected.minElapsedMs, `waited ${elapsedMs} ms on the clock`);
-  }
+}
+
+/** Keys as a pattern of letters, one per distinct key in order of first use: "xxy". */
+function keyPattern(keys: (string | undefined)[]): string {
+  const letters = new Map<string | undefined, string>();
+  return keys.map((key) => {
+    if (!letters.has(key)) letters.set(key, "xyzw"[letters.size] ?? "?");
+    return letters.get(key)!;
+  }).join("");
 }
 
 /** An HTTP error in the entry protocol's shape, and a failed row that cost nothing. */

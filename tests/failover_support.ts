@@ -1,7 +1,7 @@
 /**
  * A rig for the failover matrix and the rescue tests: one gateway on a ManualClock (its
  * deadlines, pauses and channel health all move on it) in front of three fake upstreams
- * of one channel protocol: `a` and `b` serve the priced model `m` (a first), `c` serves
+ * of one channel protocol: `a` (two keys) and `b` serve the priced model `m` (a first), `c` serves
  * its fallback `big`, with a larger window and dearer prices. Each case writes a config
  * of its own and reloads it, which starts channel health afresh, so one gateway serves
  * every case. Also: the client's view of an answer of any entry protocol, streamed or
@@ -18,7 +18,7 @@ import { type FakeUpstream, startFakeUpstream } from "./fakes/upstream.ts";
 import { pointIndex } from "./fakes/stream_plan.ts";
 import { WIRES } from "./fakes/wires.ts";
 import { startGateway, type TestGateway } from "./harness.ts";
-import { readEvents } from "./support.ts";
+import { readEvents, replaceConfig } from "./support.ts";
 
 /** The three wire protocols, as entry points and as channels. */
 export type Protocol = "chat" | "responses" | "messages";
@@ -170,9 +170,11 @@ export async function startRig(channel: Protocol): Promise<Rig> {
       account,
       async begin(plans, config = {}) {
         const done = reloads.done;
-        await opened.writeConfig(toml(config));
+        const refused = reloads.refused.length;
+        // Atomically: the file watcher polls beside these reloads.
+        await replaceConfig(opened, toml(config));
         await opened.server.reload();
-        assert.deepEqual(reloads.refused, [], "the case's config is valid");
+        assert.deepEqual(reloads.refused.slice(refused), [], "the case's config is valid");
         assert.ok(reloads.done > done, "the case's config is in force");
         for (const name of ["a", "b", "c"] as const) {
           fakes[name].setBehaviour(answering(plans[name] ?? {}));
@@ -284,7 +286,8 @@ function rigConfig(
       `protocol = "${speaks}"`,
       `base_url = "${fakes[name].url}"`,
       `models = ["${model}"]`,
-      `keys = ["key-${name}"]`,
+      // Two keys on `a`: a rate limit moves to the other, a retry keeps its key.
+      `keys = ${JSON.stringify(name === "a" ? ["key-a1", "key-a2"] : [`key-${name}`])}`,
       `priority = ${priority}`,
       config.timeouts?.[name] ? `timeouts = ${config.timeouts[name]}` : "",
       "",
