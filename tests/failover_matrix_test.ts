@@ -263,14 +263,7 @@ const FAULTS: Fault[] = [
   },
   {
     name: "prefill refused by the first candidates",
-    // A whole request has no prefill: a model that refuses one answers it as usual.
-    plans: (cell) =>
-      cell.stream
-        ? {
-          a: [{ cut: { after: 2 }, ...cell.rig.afterCommit() }, { refusePrefill: true }],
-          b: { refusePrefill: true },
-        }
-        : { a: { refusePrefill: true } },
+    plans: (cell) => refusingPrefill(cell, ["b"]),
     expect: (cell) => {
       if (!cell.stream) return { answer: ["a ok"] };
       return rescuable(cell)
@@ -280,14 +273,7 @@ const FAULTS: Fault[] = [
   },
   {
     name: "prefill refused by every candidate",
-    plans: (cell) =>
-      cell.stream
-        ? {
-          a: [{ cut: { after: 2 }, ...cell.rig.afterCommit() }, { refusePrefill: true }],
-          b: { refusePrefill: true },
-          c: { refusePrefill: true },
-        }
-        : { a: { refusePrefill: true } },
+    plans: (cell) => refusingPrefill(cell, ["b", "c"]),
     expect: (cell) => {
       if (!cell.stream) return { answer: ["a ok"] };
       return {
@@ -297,6 +283,19 @@ const FAULTS: Fault[] = [
     },
   },
 ];
+
+/**
+ * Streams: `a` is cut after its commit and refuses to continue, as do `others`. A whole
+ * request has no prefill: a model that refuses one answers it as usual.
+ */
+function refusingPrefill(cell: Cell, others: ChannelName[]): Partial<Record<ChannelName, Plan>> {
+  if (!cell.stream) return { a: { refusePrefill: true } };
+  const plans: Partial<Record<ChannelName, Plan>> = {
+    a: [{ cut: { after: 2 }, ...cell.rig.afterCommit() }, { refusePrefill: true }],
+  };
+  for (const name of others) plans[name] = { refusePrefill: true };
+  return plans;
+}
 
 /** The attempt a `Try` stands for. */
 function parseTry(spec: Try) {
@@ -356,7 +355,10 @@ async function check(cell: Cell, expected: Expected): Promise<void> {
   assert.equal(response.headers.get("x-tollgate-model"), wanted[committed]!.model);
   if (stream) assert.equal(seen.preambles, 1, "the client sees exactly one preamble");
   for (const attempt of books.attempts) {
-    if (attempt.outcome === "cut") assert.ok(attempt.costMicros! > 0, "a cut call is billed");
+    if (attempt.outcome !== "cut") continue;
+    assert.ok(attempt.costMicros! > 0, "a cut call is billed for what it delivered");
+    assert.equal(attempt.estimated, true, "its usage report never came: estimated");
+    assert.equal(books.row.estimated, 1, "the row says it is estimated");
   }
   if ("broken" in expected) {
     assert.equal(seen.clean, false, `a broken stream never ends cleanly: ${context}`);

@@ -65,6 +65,8 @@ export interface CaseConfig {
   failover?: Partial<Record<keyof typeof FAILOVER, number | boolean>>;
   /** Whether `m` and `big` take a prefill (default true; responses channels never do). */
   prefill?: boolean;
+  /** `[server] keepalive_ms` (default: longer than any case). */
+  keepaliveMs?: number;
   /** Per-channel protocols, overriding the rig's one. */
   protocols?: Partial<Record<ChannelName, Protocol>>;
 }
@@ -295,7 +297,7 @@ function rigConfig(
   };
   return `# case ${version}
 [server]
-keepalive_ms = 600_000
+keepalive_ms = ${config.keepaliveMs ?? 600_000}
 
 [routing]
 cache_affinity = false
