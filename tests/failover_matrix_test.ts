@@ -491,3 +491,54 @@ for (const channel of PROTOCOLS) {
     }
   });
 }
+
+for (const entry of PROTOCOLS) {
+  Deno.test(`failover: a stream whose head went out for keep-alives (${entry}) has no served headers, one preamble, and the error event when nothing serves`, async () => {
+    const rig = await startRig("chat");
+    try {
+      const hang = "{ first_byte = 2_000 }";
+      // `a` is silent past keepalive_ms: the head goes out, then `b` answers.
+      await rig.begin({ a: "hang" }, { keepaliveMs: 1_000, timeouts: { a: hang } });
+      let before = await rig.balance();
+      let { response, value: seen } = await rig.ask(
+        entry,
+        requestOf(entry, true),
+        (response) => readStream(entry, response),
+      );
+      let books = await rig.books(response.headers.get("x-request-id")!, before);
+      assert.equal(response.headers.get("x-tollgate-model"), null);
+      assert.equal(response.headers.get("x-tollgate-attempts"), null);
+      assert.equal(seen.text, ANSWER, JSON.stringify(seen));
+      assert.equal(seen.preambles, 1);
+      assert.ok(seen.clean);
+      assert.deepEqual(books.attempts.map((attempt) => attempt.outcome), [
+        "failed",
+        "failed",
+        "ok",
+      ]);
+
+      // Every channel is silent: the head went out, so the error event says so.
+      await rig.begin({ a: "hang", b: "hang", c: "hang" }, {
+        keepaliveMs: 1_000,
+        timeouts: { a: hang, b: hang, c: hang },
+      });
+      before = await rig.balance();
+      ({ response, value: seen } = await rig.ask(
+        entry,
+        requestOf(entry, true),
+        (response) => readStream(entry, response),
+      ));
+      books = await rig.books(response.headers.get("x-request-id")!, before);
+      assert.equal(seen.status, 200);
+      assert.equal(seen.clean, false, JSON.stringify(seen));
+      assert.equal(seen.text, "");
+      assert.equal(seen.errors.length, 1, JSON.stringify(seen));
+      assert.equal(errorCode(entry, seen.errors[0]!), "upstream_timeout");
+      assert.equal(books.row.status, "failed");
+      assert.equal(books.row.attempts, 6);
+      assert.equal(books.charged, 0);
+    } finally {
+      await rig.close();
+    }
+  });
+}
