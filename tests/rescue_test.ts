@@ -290,3 +290,30 @@ Deno.test("rescue: requests --id --json and the admin API show the attempts of a
     assert.equal(api.attempts[1]!.upstream_model, "m");
     assert.ok(api.attempts.every((attempt) => attempt.ttfb_ms !== null));
   }));
+
+const NOT_CONTINUED = [
+  {
+    what: "a tool call's arguments",
+    reply: {
+      text: "",
+      toolCalls: [{ id: "call_1", name: "weather", arguments: '{"city":"Paris","days":3}' }],
+    },
+  },
+  {
+    what: "a reasoning block",
+    reply: { text: "Sunny.", reasoning: { text: "Let me think it over." } },
+  },
+];
+
+for (const { what, reply } of NOT_CONTINUED) {
+  Deno.test(`rescue: a stream cut inside ${what} is not continued: the error event`, () =>
+    withRig("chat", async (rig) => {
+      await rig.begin({ a: { answer: undefined, reply, cut: { after: 2 }, ...rig.afterCommit() } });
+      const { seen, books } = await streamed(rig, "messages");
+      assert.equal(seen.status, 200);
+      assert.equal(seen.clean, false, JSON.stringify(seen));
+      assert.equal(seen.errors.length, 1);
+      assert.deepEqual(tries(books), ["a cut"]);
+      assert.deepEqual(rig.sent(), { a: 1, b: 0, c: 0 });
+    }));
+}
