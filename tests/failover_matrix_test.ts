@@ -12,6 +12,7 @@ import {
   contentPolicy,
   contextExceeded,
   emptyAnswer,
+  overloaded,
   rateLimited,
   serverError,
   unavailable,
@@ -21,6 +22,7 @@ import {
   type Books,
   type CaseConfig,
   type ChannelName,
+  FAILOVER,
   type Protocol,
   PROTOCOLS,
   readStream,
@@ -141,6 +143,21 @@ const FAULTS: Fault[] = [
       refused: 502,
       attempts: ["a 503", "a 503", "b 503", "b 503", "c 503", "c 503"],
       code: "bad_response_status_code",
+    }),
+  },
+  {
+    name: "529 overloaded",
+    plans: () => ({ a: overloaded() }),
+    expect: () => ({ answer: ["a 529", "a 529", "b ok"], keys: "xx", minElapsedMs: 250 }),
+  },
+  {
+    name: "529 on every channel",
+    plans: () => ({ a: overloaded(), b: overloaded(), c: overloaded() }),
+    // The messages protocol has a status of its own for it.
+    expect: (cell) => ({
+      refused: cell.entry === "messages" ? 529 : 503,
+      attempts: ["a 529", "a 529", "b 529", "b 529", "c 529", "c 529"],
+      code: cell.entry === "messages" ? "overloaded_error" : "channel:no_available_key",
     }),
   },
   {
@@ -430,9 +447,6 @@ function errorMessage(entry: Protocol, body: Record<string, unknown>): string {
   return (body.error as { message: string }).message;
 }
 
-/** `[failover] cooldown_ms` of the rig. */
-const COOLDOWN_MS = 600_000;
-
 /**
  * A flapping channel: `a` fails (twice, with its retry) and recovers, then fails long
  * enough to cool down; while it cools, requests go to `b` without trying it; after
@@ -453,7 +467,7 @@ async function checkFlapping(cell: Cell): Promise<void> {
     rig.mark();
     await check(cell, { answer });
   }
-  rig.clock.advance(COOLDOWN_MS);
+  rig.clock.advance(FAILOVER.cooldown_ms);
   rig.mark();
   await check(cell, { answer: ["a ok"] });
 }

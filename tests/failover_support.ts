@@ -47,9 +47,11 @@ export const PRICES = {
 
 /** How far the clock moves per step while a request is under way (see `drive`). */
 const STEP_MS = 250;
+/** Steps before a request that never ends fails its test (an hour on the clock). */
+const MAX_STEPS = 14_400;
 
 /** The rig's `[failover]`: the defaults but for a cool-down no request outlasts by chance. */
-const FAILOVER = {
+export const FAILOVER = {
   retries: 1,
   retry_after_max_ms: 5_000,
   cooldown_ms: 600_000,
@@ -246,10 +248,11 @@ export async function drive<T>(clock: ManualClock, done: Promise<T>): Promise<T>
   let finished = false;
   const result = done.finally(() => finished = true);
   result.catch(() => {}); // awaited below, after the steps
-  for (let step = 0; step < 20_000 && !finished; step++) {
+  for (let step = 0; step < MAX_STEPS && !finished; step++) {
     await new Promise((resolve) => setTimeout(resolve, 1));
     if (!finished) clock.advance(STEP_MS);
   }
+  if (!finished) throw new Error(`The request did not end within ${MAX_STEPS * STEP_MS} ms`);
   return await result;
 }
 
