@@ -76,8 +76,6 @@ interface Fault {
   plans(cell: Cell): Partial<Record<ChannelName, Plan>>;
   config?: CaseConfig;
   expect(cell: Cell): Expected;
-  /** Cells left out while the gateway gets them wrong: why (a bug reported, not hidden). */
-  knownBug?(cell: Cell): string | undefined;
 }
 
 /** A responses channel never takes a prefill, so its streams are never rescued. */
@@ -237,11 +235,6 @@ const FAULTS: Fault[] = [
       },
     }),
     expect: afterCommit("upstream_error"),
-    // Only a leg a rescue could continue is checked for malformed events (stream.ts
-    // `Leg.checked`): without a rescue, a translation drops the event and a passthrough
-    // relays it, and either stream then ends cleanly instead of with the error event.
-    knownBug: (cell) =>
-      cell.stream && !rescuable(cell) ? "malformed event relayed without rescue" : undefined,
   },
   {
     name: "no terminator",
@@ -488,10 +481,8 @@ for (const channel of PROTOCOLS) {
           for (const stream of [false, true]) {
             const cell = { entry, channel, stream, rig };
             const name = `${fault.name} / ${entry} -> ${channel} / ${stream ? "stream" : "whole"}`;
-            const bug = fault.knownBug?.(cell);
             await t.step({
-              name: bug ? `${name} (known bug: ${bug})` : name,
-              ignore: bug !== undefined,
+              name,
               fn: async () => {
                 await rig.begin(fault.plans(cell), fault.config);
                 await check(cell, fault.expect(cell));
