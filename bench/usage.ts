@@ -167,7 +167,7 @@ try {
     try {
       const result = await migrate(file.client, MIGRATIONS.slice(0, 5));
       if (result.error) throw new Error(result.error.message);
-      await file.client.batch(fillStatements(false), "write");
+      await file.client.batch(fillStatements(false));
     } finally {
       await file.close();
     }

@@ -15,6 +15,9 @@ import storedResponses from "./007_stored_responses.sql" with { type: "text" };
 import postgresStoredResponses from "./postgres/004_stored_responses.sql" with { type: "text" };
 import sessions from "./008_sessions.sql" with { type: "text" };
 import postgresSessions from "./postgres/005_sessions.sql" with { type: "text" };
+import linkedResponses from "./010_linked_responses.sql" with { type: "text" };
+import postgresLinkedResponses from "./postgres/010_linked_responses.sql" with { type: "text" };
+import postgresExtendHold from "./postgres/011_extend_hold.sql" with { type: "text" };
 
 /** One numbered migration: its name and its SQL. */
 export interface Migration {
@@ -32,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "006_usage_rollups", sql: usageRollups },
   { name: "007_stored_responses", sql: storedResponses },
   { name: "008_sessions", sql: sessions },
+  { name: "010_linked_responses", sql: linkedResponses },
 ];
 
 /** Every PostgreSQL migration (migrations/postgres/), in the order it is applied. */
@@ -41,4 +45,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { name: "003_usage_rollups", sql: postgresUsageRollups },
   { name: "004_stored_responses", sql: postgresStoredResponses },
   { name: "005_sessions", sql: postgresSessions },
+  { name: "010_linked_responses", sql: postgresLinkedResponses },
+  { name: "011_extend_hold", sql: postgresExtendHold },
 ];

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { issueKey } from "../src/auth/issue_key.ts";
 import { createAccount } from "../src/db/accounts.ts";
 import { openDatabase } from "../src/db/database.ts";
-import { DAY_MS, HOUR_MS } from "../src/db/rollup_rows.ts";
+import { DAY_MS, HOUR_MS } from "../src/db/hold_steps.ts";
 import type { LedgerRow } from "../src/db/schema.ts";
 import { usageByKey, type UsageScope, usageSeries } from "../src/db/usage.ts";
 import { startPostgres } from "./postgres.ts";
@@ -53,8 +53,6 @@ async function usageEqualsLedger(url: string): Promise<void> {
       const key = keys[random(2)]!;
       return db.store.settleHold({
         holdId: `hold_${i}`,
-        holdMicros: 0,
-        holdTokens: 0,
         accountId: key.account_id,
         keyId: key.id,
         requestId: `req_${i}`,

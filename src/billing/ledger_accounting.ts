@@ -1,7 +1,7 @@
 /**
  * Accounting against the database: a hold of the worst-case cost before the upstream
- * call, and one settlement batch after the answer went out (ledger row, debit, key
- * tokens, release). Every request takes a hold, even a free one: the hold row is what
+ * call, grown before a dearer fallback or a rescue, and one settlement after the answer
+ * went out (ledger row, debit, key tokens, release). Every request takes a hold, even a free one: the hold row is what
  * turns into an `interrupted` ledger row if the process dies before settling.
  */
 import { type NewHold, type SettlementFailure, settlementOf, type Store } from "../db/store.ts";
@@ -25,11 +25,10 @@ export function createLedgerAccounting(options: {
   log: Logger;
 }): Accounting {
   const { store, instanceId, now, log } = options;
-  /** Settlement batches not yet done: a store gives the settlements of one batch one promise. */
+  /** Settlements not yet written. */
   const pending = new Set<Promise<readonly SettlementFailure[]>>();
-  /** Follows a settlement's batch, once a batch; a failed one's hold stays, for recovery. */
+  /** Follows a settlement; a failed one's hold stays, for recovery. */
   const watch = (batch: Promise<readonly SettlementFailure[]>) => {
-    if (pending.has(batch)) return;
     pending.add(batch);
     void batch.then((failures) => {
       pending.delete(batch);
@@ -104,6 +103,21 @@ export function createLedgerAccounting(options: {
       }
       return {
         reserved: amountMicros > 0 || principal.quotaTokens !== null,
+        async extend(extra) {
+          for (const [name, value] of Object.entries(extra)) {
+            if (!Number.isSafeInteger(value) || value < 0) {
+              throw new RangeError(
+                `Extending a hold: ${name} must be a whole number of at least 0, got ${value}.`,
+              );
+            }
+          }
+          // As the hold itself: an unlimited account holds no money, a key without a quota
+          // no tokens.
+          const micros = principal.unlimited ? 0 : extra.amountMicros;
+          const tokens = principal.quotaTokens === null ? 0 : extra.tokens;
+          if (micros === 0 && tokens === 0) return true;
+          return (await unlessUnavailable(store.extendHold(holdId, micros, tokens))).ok;
+        },
         settle(settlement: Settlement): Settling {
           const { usage } = settlement;
           const cost = costMicros(usage, price);
@@ -129,11 +143,6 @@ export function createLedgerAccounting(options: {
     },
     async drain() {
       while (pending.size > 0) await Promise.all([...pending]);
-      // The holds of requests still running, which a store may not have written yet. Those
-      // it cannot write stay in its journal, for the next start (db/hold_journal.ts).
-      await store.flush().catch((error) => {
-        log.error("writing holds failed", { error: describeError(error) });
-      });
     },
   };
 }

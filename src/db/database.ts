@@ -8,11 +8,12 @@ import type { Kysely } from "kysely";
 import type { Database } from "./schema.ts";
 import { migrate } from "./migrate.ts";
 import type { Db, ServingDb } from "./serving_db.ts";
-import type { SqliteConnection } from "./sql_client.ts";
+import { groupCommit } from "./group_commit.ts";
+import { type CommitStep, type SqliteConnection, type Step, writeStep } from "./sql_client.ts";
 import { openSqliteFile } from "./sqlite_file.ts";
-import { createSqliteStore, isSqliteUnavailable } from "./sqlite_store.ts";
-import type { StoredResponseRows } from "./stored_responses.ts";
-import { sqliteStoredResponseRows } from "./stored_responses_sqlite.ts";
+import { isSqliteUnavailable } from "./sqlite_errors.ts";
+import { createSqliteStore } from "./sqlite_store.ts";
+import { storedResponseRows } from "./stored_responses.ts";
 
 // What an open database is lives in serving_db.ts, which postgres.ts (loaded from here)
 // builds too; those who open a database here take its types from here.
@@ -42,20 +43,20 @@ export async function openServingDatabase(url: string, authToken?: string): Prom
   // The PostgreSQL driver loads only for a PostgreSQL URL: a SQLite gateway never pays for it.
   if (isPostgresUrl(url)) return (await import("./postgres.ts")).openPostgres(url);
   // The libSQL client loads only for a libSQL server: a file is served by the runtime's SQLite.
-  const path = url.startsWith("file:") ? filePath(url) : undefined;
-  const sqlite: SqliteConnection = path !== undefined
-    ? openSqliteFile(path)
+  const sqlite: SqliteConnection = url.startsWith("file:")
+    ? openSqliteFile(filePath(url))
     : (await import("./libsql_server.ts")).openLibsqlServer(url, authToken);
-  // A file's serving process journals its holds beside it (hold_journal.ts).
-  const journal = path && path !== ":memory:" && sqlite.readNow && sqlite.changes
-    ? { path: `${path}-holds`, readNow: sqlite.readNow, changes: sqlite.changes }
-    : undefined;
-  const store = createSqliteStore(sqlite.client, sqlite.transaction, { journal });
   let kysely: Promise<Kysely<Database>> | undefined;
-  let storedResponses: StoredResponseRows | undefined;
+  // The holds, settlements and stored responses of one turn share a transaction.
+  const commit = groupCommit((steps: Step<unknown>[]) => sqlite.transaction(steps)) as CommitStep;
+  const storedResponses = storedResponseRows(
+    sqlite.client,
+    (statements) => commit(writeStep(statements)),
+  );
   return {
     kind: "sqlite",
-    store,
+    client: sqlite.client,
+    store: createSqliteStore(sqlite.client, commit),
     isUnavailable: isSqliteUnavailable,
     migrate: () => migrate(sqlite.client),
     queries: () =>
@@ -63,16 +64,9 @@ export async function openServingDatabase(url: string, authToken?: string): Prom
         const { Kysely } = await import("kysely");
         return new Kysely<Database>({ dialect: await sqlite.dialect() });
       })(),
-    storedResponses: () =>
-      Promise.resolve(
-        storedResponses ??= sqliteStoredResponseRows(
-          sqlite.client,
-          (error) => !isSqliteUnavailable(error),
-        ),
-      ),
+    storedResponses: () => Promise.resolve(storedResponses),
     async close() {
       if (kysely) await (await kysely).destroy();
-      store.close();
       await sqlite.close();
     },
   };

@@ -1,7 +1,8 @@
 /**
- * What tollgate asks of a SQLite database, whichever driver serves it: the runtime's
+ * What tollgate asks of a database in plain SQL, whichever driver serves it: the runtime's
  * own SQLite for a file (sqlite_file.ts), the libSQL client for a libSQL server
- * (libsql_server.ts). The libSQL client's `Client` fits `SqlClient` as it is.
+ * (libsql_server.ts), a pool of `pg` connections for PostgreSQL (postgres_client.ts).
+ * Statements are written once with `?` placeholders; the PostgreSQL client numbers them.
  */
 import type { Dialect } from "kysely";
 
@@ -17,49 +18,54 @@ export interface SqlResult {
   rows: Record<string, unknown>[];
 }
 
-/** Statements one at a time, or several in one transaction. */
+/**
+ * Statements one at a time, or several in one write transaction (all, or none and it
+ * rejects). A database that cannot be reached rejects with DatabaseUnavailableError.
+ */
 export interface SqlClient {
   execute(statement: SqlStatement): Promise<SqlResult>;
-  batch(statements: SqlStatement[], mode: "write"): Promise<SqlResult[]>;
+  batch(statements: SqlStatement[]): Promise<SqlResult[]>;
 }
 
 /**
- * Runs one write transaction in two rounds: the `reads` (which may also delete with
- * RETURNING), then the writes `decide` makes of their results; all commit, or none and
- * it throws. Resolves with the value `decide` returned beside its writes; `committed`
- * runs as soon as the commit succeeded, before anything else can use the database.
+ * One step of a write transaction: its reads (which may also delete with RETURNING), then
+ * the writes `decide` makes of what they returned, before the next step's reads. Deciding
+ * in plain code between the two keeps a step the same on a file, whose calls are
+ * synchronous, and on a server, which answers each round over the network.
  */
-export type RunTransaction = <T>(
-  reads: SqlStatement[],
-  decide: (results: SqlResult[]) => { writes: SqlStatement[]; value: T; committed?: () => void },
-) => Promise<T>;
-
-/**
- * Runs reads at once and synchronously, each in its own implicit read transaction: on a
- * file's connection nothing else can run in between.
- */
-export type ReadNow = (statements: SqlStatement[]) => SqlResult[];
-
-/**
- * How a file's database changed, for a cache of its rows: `own` counts the statements its
- * connection ran that may have written (counted as they run: no read), `others` reads its
- * data version, which counts the commits of every other connection to the file.
- */
-export interface ChangeCounts {
-  own(): number;
-  others(): number;
+export interface Step<T> {
+  reads: SqlStatement[];
+  decide(results: SqlResult[]): { writes: SqlStatement[]; value: T };
 }
 
-/** An open SQLite database: its client, kysely's dialect for it, its write transactions. */
+/** Writes that need no read: a step of their own. */
+export function writeStep(writes: SqlStatement[]): Step<void> {
+  return { reads: [], decide: () => ({ writes, value: undefined }) };
+}
+
+/** Runs a step in a write transaction (alone, or with others: group_commit.ts). */
+export type CommitStep = <T>(step: Step<T>) => Promise<T>;
+
+/** Each step in a write transaction of its own on `connection`. */
+export function commitEach(connection: Pick<SqliteConnection, "transaction">): CommitStep {
+  return async (step) => (await connection.transaction([step]))[0]!;
+}
+
+/** An open SQLite database: its client, its write transactions of steps, kysely's dialect. */
 export interface SqliteConnection {
   client: SqlClient;
-  /** A file's synchronous reads (not a libSQL server's, which answers over the network). */
-  readNow?: ReadNow;
-  /** A file's counts of changes (not a libSQL server's). */
-  changes?: ChangeCounts;
+  /**
+   * Runs the steps in order in one write transaction, which holds SQLite's write lock from
+   * its start (nothing else writes between a step's reads and its writes); resolves with
+   * each step's value once committed, or rejects and writes none of them.
+   */
+  transaction<T>(steps: readonly Step<T>[]): Promise<T[]>;
   /** Kysely's dialect for it, built when the query builder is first needed. */
   dialect(): Promise<Dialect>;
-  /** The transactions of the group-committed write path. */
-  transaction: RunTransaction;
   close(): void | Promise<void>;
+}
+
+/** `count` placeholders for an `IN (...)` list: `?, ?, ?`. */
+export function placeholders(count: number): string {
+  return Array(count).fill("?").join(", ");
 }

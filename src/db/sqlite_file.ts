@@ -1,23 +1,23 @@
 /**
  * An embedded SQLite file through the runtime's own SQLite (`node:sqlite`). Its calls
- * are synchronous, so one connection serves the query builder, the store's reads and
- * the group-committed write path, and a transaction never interleaves with anything
- * (kysely's own transactions span awaits: nothing may use them on this connection).
- * Against libSQL's native driver it runs a statement in about two thirds of the time and
- * keeps ~20 MiB of native library and client code out of the process (bench/README.md).
+ * are synchronous, so one connection serves the query builder, the store's statements and
+ * its write transactions, and a transaction never interleaves with anything: it runs from
+ * BEGIN to COMMIT in one call (kysely's own transactions span awaits: nothing may use them
+ * on this connection). Against libSQL's native driver it runs a statement in about two
+ * thirds of the time and keeps ~20 MiB of native library and client code out of the
+ * process (bench/README.md).
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { Dialect, SqliteStatement } from "kysely";
 import type {
-  ChangeCounts,
-  RunTransaction,
   SqlClient,
   SqliteConnection,
   SqlResult,
   SqlStatement,
   SqlValue,
+  Step,
 } from "./sql_client.ts";
-import { startWalSync } from "./wal_sync.ts";
+import { sqliteFailure } from "./sqlite_errors.ts";
 
 /** Distinct statements kept prepared; past this (queries with long `IN` lists) the cache restarts. */
 const PREPARED_LIMIT = 256;
@@ -26,48 +26,32 @@ interface Prepared {
   statement: StatementSync;
   /** Whether it returns rows (a query, or a write with RETURNING). */
   reader: boolean;
-  /** Whether it may write: anything but a SELECT is taken to. */
-  writes: boolean;
 }
-
-const SELECT = /^\s*select\b/i;
 
 /** Opens (creating if needed) the SQLite file at `path`, in WAL mode. */
 export function openSqliteFile(path: string): SqliteConnection {
   const db = new DatabaseSync(path);
   // WAL lets the CLI write while the server reads; NORMAL sync is durable across a
-  // process crash (kill -9), which is what settlement must survive.
+  // process crash (kill -9), which is what holds and settlements must survive.
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA foreign_keys = ON");
-  // Each checkpoint syncs the file; every request writes a few pages, so the default
-  // (1,000 pages) checkpointed every hundred or so requests. ~40 MB of WAL between them.
-  db.exec("PRAGMA wal_autocheckpoint = 10000");
-  // A multi-row INSERT in a batch keeps the pages it changes in a statement journal, to
-  // undo itself alone. Past 64 KiB that journal spills to a temporary file, and from then
-  // on every page a later statement of the transaction changes is two more system calls
-  // (a settlement batch: ~1 a request, bench/README.md). In memory it is a copy.
+  // A multi-row statement keeps the pages it changes in a statement journal, to undo
+  // itself alone; past 64 KiB that journal spills to a temporary file, two more system
+  // calls for every page changed after (bench/README.md). In memory it is a copy.
   db.exec("PRAGMA temp_store = MEMORY");
 
-  /** Statements run that may have written: this connection's changes, counted without a read. */
-  let ownWrites = 0;
   const cache = new Map<string, Prepared>();
   const prepared = (sql: string): Prepared => {
     let entry = cache.get(sql);
     if (!entry) {
       if (cache.size >= PREPARED_LIMIT) cache.clear();
       const statement = db.prepare(sql);
-      entry = { statement, reader: statement.columns().length > 0, writes: !SELECT.test(sql) };
+      entry = { statement, reader: statement.columns().length > 0 };
       cache.set(sql, entry);
     }
-    if (entry.writes) ownWrites++;
     return entry;
-  };
-  const dataVersion = db.prepare("PRAGMA data_version");
-  const changes: ChangeCounts = {
-    own: () => ownWrites,
-    others: () => Number(dataVersion.get()!.data_version),
   };
   const runOne = (sql: string, args: readonly SqlValue[]): SqlResult => {
     const { statement, reader } = prepared(sql);
@@ -93,29 +77,19 @@ export function openSqliteFile(path: string): SqliteConnection {
       throw error;
     }
   };
-  const transaction: RunTransaction = (reads, decide) =>
-    attempt(() => {
-      const decided = inTransaction(() => {
-        const decided = decide(reads.map(run));
-        for (const statement of decided.writes) run(statement);
-        return decided;
-      });
-      decided.committed?.();
-      return decided.value;
-    });
-
+  const step = <T>({ reads, decide }: Step<T>): T => {
+    const { writes, value } = decide(reads.map(run));
+    for (const statement of writes) run(statement);
+    return value;
+  };
   const client: SqlClient = {
-    execute: (statement: SqlStatement) => attempt(() => run(statement)),
+    execute: (statement) => attempt(() => run(statement)),
     batch: (statements) => attempt(() => inTransaction(() => statements.map(run))),
   };
-
-  // An in-memory database has no log to sync.
-  const walSync = path === ":memory:" ? undefined : startWalSync(`${path}-wal`, () => ownWrites);
   let open = true;
   return {
     client,
-    readNow: (statements) => statements.map(run),
-    changes,
+    transaction: (steps) => attempt(() => inTransaction(() => steps.map(step))),
     // kysely loads only for the query builder (see database.ts).
     dialect: async (): Promise<Dialect> =>
       new (await import("kysely")).SqliteDialect({
@@ -125,11 +99,9 @@ export function openSqliteFile(path: string): SqliteConnection {
           prepare: (sql) => kyselyStatement(prepared(sql)),
         },
       }),
-    transaction,
-    async close() {
+    close() {
       if (!open) return;
       open = false;
-      await walSync?.close();
       db.close();
     },
   };
@@ -150,11 +122,14 @@ function bind(parameters: readonly unknown[]): SqlValue[] {
   return parameters.map((value) => typeof value === "boolean" ? Number(value) : value as SqlValue);
 }
 
-/** Runs synchronous work as a promise, a throw becoming a rejection. */
+/**
+ * Runs synchronous work as a promise, a throw becoming a rejection (an unavailable file's
+ * as DatabaseUnavailableError).
+ */
 function attempt<T>(work: () => T): Promise<T> {
   try {
     return Promise.resolve(work());
   } catch (error) {
-    return Promise.reject(error);
+    return Promise.reject(sqliteFailure(error));
   }
 }
