@@ -16,7 +16,7 @@
  * Run as a child of bench/request_floor.ts: `deno run -A bench/request_floor_proxy.ts URL MODE`.
  */
 import { DatabaseSync } from "node:sqlite";
-import { groupCommit } from "../src/db/group_commit.ts";
+import { createBatchQueue, DEFERRED_MS } from "../src/db/write_queue.ts";
 import { NEVER, serveUntilStdinCloses } from "./child.ts";
 import { serveOwnUntilStdinCloses } from "./own_server_floor.ts";
 import { createHttpClient } from "../src/upstream/http1/client.ts";
@@ -39,7 +39,7 @@ export type RequestFloorMode =
 async function tollgateStore(path: string) {
   const db = await openDatabase(`file:${path}`);
   const target = await fundedTarget(db);
-  // As `tollgate serve` starts: it registers its instance.
+  // As `tollgate serve` starts: its first heartbeat takes the file's hold journal.
   await db.store.heartbeat({ id: "inst_bench", host: "bench", pid: Deno.pid, heartbeatAt: 0 });
   return {
     hold: async () => {
@@ -54,9 +54,9 @@ async function tollgateStore(path: string) {
 
 /**
  * Rows committed together with the other rows of the same event-loop turn, by tollgate's
- * own group commit.
+ * own group commit: settlements commit in their own batch, as tollgate's do.
  */
-function groupCommitted(path: string) {
+function groupCommit(path: string) {
   const db = new DatabaseSync(path);
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
@@ -67,26 +67,26 @@ function groupCommitted(path: string) {
     settle: db.prepare("INSERT INTO rows (model, tokens) VALUES (?, ?)"),
     release: db.prepare("DELETE FROM holds WHERE id = ?"),
   };
-  const write = groupCommit((rows: (() => void)[]) => {
+  const write = createBatchQueue<() => void, void>((rows) => {
     db.exec("BEGIN");
     for (const row of rows) row();
     db.exec("COMMIT");
-    return Promise.resolve(rows.map(() => undefined));
-  });
+    return rows.map(() => undefined);
+  }, { deferMs: DEFERRED_MS });
   let holds = 0;
   return {
     /** Commits a hold row; resolves its id once durable. */
     hold: async (model: string) => {
       const id = ++holds;
-      await write(() => statements.hold.run(id, model));
+      await write([() => statements.hold.run(id, model)]);
       return id;
     },
     /** Writes the ledger row and, given a hold, releases it in the same transaction. */
     settle: (model: string, tokens: number, hold?: number) =>
-      write(() => {
+      write([() => {
         statements.settle.run(model, tokens);
         if (hold !== undefined) statements.release.run(hold);
-      }),
+      }], hold !== undefined ? "deferred" : "now"),
   };
 }
 
@@ -95,7 +95,7 @@ if (import.meta.main) {
   if (mode === "own-server") await serveOwnUntilStdinCloses(upstream);
   const dir = await Deno.makeTempDir({ prefix: "request_floor_" });
   const holds = mode === "hold" || mode === "http1-hold";
-  const ledger = mode === "ledger" || holds ? groupCommitted(`${dir}/floor.db`) : undefined;
+  const ledger = mode === "ledger" || holds ? groupCommit(`${dir}/floor.db`) : undefined;
   const store = mode === "http1-store" ? await tollgateStore(`${dir}/store.db`) : undefined;
   const client = createHttpClient();
   // The upstream's answer text: through fetch, or tollgate's client in the http1 modes.

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { issueKey } from "../src/auth/issue_key.ts";
 import { createAccount } from "../src/db/accounts.ts";
 import { openDatabase } from "../src/db/database.ts";
-import { DAY_MS, HOUR_MS } from "../src/db/hold_steps.ts";
+import { DAY_MS, HOUR_MS } from "../src/db/rollup_rows.ts";
 import type { LedgerRow } from "../src/db/schema.ts";
 import { usageByKey, type UsageScope, usageSeries } from "../src/db/usage.ts";
 import { startPostgres } from "./postgres.ts";

@@ -6,7 +6,7 @@
  */
 import { microsToUsd } from "../billing/money.ts";
 import { findAccountByName } from "../db/accounts.ts";
-import { DAY_MS, HOUR_MS } from "../db/hold_steps.ts";
+import { DAY_MS, HOUR_MS } from "../db/rollup_rows.ts";
 import {
   usageByKey,
   type UsageFigures,

@@ -64,6 +64,9 @@ export interface Hold {
 export interface Accounting {
   /** Holds the worst-case cost; 401/403 `insufficient_user_quota` when it is not covered. */
   hold(admission: Admission): Promise<Hold>;
-  /** Resolves once every settlement begun so far is written (for shutdown and tests). */
+  /**
+   * Resolves once every settlement begun so far is written, and every hold taken so far
+   * (for shutdown and tests).
+   */
   drain(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 /**
  * Accounting against the database: a hold of the worst-case cost before the upstream
- * call, grown before a dearer fallback or a rescue, and one settlement after the answer
- * went out (ledger row, debit, key tokens, release). Every request takes a hold, even a free one: the hold row is what
+ * call, grown before a dearer fallback or a rescue, and one settlement batch after the
+ * answer went out (ledger row, debit, key tokens, release). Every request takes a hold, even a free one: the hold row is what
  * turns into an `interrupted` ledger row if the process dies before settling.
  */
 import { type NewHold, type SettlementFailure, settlementOf, type Store } from "../db/store.ts";
@@ -25,10 +25,11 @@ export function createLedgerAccounting(options: {
   log: Logger;
 }): Accounting {
   const { store, instanceId, now, log } = options;
-  /** Settlements not yet written. */
+  /** Settlement batches not yet done: a store gives the settlements of one batch one promise. */
   const pending = new Set<Promise<readonly SettlementFailure[]>>();
-  /** Follows a settlement; a failed one's hold stays, for recovery. */
+  /** Follows a settlement's batch, once a batch; a failed one's hold stays, for recovery. */
   const watch = (batch: Promise<readonly SettlementFailure[]>) => {
+    if (pending.has(batch)) return;
     pending.add(batch);
     void batch.then((failures) => {
       pending.delete(batch);
@@ -143,6 +144,11 @@ export function createLedgerAccounting(options: {
     },
     async drain() {
       while (pending.size > 0) await Promise.all([...pending]);
+      // The holds of requests still running, which a store may not have written yet. Those
+      // it cannot write stay in its journal, for the next start (db/hold_journal.ts).
+      await store.flush().catch((error) => {
+        log.error("writing holds failed", { error: describeError(error) });
+      });
     },
   };
 }

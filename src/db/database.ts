@@ -8,12 +8,13 @@ import type { Kysely } from "kysely";
 import type { Database } from "./schema.ts";
 import { migrate } from "./migrate.ts";
 import type { Db, ServingDb } from "./serving_db.ts";
-import { groupCommit } from "./group_commit.ts";
-import { type CommitStep, type SqliteConnection, type Step, writeStep } from "./sql_client.ts";
+import type { SqliteConnection, SqlStatement } from "./sql_client.ts";
 import { openSqliteFile } from "./sqlite_file.ts";
 import { isSqliteUnavailable } from "./sqlite_errors.ts";
 import { createSqliteStore } from "./sqlite_store.ts";
+import { DatabaseUnavailableError } from "./store.ts";
 import { storedResponseRows } from "./stored_responses.ts";
+import { createBatchQueue } from "./write_queue.ts";
 
 // What an open database is lives in serving_db.ts, which postgres.ts (loaded from here)
 // builds too; those who open a database here take its types from here.
@@ -43,20 +44,24 @@ export async function openServingDatabase(url: string, authToken?: string): Prom
   // The PostgreSQL driver loads only for a PostgreSQL URL: a SQLite gateway never pays for it.
   if (isPostgresUrl(url)) return (await import("./postgres.ts")).openPostgres(url);
   // The libSQL client loads only for a libSQL server: a file is served by the runtime's SQLite.
-  const sqlite: SqliteConnection = url.startsWith("file:")
-    ? openSqliteFile(filePath(url))
+  const path = url.startsWith("file:") ? filePath(url) : undefined;
+  const sqlite: SqliteConnection = path !== undefined
+    ? openSqliteFile(path)
     : (await import("./libsql_server.ts")).openLibsqlServer(url, authToken);
+  // A file's serving process journals its holds beside it (hold_journal.ts).
+  const journal = path && path !== ":memory:" ? `${path}-holds` : undefined;
+  const store = createSqliteStore(sqlite, { journal });
   let kysely: Promise<Kysely<Database>> | undefined;
-  // The holds, settlements and stored responses of one turn share a transaction.
-  const commit = groupCommit((steps: Step<unknown>[]) => sqlite.transaction(steps)) as CommitStep;
-  const storedResponses = storedResponseRows(
-    sqlite.client,
-    (statements) => commit(writeStep(statements)),
-  );
+  // The responses kept in one turn commit together (write_queue.ts); a failed batch is
+  // written response by response, unless the database is unavailable.
+  const write = createBatchQueue((statements: SqlStatement[]) => sqlite.client.batch(statements), {
+    retryAlone: (error) => !(error instanceof DatabaseUnavailableError),
+  });
+  const storedResponses = storedResponseRows(sqlite.client, write);
   return {
     kind: "sqlite",
     client: sqlite.client,
-    store: createSqliteStore(sqlite.client, commit),
+    store,
     isUnavailable: isSqliteUnavailable,
     migrate: () => migrate(sqlite.client),
     queries: () =>
@@ -67,6 +72,7 @@ export async function openServingDatabase(url: string, authToken?: string): Prom
     storedResponses: () => Promise.resolve(storedResponses),
     async close() {
       if (kysely) await (await kysely).destroy();
+      store.close();
       await sqlite.close();
     },
   };

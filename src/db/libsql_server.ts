@@ -39,15 +39,16 @@ export function openLibsqlServer(url: string, authToken?: string): SqliteConnect
       guarded((async () => {
         const tx = await libsql.transaction("write");
         try {
-          const values = [];
+          const decided = [];
           for (const { reads, decide } of steps) {
             const results = reads.length > 0 ? await tx.batch(reads.map(statement)) : [];
-            const { writes, value } = decide(results.map(resultOf));
-            if (writes.length > 0) await tx.batch(writes.map(statement));
-            values.push(value);
+            const step = decide(results.map(resultOf));
+            if (step.writes.length > 0) await tx.batch(step.writes.map(statement));
+            decided.push(step);
           }
           await tx.commit();
-          return values;
+          for (const { committed } of decided) committed?.();
+          return decided.map(({ value }) => value);
         } finally {
           tx.close();
         }

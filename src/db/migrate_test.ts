@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { MIGRATIONS } from "../../migrations/index.ts";
 import { migrate } from "./migrate.ts";
 import { openSqliteFile } from "./sqlite_file.ts";
-import { commitEach } from "./sql_client.ts";
 import { createSqliteStore } from "./sqlite_store.ts";
 
 Deno.test("migration 004 keeps the holds in flight, their held amounts and their triggers", async () => {
@@ -92,7 +91,7 @@ Deno.test("migration 005 keeps holds in flight, which the batch then settles and
       held_tokens: 70,
     });
     assert.equal((await migrate(client)).error, undefined);
-    const store = createSqliteStore(client, commitEach(file));
+    const store = createSqliteStore(file);
     await store.settleHold({
       holdId: "hold_1",
       accountId: 1,

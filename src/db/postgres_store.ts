@@ -6,7 +6,6 @@
  * use the database's clock, which every node shares. The rest is the store every dialect
  * shares (sql_store.ts).
  */
-import { groupCommit } from "./group_commit.ts";
 import { sqlstateClass } from "./postgres_client.ts";
 import type { SqlClient, SqlValue } from "./sql_client.ts";
 import { createStore } from "./sql_store.ts";
@@ -19,6 +18,7 @@ import {
   type Settle,
   type Store,
 } from "./store.ts";
+import { createBatchQueue } from "./write_queue.ts";
 
 /**
  * Whether the jobs of a failed batch should be retried one by one: yes after an error of
@@ -106,7 +106,7 @@ export function createPostgresStore(client: SqlClient): Store {
     (await client.execute({ sql, args: args as SqlValue[] })).rows as unknown as Outcome[];
   // Group commit: the holds and settlements of one event-loop turn go in one call (one
   // transaction); one alone goes through its own function, without the JSON.
-  const apply = groupCommit(async (items: Item[]): Promise<(HoldResult | undefined)[]> => {
+  const apply = createBatchQueue(async (items: Item[]): Promise<(HoldResult | undefined)[]> => {
     if (items.length === 1) {
       const [item] = items;
       if (item!.kind === "settle") {
@@ -128,14 +128,16 @@ export function createPostgresStore(client: SqlClient): Store {
     return items.map((item, i) =>
       item.kind === "hold" ? holdResult(outcomes.get(i + 1)) : undefined
     );
-  }, retryAlone);
+  }, { retryAlone });
   return createStore(client, {
     clock: "database",
-    takeHold: async (hold) => (await apply({ kind: "hold", hold }))!,
+    takeHold: async (hold) => (await apply([{ kind: "hold", hold }]))[0]!,
     extendHold: async (holdId, micros, tokens) =>
       holdResult((await call(EXTEND_HOLD, [holdId, micros, tokens]))[0]),
     settleHold: (settle) =>
-      apply({ kind: "settle", settle }).then(() => NO_FAILURES, (error) => [{ settle, error }]),
+      apply([{ kind: "settle", settle }]).then(() => NO_FAILURES, (error) => [{ settle, error }]),
+    // Every hold is in the database before its request goes upstream.
+    async flush() {},
     async interruptHolds(ids, now) {
       // One transaction per hold: each locks one hold, one account and one key, in the
       // order settlements do, so recovery never deadlocks with the requests still running.

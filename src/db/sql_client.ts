@@ -35,20 +35,24 @@ export interface SqlClient {
  */
 export interface Step<T> {
   reads: SqlStatement[];
-  decide(results: SqlResult[]): { writes: SqlStatement[]; value: T };
+  /** `committed`, if given, runs as soon as the transaction committed, before anything else. */
+  decide(results: SqlResult[]): { writes: SqlStatement[]; value: T; committed?: () => void };
 }
 
-/** Writes that need no read: a step of their own. */
-export function writeStep(writes: SqlStatement[]): Step<void> {
-  return { reads: [], decide: () => ({ writes, value: undefined }) };
-}
+/**
+ * Runs reads at once and synchronously, each in its own implicit read transaction: on a
+ * file's connection nothing else can run in between.
+ */
+export type ReadNow = (statements: SqlStatement[]) => SqlResult[];
 
-/** Runs a step in a write transaction (alone, or with others: group_commit.ts). */
-export type CommitStep = <T>(step: Step<T>) => Promise<T>;
-
-/** Each step in a write transaction of its own on `connection`. */
-export function commitEach(connection: Pick<SqliteConnection, "transaction">): CommitStep {
-  return async (step) => (await connection.transaction([step]))[0]!;
+/**
+ * How a file's database changed, for a cache of its rows: `own` counts the statements its
+ * connection ran that may have written (counted as they run: no read), `others` reads its
+ * data version, which counts the commits of every other connection to the file.
+ */
+export interface ChangeCounts {
+  own(): number;
+  others(): number;
 }
 
 /** An open SQLite database: its client, its write transactions of steps, kysely's dialect. */
@@ -60,6 +64,10 @@ export interface SqliteConnection {
    * each step's value once committed, or rejects and writes none of them.
    */
   transaction<T>(steps: readonly Step<T>[]): Promise<T[]>;
+  /** A file's synchronous reads (not a libSQL server's, which answers over the network). */
+  readNow?: ReadNow;
+  /** A file's counts of changes (not a libSQL server's). */
+  changes?: ChangeCounts;
   /** Kysely's dialect for it, built when the query builder is first needed. */
   dialect(): Promise<Dialect>;
   close(): void | Promise<void>;

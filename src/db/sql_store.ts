@@ -11,7 +11,7 @@ import type { Instance, KeyWithAccount, Store } from "./store.ts";
 
 /** What a dialect gives the store: its money operations and its clock. */
 export interface StoreDialect
-  extends Pick<Store, "takeHold" | "extendHold" | "settleHold" | "interruptHolds"> {
+  extends Pick<Store, "takeHold" | "extendHold" | "settleHold" | "interruptHolds" | "flush"> {
   /**
    * `process`: a heartbeat is the caller's time (one process owns a SQLite file);
    * `database`: the database's (`tollgate_now()`), which every node shares.
@@ -33,6 +33,7 @@ export function createStore(client: SqlClient, dialect: StoreDialect): Store {
     extendHold: dialect.extendHold,
     settleHold: dialect.settleHold,
     interruptHolds: dialect.interruptHolds,
+    flush: dialect.flush,
     async heartbeat({ id, host, pid, heartbeatAt }) {
       const at = dialect.clock === "database" ? [] : [heartbeatAt, heartbeatAt];
       const { rows } = await client.execute({ sql: heartbeat, args: [id, host, pid, ...at] });

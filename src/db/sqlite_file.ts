@@ -10,6 +10,7 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { Dialect, SqliteStatement } from "kysely";
 import type {
+  ChangeCounts,
   SqlClient,
   SqliteConnection,
   SqlResult,
@@ -26,7 +27,11 @@ interface Prepared {
   statement: StatementSync;
   /** Whether it returns rows (a query, or a write with RETURNING). */
   reader: boolean;
+  /** Whether it may write: anything but a SELECT is taken to. */
+  writes: boolean;
 }
+
+const SELECT = /^\s*select\b/i;
 
 /** Opens (creating if needed) the SQLite file at `path`, in WAL mode. */
 export function openSqliteFile(path: string): SqliteConnection {
@@ -37,21 +42,33 @@ export function openSqliteFile(path: string): SqliteConnection {
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA foreign_keys = ON");
-  // A multi-row statement keeps the pages it changes in a statement journal, to undo
-  // itself alone; past 64 KiB that journal spills to a temporary file, two more system
-  // calls for every page changed after (bench/README.md). In memory it is a copy.
+  // Each checkpoint syncs the file; every request writes a few pages, so the default
+  // (1,000 pages) checkpointed every hundred or so requests. ~40 MB of WAL between them.
+  db.exec("PRAGMA wal_autocheckpoint = 10000");
+  // A multi-row INSERT in a batch keeps the pages it changes in a statement journal, to
+  // undo itself alone. Past 64 KiB that journal spills to a temporary file, and from then
+  // on every page a later statement of the transaction changes is two more system calls
+  // (a settlement batch: ~1 a request, bench/README.md). In memory it is a copy.
   db.exec("PRAGMA temp_store = MEMORY");
 
+  /** Statements run that may have written: this connection's changes, counted without a read. */
+  let ownWrites = 0;
   const cache = new Map<string, Prepared>();
   const prepared = (sql: string): Prepared => {
     let entry = cache.get(sql);
     if (!entry) {
       if (cache.size >= PREPARED_LIMIT) cache.clear();
       const statement = db.prepare(sql);
-      entry = { statement, reader: statement.columns().length > 0 };
+      entry = { statement, reader: statement.columns().length > 0, writes: !SELECT.test(sql) };
       cache.set(sql, entry);
     }
+    if (entry.writes) ownWrites++;
     return entry;
+  };
+  const dataVersion = db.prepare("PRAGMA data_version");
+  const changes: ChangeCounts = {
+    own: () => ownWrites,
+    others: () => Number(dataVersion.get()!.data_version),
   };
   const runOne = (sql: string, args: readonly SqlValue[]): SqlResult => {
     const { statement, reader } = prepared(sql);
@@ -77,10 +94,10 @@ export function openSqliteFile(path: string): SqliteConnection {
       throw error;
     }
   };
-  const step = <T>({ reads, decide }: Step<T>): T => {
-    const { writes, value } = decide(reads.map(run));
-    for (const statement of writes) run(statement);
-    return value;
+  const step = <T>({ reads, decide }: Step<T>) => {
+    const decided = decide(reads.map(run));
+    for (const statement of decided.writes) run(statement);
+    return decided;
   };
   const client: SqlClient = {
     execute: (statement) => attempt(() => run(statement)),
@@ -89,7 +106,14 @@ export function openSqliteFile(path: string): SqliteConnection {
   let open = true;
   return {
     client,
-    transaction: (steps) => attempt(() => inTransaction(() => steps.map(step))),
+    transaction: (steps) =>
+      attempt(() => {
+        const decided = inTransaction(() => steps.map(step));
+        for (const { committed } of decided) committed?.();
+        return decided.map(({ value }) => value);
+      }),
+    readNow: (statements) => statements.map(run),
+    changes,
     // kysely loads only for the query builder (see database.ts).
     dialect: async (): Promise<Dialect> =>
       new (await import("kysely")).SqliteDialect({

@@ -66,7 +66,7 @@ export interface SettlementFailure {
   error: unknown;
 }
 
-/** A settlement written. */
+/** A batch of settlements all written. */
 export const NO_FAILURES: readonly SettlementFailure[] = Object.freeze([]);
 
 /** What a settlement repeats of its hold: which hold, and the request's own fields. */
@@ -122,10 +122,17 @@ export interface Store {
   /**
    * Writes the ledger row, debits the account (never below what its other holds need,
    * nor below zero: the row records what was debited), adds the key's tokens and
-   * releases the hold (what it holds now), all at once. Resolves once written, with the
-   * settlement if it could not be (its hold stays, for recovery); it never rejects.
+   * releases the hold (what it holds now), all at once. A store may write settlements in
+   * batches and give the settlements of one batch the same promise: it resolves once the
+   * batch is done, with those of its settlements that could not be written (their holds
+   * stay, for recovery); it never rejects.
    */
   settleHold(settle: Settle): Promise<readonly SettlementFailure[]>;
+  /**
+   * Resolves once every hold taken so far has its row in the database, where other
+   * processes read `held`: a store may write a hold's row after its request went upstream.
+   */
+  flush(): Promise<void>;
   /**
    * Registers this instance or refreshes its heartbeat; returns the store's time, by
    * which heartbeats and hold expiry are judged (the database's clock when shared).

@@ -120,7 +120,7 @@ function insertStatements({ row, items }: NewStoredResponse): SqlStatement[] {
 
 /**
  * The rows on `client`; `write` runs one response's statements in one transaction (the
- * client's `batch`, or a group commit of them).
+ * client's `batch`, or a group commit of several responses' batches, write_queue.ts).
  */
 export function storedResponseRows(
   client: SqlClient,

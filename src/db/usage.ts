@@ -8,7 +8,7 @@
  * small parts are merged here.
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
-import { DAY_MS, HOUR_MS } from "./hold_steps.ts";
+import { DAY_MS, HOUR_MS } from "./rollup_rows.ts";
 import type { Database, UsageFiguresColumns } from "./schema.ts";
 
 /** Which usage to sum; times are ms since the epoch, `until` exclusive. */

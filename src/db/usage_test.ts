@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DAY_MS, HOUR_MS } from "./hold_steps.ts";
+import { DAY_MS, HOUR_MS } from "./rollup_rows.ts";
 import { splitRange } from "./usage.ts";
 
 Deno.test("splitRange: whole days, then whole hours, then the partial hours from the ledger", () => {
