@@ -20,3 +20,10 @@ Deno.test("postgres client: connection failures and transient server errors mean
     assert.equal(isPostgresUnavailable(error), unavailable, JSON.stringify(error));
   }
 });
+
+Deno.test("postgres client: SQL written with ? placeholders runs numbered", () => {
+  assert.equal(
+    numbered("SELECT f(?, ?) WHERE id IN (?, ?) AND x = ?::jsonb"),
+    "SELECT f($1, $2) WHERE id IN ($3, $4) AND x = $5::jsonb",
+  );
+});
