@@ -26,9 +26,12 @@ export interface TurnRow {
 
 /** Reads and writes of stored responses. */
 export interface StoredResponseRows {
-  /** Keeps a response, and extends the expiry of the turns before it to its own. */
+  /** Keeps a response; the turns before it then last as long as it does. */
   insert(response: NewStoredResponse): Promise<void>;
-  /** The account's live response with this id. */
+  /**
+   * The account's live response with this id: before its expiry, or before that of a turn
+   * that continues it.
+   */
   find(accountId: number, id: string, now: number): Promise<StoredResponseRow | undefined>;
   /**
    * The account's live response with this id and every turn before it, the first turn
@@ -43,7 +46,10 @@ export interface StoredResponseRows {
    * one. A response that later turns continue stays for them, found no more.
    */
   remove(accountId: number, id: string, now: number): Promise<boolean>;
-  /** Removes up to `limit` responses expired before `now`; how many. */
+  /**
+   * Removes up to `limit` responses expired before `now` and not continued by a live turn;
+   * how many. One that is continued takes its latest continuation's expiry instead.
+   */
   expire(now: number, limit: number): Promise<number>;
 }
 
@@ -53,16 +59,21 @@ const INSERT_RESPONSE = `INSERT INTO stored_responses (id, account_id, key_id, m
 /** Items written by one statement at most. */
 const ITEMS_PER_INSERT = 50;
 /**
- * The turns before a response that expire before it, extended to its expiry: a turn's
- * expiry is never before its continuations', so the walk stops at the first that lasts.
+ * The latest expiry among the turns that continue a response, however far on (`?`: its id).
+ * A turn lasts as long as its latest continuation: storing a turn extends the turns before
+ * it to its own expiry. That is read here, when a turn's own expiry has passed, rather than
+ * written into every turn before it at each turn, which made keeping the 200th turn of a
+ * chain 200 writes.
  */
-const EXTEND_EARLIER_TURNS = `WITH RECURSIVE earlier (id, previous_response_id) AS (
-    SELECT id, previous_response_id FROM stored_responses WHERE id = ? AND expires_at < ?
+const CONTINUED_UNTIL = `WITH RECURSIVE later (id, expires_at) AS (
+    SELECT id, expires_at FROM stored_responses WHERE previous_response_id = ?
     UNION ALL
-    SELECT r.id, r.previous_response_id FROM stored_responses r
-      JOIN earlier ON r.id = earlier.previous_response_id WHERE r.expires_at < ?)
-  UPDATE stored_responses SET expires_at = ? WHERE id IN (SELECT id FROM earlier)`;
-const LIVE = "id = ? AND account_id = ? AND expires_at > ? AND deleted = 0";
+    SELECT r.id, r.expires_at FROM stored_responses r
+      JOIN later ON r.previous_response_id = later.id)
+  SELECT max(expires_at) AS until FROM later`;
+/** A live response of the account: `?`s for its id, the account, now, its id again, now. */
+const LIVE = `id = ? AND account_id = ? AND deleted = 0 AND (expires_at > ?
+  OR (${CONTINUED_UNTIL}) > ?)`;
 const FIND = `SELECT * FROM stored_responses WHERE ${LIVE}`;
 const CHAIN = `WITH RECURSIVE chain (depth, previous_response_id, response, input_items) AS (
     SELECT 0, previous_response_id, response, input_items FROM stored_responses WHERE ${LIVE}
@@ -70,9 +81,9 @@ const CHAIN = `WITH RECURSIVE chain (depth, previous_response_id, response, inpu
     SELECT chain.depth + 1, r.previous_response_id, r.response, r.input_items
       FROM stored_responses r JOIN chain ON r.id = chain.previous_response_id)
   SELECT previous_response_id, response, input_items FROM chain ORDER BY depth DESC`;
-const ITEM = `SELECT stored_items.item FROM stored_items
-  JOIN stored_responses ON stored_responses.id = stored_items.response_id
-  WHERE stored_items.account_id = ? AND stored_items.id = ? AND stored_responses.expires_at > ?`;
+const ITEM = `SELECT stored_items.item, stored_items.response_id, stored_responses.expires_at
+  FROM stored_items JOIN stored_responses ON stored_responses.id = stored_items.response_id
+  WHERE stored_items.account_id = ? AND stored_items.id = ? AND stored_responses.deleted = 0`;
 const CONTINUED = "EXISTS (SELECT 1 FROM stored_responses c WHERE c.previous_response_id = ?)";
 // The items first, while their response still says whether it is the account's and live.
 const REMOVE_ITEMS = `DELETE FROM stored_items WHERE response_id = ? AND EXISTS (
@@ -80,9 +91,15 @@ const REMOVE_ITEMS = `DELETE FROM stored_items WHERE response_id = ? AND EXISTS 
 const KEEP_FOR_CONTINUATIONS = `UPDATE stored_responses SET deleted = 1 WHERE ${LIVE}
   AND ${CONTINUED}`;
 const REMOVE = `DELETE FROM stored_responses WHERE ${LIVE} AND NOT ${CONTINUED}`;
-const EXPIRED = "SELECT id FROM stored_responses WHERE expires_at <= ? LIMIT ?";
+const PAST_OWN_EXPIRY = "SELECT id FROM stored_responses WHERE expires_at <= ? LIMIT ?";
+const EXTEND = "UPDATE stored_responses SET expires_at = ? WHERE id = ?";
 
-/** One response's statements: its row, its items, the expiry of the turns before it. */
+/** The arguments of LIVE. */
+function live(id: string, accountId: number, now: number) {
+  return [id, accountId, now, id, now];
+}
+
+/** One response's statements: its row, then its items. */
 function insertStatements({ row, items }: NewStoredResponse): SqlStatement[] {
   const statements: SqlStatement[] = [{
     sql: INSERT_RESPONSE,
@@ -108,13 +125,6 @@ function insertStatements({ row, items }: NewStoredResponse): SqlStatement[] {
       args: chunk.flatMap(([id, item]) => [row.account_id, id, row.id, item]),
     });
   }
-  if (row.previous_response_id !== null) {
-    const expires = row.expires_at;
-    statements.push({
-      sql: EXTEND_EARLIER_TURNS,
-      args: [row.previous_response_id, expires, expires, expires],
-    });
-  }
   return statements;
 }
 
@@ -131,11 +141,11 @@ export function storedResponseRows(
       await write(insertStatements(response));
     },
     async find(accountId, id, now) {
-      const { rows } = await client.execute({ sql: FIND, args: [id, accountId, now] });
+      const { rows } = await client.execute({ sql: FIND, args: live(id, accountId, now) });
       return rows[0] as StoredResponseRow | undefined;
     },
     async chain(accountId, id, now) {
-      const { rows } = await client.execute({ sql: CHAIN, args: [id, accountId, now] });
+      const { rows } = await client.execute({ sql: CHAIN, args: live(id, accountId, now) });
       // The first turn links to nothing; one that links to a row gone is a broken chain.
       if (rows.length === 0 || rows[0]!.previous_response_id != null) return [];
       return rows as unknown as TurnRow[];
@@ -144,31 +154,48 @@ export function storedResponseRows(
       const found = new Map<string, string>();
       // One prepared statement an id: a list of any length is the same SQL.
       for (const id of new Set(ids)) {
-        const { rows } = await client.execute({ sql: ITEM, args: [accountId, id, now] });
-        if (rows[0]) found.set(id, String(rows[0].item));
+        const [row] = (await client.execute({ sql: ITEM, args: [accountId, id] })).rows;
+        if (!row) continue;
+        if (Number(row.expires_at) <= now) {
+          // Past its own expiry, its response lives on while a continuation does.
+          const args = [String(row.response_id)];
+          const [later] = (await client.execute({ sql: CONTINUED_UNTIL, args })).rows;
+          if (!(Number(later?.until ?? 0) > now)) continue;
+        }
+        found.set(id, String(row.item));
       }
       return found;
     },
     async remove(accountId, id, now) {
-      const live = [id, accountId, now];
       const [, kept, removed] = await client.batch([
-        { sql: REMOVE_ITEMS, args: [id, ...live] },
-        { sql: KEEP_FOR_CONTINUATIONS, args: [...live, id] },
-        { sql: REMOVE, args: [...live, id] },
+        { sql: REMOVE_ITEMS, args: [id, ...live(id, accountId, now)] },
+        { sql: KEEP_FOR_CONTINUATIONS, args: [...live(id, accountId, now), id] },
+        { sql: REMOVE, args: [...live(id, accountId, now), id] },
       ]);
       return kept!.rowsAffected + removed!.rowsAffected > 0;
     },
     async expire(now, limit) {
-      const { rows } = await client.execute({ sql: EXPIRED, args: [now, limit] });
-      if (rows.length === 0) return 0;
-      const ids = rows.map((row) => String(row.id));
-      const list = placeholders(ids.length);
-      // A response kept meanwhile is not expired: only these ids go, items with them.
-      await client.batch([
-        { sql: `DELETE FROM stored_items WHERE response_id IN (${list})`, args: ids },
-        { sql: `DELETE FROM stored_responses WHERE id IN (${list})`, args: ids },
-      ]);
-      return ids.length;
+      const { rows } = await client.execute({ sql: PAST_OWN_EXPIRY, args: [now, limit] });
+      const expired: string[] = [];
+      const writes: SqlStatement[] = [];
+      for (const row of rows) {
+        const id = String(row.id);
+        const [later] = (await client.execute({ sql: CONTINUED_UNTIL, args: [id] })).rows;
+        const until = Number(later?.until ?? 0);
+        // A turn continued by a live one takes its expiry, found here once.
+        if (until > now) writes.push({ sql: EXTEND, args: [until, id] });
+        else expired.push(id);
+      }
+      if (expired.length > 0) {
+        const list = placeholders(expired.length);
+        // A response kept meanwhile is not expired: only these ids go, items with them.
+        writes.push(
+          { sql: `DELETE FROM stored_items WHERE response_id IN (${list})`, args: expired },
+          { sql: `DELETE FROM stored_responses WHERE id IN (${list})`, args: expired },
+        );
+      }
+      if (writes.length > 0) await client.batch(writes);
+      return expired.length;
     },
   };
 }
