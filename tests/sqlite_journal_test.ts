@@ -146,9 +146,9 @@ Deno.test("sqlite store: a journalled hold written in the batch that settles it 
     const hold = benchHold(target);
     const settle = benchSettlement(hold);
     // A hold whose write failed is written by the next batch, which may be its settlement's.
-    await connection.transaction([
+    await connection.transaction(
       accountingStep([{ kind: "record", hold }, { kind: "settle", settle }]),
-    ]);
+    );
     assert.deepEqual(await holdRows(db), []);
     const account = await accountOf(db, target.accountId);
     assert.deepEqual(

@@ -34,21 +34,17 @@ export function openLibsqlServer(url: string, authToken?: string): SqliteConnect
     client,
     // deno-lint-ignore no-explicit-any
     dialect: () => Promise.resolve(new LibsqlDialect({ client: libsql as any })),
-    // An interactive transaction: each step's writes are decided on what its reads returned.
-    transaction: (steps) =>
+    // An interactive transaction: the writes are decided on what the reads returned.
+    transaction: ({ reads, decide }) =>
       guarded((async () => {
         const tx = await libsql.transaction("write");
         try {
-          const decided = [];
-          for (const { reads, decide } of steps) {
-            const results = reads.length > 0 ? await tx.batch(reads.map(statement)) : [];
-            const step = decide(results.map(resultOf));
-            if (step.writes.length > 0) await tx.batch(step.writes.map(statement));
-            decided.push(step);
-          }
+          const results = reads.length > 0 ? await tx.batch(reads.map(statement)) : [];
+          const { writes, value, committed } = decide(results.map(resultOf));
+          if (writes.length > 0) await tx.batch(writes.map(statement));
           await tx.commit();
-          for (const { committed } of decided) committed?.();
-          return decided.map(({ value }) => value);
+          committed?.();
+          return value;
         } finally {
           tx.close();
         }

@@ -28,10 +28,10 @@ export interface SqlClient {
 }
 
 /**
- * One step of a write transaction: its reads (which may also delete with RETURNING), then
- * the writes `decide` makes of what they returned, before the next step's reads. Deciding
- * in plain code between the two keeps a step the same on a file, whose calls are
- * synchronous, and on a server, which answers each round over the network.
+ * A write transaction in two rounds: its reads (which may also delete with RETURNING), then
+ * the writes `decide` makes of what they returned. Deciding in plain code between the two
+ * keeps it the same on a file, whose calls are synchronous, and on a server, which answers
+ * each round over the network.
  */
 export interface Step<T> {
   reads: SqlStatement[];
@@ -55,15 +55,15 @@ export interface ChangeCounts {
   others(): number;
 }
 
-/** An open SQLite database: its client, its write transactions of steps, kysely's dialect. */
+/** An open SQLite database: its client, its write transactions, kysely's dialect. */
 export interface SqliteConnection {
   client: SqlClient;
   /**
-   * Runs the steps in order in one write transaction, which holds SQLite's write lock from
-   * its start (nothing else writes between a step's reads and its writes); resolves with
-   * each step's value once committed, or rejects and writes none of them.
+   * Runs a step as one write transaction, which holds SQLite's write lock from its start
+   * (nothing else writes between its reads and its writes); resolves with its value once
+   * committed, or rejects and writes nothing.
    */
-  transaction<T>(steps: readonly Step<T>[]): Promise<T[]>;
+  transaction<T>(step: Step<T>): Promise<T>;
   /** A file's synchronous reads (not a libSQL server's, which answers over the network). */
   readNow?: ReadNow;
   /** A file's counts of changes (not a libSQL server's). */

@@ -19,6 +19,7 @@ import type {
   Step,
 } from "./sql_client.ts";
 import { sqliteFailure } from "./sqlite_errors.ts";
+import { startWalSync } from "./wal_sync.ts";
 
 /** Distinct statements kept prepared; past this (queries with long `IN` lists) the cache restarts. */
 const PREPARED_LIMIT = 256;
@@ -94,23 +95,24 @@ export function openSqliteFile(path: string): SqliteConnection {
       throw error;
     }
   };
-  const step = <T>({ reads, decide }: Step<T>) => {
-    const decided = decide(reads.map(run));
-    for (const statement of decided.writes) run(statement);
-    return decided;
-  };
   const client: SqlClient = {
     execute: (statement) => attempt(() => run(statement)),
     batch: (statements) => attempt(() => inTransaction(() => statements.map(run))),
   };
+  // An in-memory database has no log to sync.
+  const walSync = path === ":memory:" ? undefined : startWalSync(`${path}-wal`, () => ownWrites);
   let open = true;
   return {
     client,
-    transaction: (steps) =>
+    transaction: <T>({ reads, decide }: Step<T>) =>
       attempt(() => {
-        const decided = inTransaction(() => steps.map(step));
-        for (const { committed } of decided) committed?.();
-        return decided.map(({ value }) => value);
+        const decided = inTransaction(() => {
+          const decided = decide(reads.map(run));
+          for (const statement of decided.writes) run(statement);
+          return decided;
+        });
+        decided.committed?.();
+        return decided.value;
       }),
     readNow: (statements) => statements.map(run),
     changes,
@@ -123,9 +125,10 @@ export function openSqliteFile(path: string): SqliteConnection {
           prepare: (sql) => kyselyStatement(prepared(sql)),
         },
       }),
-    close() {
+    async close() {
       if (!open) return;
       open = false;
+      await walSync?.close();
       db.close();
     },
   };

@@ -53,7 +53,7 @@ export function createSqliteStore(
     ? { path: journalPath, readNow: connection.readNow, changes: connection.changes }
     : undefined;
   const run = async (jobs: AccountingJob[], committed?: () => void) =>
-    (await connection.transaction([accountingStep(jobs, committed)]))[0]!;
+    await connection.transaction(accountingStep(jobs, committed));
   let journal: HoldJournal | undefined;
   /** Holds in the journal and not yet in the database, in the order taken (copies). */
   const unrecorded: NewHold[] = [];
@@ -251,7 +251,7 @@ export function createSqliteStore(
     },
     async extendHold(holdId, micros, tokens) {
       const growth = { amountMicros: micros, tokens };
-      if (!journal) return (await connection.transaction([extendStep(holdId, growth)]))[0]!;
+      if (!journal) return await connection.transaction(extendStep(holdId, growth));
       const result = extendNow(holdId, micros, tokens);
       if (result.ok || settling === 0) return result;
       await apply([], "after-deferred");
