@@ -1,16 +1,23 @@
 /**
  * Checks the executable `deno task compile` built: it exists, is executable, is the
- * runtime it was built on plus a plausible embedded program, and holds every migration
- * byte for byte (text imports are embedded as they are).
+ * runtime it was built on plus an embedded program within its bounds, and holds every
+ * migration and o200k's rank file byte for byte (text and bytes imports are embedded as
+ * they are). Its program cannot be run here: deno standing in for the runtime runs as plain
+ * deno (tests/compile_exclusions_test.ts runs main.ts on the npm files the build embeds).
  * Usage: deno run -R .ci/check_executable.ts EXECUTABLE RUNTIME
  */
 import { filesUnder, ROOT } from "../tests/module_graph.ts";
 
 const MiB = 1024 * 1024;
-/** The embedded program is ~128 MiB today (npm packages, most of it); far less means parts are missing. */
-const MIN_EMBEDDED = 32 * MiB;
-/** Far more means something not meant for it was embedded (a database, a bench's output). */
-const MAX_EMBEDDED = 512 * MiB;
+/** Less means parts are missing: zod, hono, kysely and o200k's rank file alone take more. */
+const MIN_EMBEDDED = 8 * MiB;
+/**
+ * More means something not meant for it was embedded: a test-only package (the SDKs take tens
+ * of MiB), a native addon, gpt-tokenizer's other encodings, a database, a bench's output.
+ */
+const MAX_EMBEDDED = 30 * MiB;
+/** The token counter's rank file, a `bytes` import from gpt-tokenizer (as `deno install` lays it out). */
+const RANKS = "node_modules/gpt-tokenizer/data/o200k_base.tiktoken";
 
 /** Whether `needle` occurs in `haystack` (typed arrays' indexOf finds its first byte natively). */
 function contains(haystack: Uint8Array, needle: Uint8Array): boolean {
@@ -50,6 +57,9 @@ for (const migration of migrations) {
   const sql = await Deno.readFile(new URL(migration, ROOT));
   if (!contains(bytes, sql)) problems.push(`${migration} is not in ${executable}`);
 }
+if (!contains(bytes, await Deno.readFile(new URL(RANKS, ROOT)))) {
+  problems.push(`${RANKS} is not in ${executable}`);
+}
 
 if (problems.length > 0) {
   console.error(`Checking the executable failed:\n- ${problems.join("\n- ")}`);
@@ -59,5 +69,5 @@ console.log(
   `${executable}: ${info.size} bytes (${(info.size / MiB).toFixed(1)} MiB), ` +
     `${
       (embedded / MiB).toFixed(1)
-    } MiB beside its runtime; ${migrations.length} migrations embedded`,
+    } MiB beside its runtime; ${migrations.length} migrations and o200k's ranks embedded`,
 );

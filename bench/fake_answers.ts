@@ -207,8 +207,3 @@ export function answersByPath(chunks: number): Record<string, FakeAnswers> {
     ]),
   );
 }
-
-/** The chat non-stream body (the soak's upstream answers with it). */
-export function completionBody(): string {
-  return chatAnswers(1).whole;
-}

@@ -12,9 +12,9 @@ import { errors, mib, ms, opt, table } from "./table.ts";
 import { requestOf, type Target } from "./targets.ts";
 
 /**
- * The memory phase's middle target: bench/stream_floor_proxy.ts in its `http1` mode, a
- * relay that reads each chunk through tollgate's own HTTP/1.1 client and passes it on,
- * and nothing else (until 2026-11-25 its `byob` mode, reading through fetch).
+ * The memory phase's middle target: bench/stream_floor_proxy.ts, a relay that reads each
+ * chunk through tollgate's own HTTP/1.1 client and passes it on, and nothing else (until
+ * 2026-11-25 a relay reading through fetch).
  */
 export const METERING_FLOOR = "metering floor";
 

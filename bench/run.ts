@@ -121,7 +121,7 @@ function runMemoryPart(fake: ChildServer, settings: Settings, progress: Progress
   const slow = `${fake.ready.url}/slow`;
   return withChildren(() => [
     startChild("slow bare proxy", "bare_proxy.ts", [slow]),
-    startChild("slow metering floor", "stream_floor_proxy.ts", [slow, "http1"]),
+    startChild("slow metering floor", "stream_floor_proxy.ts", [slow]),
     startChild(
       "slow tollgate",
       "tollgate_server.ts",

@@ -53,7 +53,7 @@ export interface Settings {
 }
 
 /** `--help`. */
-/** Concurrent slow streams of the memory phase unless set (bench/stream_floor.ts --slow too). */
+/** Concurrent slow streams of the memory phase unless set. */
 export const DEFAULT_MEMORY_STREAMS = 200;
 
 export const USAGE = `Usage: deno task bench [--duration S] [--warmup S] [--concurrency N]

@@ -14,6 +14,7 @@ import type { ConfigSnapshot } from "./config/store.ts";
 import { asGatewayError, errorResponse, GatewayError } from "./errors.ts";
 import { describeError, type Logger } from "./log.ts";
 import { headerLimits } from "./middleware/header_limits.ts";
+import { hostHeader } from "./middleware/host_header.ts";
 import { browserCors } from "./middleware/cors.ts";
 import {
   type GatewayEnv,
@@ -106,6 +107,7 @@ export function createApp(deps: AppDeps): App {
     now,
     report: (context) => observer.finished(context.record, context.snapshot.config.server),
   }));
+  app.use(hostHeader());
   app.use(headerLimits());
   app.use("/v1/*", browserCors());
   app.onError((error, c) => failed(c.get("context"), error));

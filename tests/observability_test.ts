@@ -196,8 +196,8 @@ Deno.test("server-timing: relayed answers say the gateway's and the upstream's t
       s,
       channel({ name: "up", protocol: "chat", baseUrl: fake.url, models: ["m"] }),
     );
+    // How the two figures are made is server_timing_test.ts's; here, that both answers carry them.
     for (const stream of [false, true]) {
-      const started = performance.now();
       const response = await gateway.post(
         "/v1/chat/completions",
         secret,
@@ -205,12 +205,11 @@ Deno.test("server-timing: relayed answers say the gateway's and the upstream's t
       );
       const header = response.headers.get("server-timing") ?? "";
       await response.text();
-      const elapsed = performance.now() - started;
-      const gatewayMs = Number(/gateway;dur=([\d.]+)/.exec(header)?.[1]);
-      const upstreamMs = Number(/upstream;dur=([\d.]+)/.exec(header)?.[1]);
-      assert.ok(gatewayMs >= 0 && upstreamMs >= 0, `parsable: ${header}`);
-      assert.ok(upstreamMs > 0, "a real upstream takes some time");
-      assert.ok(gatewayMs + upstreamMs <= elapsed + 1, "no more than the client waited");
+      assert.match(
+        header,
+        /^gateway;dur=\d+\.\d;desc="tollgate", upstream;dur=\d+\.\d;desc="upstream"$/,
+        `stream: ${stream}`,
+      );
     }
   }));
 
@@ -221,9 +220,11 @@ Deno.test("request log: one line per request, with the key id and never the secr
       ECHO,
       `[server]\nlog_format = "json"\n`,
     );
+    const before = Date.now();
     const ok = await gateway.post("/v1/chat/completions", secret, chatBody("echo"));
     const okId = ok.headers.get("x-request-id");
     await ok.text();
+    const after = Date.now();
     const stream = await gateway.post(
       "/v1/messages",
       secret,
@@ -238,7 +239,7 @@ Deno.test("request log: one line per request, with the key id and never the secr
     assert.equal(first.request_id, okId);
     // When the request came, to the millisecond, in UTC.
     assert.match(first.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    assert.ok(Math.abs(Date.parse(first.time) - Date.now()) < 3_600_000);
+    assert.ok(before <= Date.parse(first.time) && Date.parse(first.time) <= after, first.time);
     assert.equal(first.key_id, id);
     assert.equal(first.entry_point, "chat");
     assert.equal(first.model, "echo");

@@ -1,51 +1,15 @@
 /**
- * What the runtime's server (hyper under `Deno.serve`) must still do for tollgate, sent
- * byte for byte over a socket: `Expect: 100-continue` answered, a body declared over the
- * limit refused with its 413 before it is read, a body that stops coming ended by `[timeouts] body`, and many idle connections
- * that do not keep a new client waiting.
+ * What the runtime's server (`Deno.serve`'s own HTTP/1.1 server) must still do for tollgate,
+ * sent byte for byte over a socket: `Expect: 100-continue` answered, a body declared over the
+ * limit refused with its 413 before it is read, a body that stops coming ended by
+ * `[timeouts] body`, and many idle connections that do not keep a new client waiting.
  */
 import assert from "node:assert/strict";
-import { channel, configWith, type TestGateway } from "./harness.ts";
+import { channel, configWith } from "./harness.ts";
+import { rawConnect } from "./raw_http.ts";
 import { chatBody, withScope } from "./support.ts";
 
 const ENCODER = new TextEncoder();
-const DECODER = new TextDecoder();
-
-/** A raw connection to the gateway that reads what it answers as text. */
-async function connect(gateway: TestGateway) {
-  const { hostname, port } = new URL(gateway.url);
-  const connection = await Deno.connect({ hostname, port: Number(port) });
-  let received = "";
-  const buffer = new Uint8Array(65_536);
-  return {
-    send: (text: string | Uint8Array) =>
-      connection.write(typeof text === "string" ? ENCODER.encode(text) : text),
-    /** Reads until what was received contains `text` (or the connection ends). */
-    async until(text: string): Promise<string> {
-      while (!received.includes(text)) {
-        const count = await connection.read(buffer).catch(() => null);
-        if (count === null) break;
-        received += DECODER.decode(buffer.subarray(0, count));
-      }
-      return received;
-    },
-    /** Everything until the gateway closes the connection. */
-    async rest(): Promise<string> {
-      for (;;) {
-        const count = await connection.read(buffer).catch(() => null);
-        if (count === null) return received;
-        received += DECODER.decode(buffer.subarray(0, count));
-      }
-    },
-    close: () => {
-      try {
-        connection.close();
-      } catch {
-        // Closed by the gateway already.
-      }
-    },
-  };
-}
 
 /** A gateway on the echo channel with `server` lines and a key. */
 async function echoGateway(s: Parameters<Parameters<typeof withScope>[0]>[0], extra = "") {
@@ -65,7 +29,7 @@ Deno.test("serving: Expect: 100-continue gets 100 Continue, then the body's answ
   withScope(async (s) => {
     const { gateway, secret } = await echoGateway(s);
     const body = JSON.stringify(chatBody("echo", "continued"));
-    const client = await connect(gateway);
+    const client = await rawConnect(gateway.url);
     try {
       await client.send(
         head(secret, `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n`),
@@ -82,7 +46,7 @@ Deno.test("serving: Expect: 100-continue gets 100 Continue, then the body's answ
 Deno.test("serving: a body declared over max_body_bytes is 413 before a byte of it is sent", () =>
   withScope(async (s) => {
     const { gateway, secret } = await echoGateway(s, "[server]\nmax_body_bytes = 4096");
-    const client = await connect(gateway);
+    const client = await rawConnect(gateway.url);
     try {
       await client.send(head(secret, "Content-Length: 200000000\r\nExpect: 100-continue\r\n"));
       // The runtime's server may say 100 Continue first (hyper sends it as the body's
@@ -113,7 +77,7 @@ Deno.test("serving: a body declared over the limit and sent anyway still gets it
 Deno.test("serving: a body that stops coming is 408 request_timeout after [timeouts] body", () =>
   withScope(async (s) => {
     const { gateway, secret } = await echoGateway(s, "[timeouts]\nbody = 200");
-    const client = await connect(gateway);
+    const client = await rawConnect(gateway.url);
     try {
       await client.send(head(secret, "Content-Length: 1000\r\n"));
       await client.send('{"model":"echo",');
@@ -133,7 +97,7 @@ Deno.test("serving: a chunked body sent a byte at a time is read whole", () =>
   withScope(async (s) => {
     const { gateway, secret } = await echoGateway(s);
     const body = JSON.stringify(chatBody("echo", "bytewise"));
-    const client = await connect(gateway);
+    const client = await rawConnect(gateway.url);
     try {
       await client.send(head(secret, "Transfer-Encoding: chunked\r\n"));
       for (const byte of ENCODER.encode(body)) {

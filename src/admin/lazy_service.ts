@@ -1,7 +1,7 @@
 /**
  * The admin service for a serving process, its modules loaded at its first call: they bring
- * the query builder (~5 MiB), which a gateway on a SQLite file otherwise never loads
- * (tests/lazy_packages_test.ts). Channel health needs no database and answers at once.
+ * the query builder, a sizeable share of an idle process's memory, which a gateway on a
+ * SQLite file otherwise never loads (tests/lazy_packages_test.ts). Channel health needs no database and answers at once.
  */
 import type { AccountAdmin } from "./accounts.ts";
 import { channelHealth } from "./channels.ts";

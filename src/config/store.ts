@@ -84,6 +84,11 @@ export interface WatchConfigOptions {
   startPolling?: (poll: () => void) => () => void;
   /** Whether SIGHUP triggers a reload (default true; ignored where signals do not exist). */
   sighup?: boolean;
+  /**
+   * Listens for SIGHUP: calls `listener` on each from now on and returns what stops it. By
+   * default the process's signal; a test passes its own to hang up when it chooses.
+   */
+  listenSighup?: (listener: () => void) => () => void;
 }
 
 /** A running watch of the config file. */
@@ -184,12 +189,12 @@ export function watchConfigFile(
     schedule();
   });
 
-  const onSignal = () => void reload();
-  let listening = false;
-  if (sighup && Deno.build.os !== "windows") {
-    Deno.addSignalListener("SIGHUP", onSignal);
-    listening = true;
-  }
+  const listenSighup = options.listenSighup ?? ((listener: () => void) => {
+    if (Deno.build.os === "windows") return () => {};
+    Deno.addSignalListener("SIGHUP", listener);
+    return () => Deno.removeSignalListener("SIGHUP", listener);
+  });
+  const stopSighup = sighup ? listenSighup(() => void reload()) : () => {};
 
   return {
     reload,
@@ -197,7 +202,7 @@ export function watchConfigFile(
       if (closed) return;
       closed = true;
       if (timer !== undefined) clearTimeout(timer);
-      if (listening) Deno.removeSignalListener("SIGHUP", onSignal);
+      stopSighup();
       stopPolling();
     },
   };

@@ -144,13 +144,48 @@ Deno.test("watch: an edited file is reloaded at the next poll, and only a change
   });
 });
 
-Deno.test("watch: SIGHUP listener is added and removed", async () => {
+Deno.test("watch: SIGHUP reloads a changed file, until the watch is closed", async () => {
   await withTempDir(async (dir) => {
     const path = join(dir, "config.toml");
     await Deno.writeTextFile(path, configText("127.0.0.1:1"));
     const store = createConfigStore(parseConfigText(await Deno.readTextFile(path), { env: noEnv }));
-    const watcher = watchConfigFile(store, path, { env: noEnv });
-    watcher.close();
-    watcher.close(); // closing twice is harmless
+    const listeners = new Set<() => void>();
+    const reloaded = Promise.withResolvers<ConfigSnapshot>();
+    const watcher = watchConfigFile(store, path, {
+      env: noEnv,
+      startPolling: () => () => {},
+      listenSighup: (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      onReload: reloaded.resolve,
+    });
+    try {
+      assert.equal(listeners.size, 1);
+      await Deno.writeTextFile(path, configText("127.0.0.1:9"));
+      for (const hangUp of listeners) hangUp();
+      assert.equal((await reloaded.promise).config.server.listen, "127.0.0.1:9");
+      assert.equal(store.current().version, 2);
+    } finally {
+      watcher.close();
+      watcher.close(); // closing twice is harmless
+    }
+    assert.equal(listeners.size, 0, "closing stops listening for SIGHUP");
   });
+});
+
+Deno.test("watch: without sighup, no signal is listened for", () => {
+  const store = createConfigStore(parseConfigText(configText("127.0.0.1:1"), { env: noEnv }));
+  let listened = 0;
+  const watcher = watchConfigFile(store, "missing.toml", {
+    env: noEnv,
+    sighup: false,
+    startPolling: () => () => {},
+    listenSighup: () => {
+      listened++;
+      return () => {};
+    },
+  });
+  watcher.close();
+  assert.equal(listened, 0);
 });

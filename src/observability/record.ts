@@ -56,7 +56,7 @@ export function newRecord(options: {
   };
 }
 
-/** Milliseconds since the request arrived. */
-export function elapsedMs(record: RequestRecord): number {
-  return performance.now() - record.startedAt;
+/** Milliseconds since the request arrived, as of `now` (monotonic, as `startedAt`). */
+export function elapsedMs(record: RequestRecord, now: number = performance.now()): number {
+  return now - record.startedAt;
 }

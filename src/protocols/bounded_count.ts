@@ -37,7 +37,10 @@ export interface CountBounds {
   margin: number;
 }
 
-/** Bounds that keep a count of any text under ~25 ms of this machine's CPU (bench/README.md). */
+/**
+ * Bounds that keep a count of any text well within design.md's bound on a request's CPU
+ * (bench/README.md measures them).
+ */
 export const DEFAULT_BOUNDS: CountBounds = {
   work: 750_000,
   wholeChars: 8_192,

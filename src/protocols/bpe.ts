@@ -3,9 +3,9 @@
  * hold a token's rank, length and first eight bytes, so that a lookup reads one slot (one
  * cache line, mostly) and only a token longer than eight bytes reads the rest of its bytes
  * elsewhere. A lookup is the merge's unit of work; the previous table read four places
- * in memory for one. o200k_base's 200,000 tokens take ~7 MB so; gpt-tokenizer's own
- * tables, and the compiling of the 2.4 MB module that holds them, kept ~60 MiB of a
- * process (bench/README.md).
+ * in memory for one. o200k_base's tokens take little more than their own bytes so, where
+ * gpt-tokenizer's own tables (an object per token), and the compiling of the large module
+ * that holds them, kept many times that (bench/README.md).
  */
 import { forEachToken } from "./tiktoken_file.ts";
 

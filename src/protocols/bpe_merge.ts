@@ -3,7 +3,8 @@
  * leftmost of equals, merged again and again) counted in O(n log n) for a piece of n
  * bytes: the pairs wait in a heap, each keyed by its rank and its position, and a key
  * whose pair has since changed is passed over when it comes up. tiktoken and
- * gpt-tokenizer scan every pair for each merge, O(n²): 150 KB of one letter took 18 s.
+ * gpt-tokenizer scan every pair for each merge, O(n²): each merge in a long run of one letter
+ * (merged one pair at a time) scans the whole run again.
  */
 import type { BpeRanks } from "./bpe.ts";
 

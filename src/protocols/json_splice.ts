@@ -1,7 +1,7 @@
 /**
  * One member of a JSON object's text replaced, every other byte kept as the client sent
- * it: a coding agent's prompt (50-500 KB) goes to a channel that maps its model with
- * only `model` changed, neither serialized again nor encoded.
+ * it: a coding agent's prompt, large and sent again each turn, goes to a channel that maps
+ * its model with only `model` changed, neither serialized again nor encoded.
  */
 
 import { unescaped } from "./json_read.ts";
@@ -66,8 +66,8 @@ export function withFirstMember(bytes: Uint8Array, member: string): Uint8Array {
  * it are not read, which spares reading a whole prompt when `model` comes first.
  */
 function topLevelStringSpan(text: string, key: string): [number, number] | undefined {
-  // One pass of the regular expression engine finds both; `indexOf` twice and `includes`
-  // took three times as long on a 227 KB prompt.
+  // One pass of the regular expression engine finds both, where `indexOf` twice and
+  // `includes` would read a long prompt three times.
   const written = new RegExp(`${escapeRegExp(JSON.stringify(key))}|\\\\u`, "g");
   let first = -1;
   for (const match of text.matchAll(written)) {

@@ -11,7 +11,7 @@ import { BpeRanks } from "./bpe.ts";
 import { O200K_SPLIT } from "./o200k_split.ts";
 
 /**
- * o200k_base's ranks. The file's 3.6 MB are handed over (`transfer` detaches the module's
+ * o200k_base's ranks. The file's bytes are handed over (`transfer` detaches the module's
  * buffer) and dropped once read: only the compact tables stay.
  */
 export const O200K_RANKS: BpeRanks = BpeRanks.parse(new Uint8Array(file.buffer.transfer()));

@@ -1,7 +1,7 @@
 /**
  * Request bodies built to cost a validator as much as 8 MiB can (max_body_bytes): deep
- * nesting, wide objects, long arrays, millions of numbers. Shared by request_safety_test.ts
- * (each must be answered 400 or pass) and bench/validation.ts (the CPU each costs).
+ * nesting, wide objects, long arrays, millions of numbers, for request_safety_test.ts (each
+ * must be answered 400 or pass).
  */
 import type { EntryProtocol } from "../config/schema.ts";
 

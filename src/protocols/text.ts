@@ -9,8 +9,9 @@ import type { Protocol } from "./protocol.ts";
 import type { SseEvent } from "./sse.ts";
 
 /**
- * Characters of event data one stream keeps unparsed before turning them into text: a
- * stream of 200 concurrent ones kept ~4.6 KB of events at 8 KB (bench/README.md).
+ * Characters of event data one stream keeps unparsed before turning them into text: few
+ * enough that many concurrent streams keep little, since a parse's objects take more
+ * memory than the data they came from (bench/README.md).
  */
 export const KEPT_EVENT_CHARS = 2_048;
 
@@ -50,8 +51,8 @@ export function outputTextCollector(protocol: Protocol): OutputTextCollector {
 /**
  * `text` copied into one string of its own. A piece read out of an event's data is a
  * view of that whole data string in V8, and a `+=` chain a tree of its pieces: kept as
- * they are, a stream's text would keep every event it came from (~3 KB a stream of 200
- * concurrent ones, bench/README.md). Slicing a chain copies it whole first.
+ * they are, a stream's text would keep every event it came from, for as long as the stream
+ * lasts. Slicing a chain copies it whole first.
  */
 function detached(text: string): string {
   return ` ${text}`.slice(1);

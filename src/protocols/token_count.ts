@@ -1,9 +1,10 @@
 /**
  * The token counter (o200k_base), loaded on first use: a gateway whose upstreams report
  * usage may never need a count. Every count is bounded (bounded_count.ts): exact while
- * that costs little, estimated past it, within ~25 ms of CPU whatever the text, so that
- * no prompt holds the serving thread. The ranks are read compactly (bpe.ts) rather than
- * through gpt-tokenizer's own encoder, whose tables and module kept ~60 MiB of a process.
+ * that costs little, estimated past it, within a fixed amount of work whatever the text,
+ * so that no prompt holds the serving thread. The ranks are read compactly (bpe.ts) rather
+ * than through gpt-tokenizer's own encoder, whose tables and module kept far more memory
+ * than the compact ones.
  * The runtime keeps the loaded module, so later loads cost one resolved import.
  */
 import type { BoundedCounter } from "./bounded_count.ts";

@@ -1,10 +1,16 @@
 /**
  * Reads a client's JSON body under the size limit and the body deadline. A body declared
- * over the limit is refused before a byte of it is read (the runtime then sends no
- * `100 Continue`); one that grows past it is refused as soon as it does, never held
- * whole. Bytes are read into one buffer of their own (a BYOB reader): a body sent a byte
- * at a time costs its size, not a buffer a read. A body cut short, or not UTF-8, is the
- * client's 400, not a gateway failure; one that has not come by `[timeouts] body` is 408.
+ * over the limit is refused before a byte of it is read; one that grows past it is refused
+ * as soon as it does, never held whole. Bytes are read into one buffer of their own (a BYOB
+ * reader): a body sent a byte at a time costs its size, not a buffer a read. A body cut
+ * short, or not UTF-8, is the client's 400, not a gateway failure; one that has not come by
+ * `[timeouts] body` is 408.
+ *
+ * Hono's `bodyLimit` and the runtime's `arrayBuffer()` do not do this job on Deno.serve:
+ * the first leaves the body's stream locked and unfinished when it refuses (the runtime then
+ * holds the connection for it), the second has no size limit and cannot be stopped by a
+ * deadline, and both read a chunked body through 64 KiB reads, which a trailer section
+ * larger than that stalls (below).
  */
 import { GatewayError } from "../errors.ts";
 import type { AlarmClock, Ringing } from "../upstream/alarm_clock.ts";
@@ -63,7 +69,7 @@ export async function readBody(
   } catch (error) {
     reader.cancel();
     if (reader.expired) throw bodyTimeout(limits.timeoutMs);
-    throw error instanceof GatewayError ? error : incomplete(error);
+    throw error instanceof GatewayError ? error : unreadable(error);
   } finally {
     deadline.cancel();
   }
@@ -75,10 +81,25 @@ function declaredLength(value: string | undefined): number {
 }
 
 /**
- * Reads a body into one buffer of its own. The first read takes what came with the head,
- * which is nearly always the whole body; the rest is read with a BYOB reader straight into
- * the buffer (when the runtime's stream is a byte stream), so that a body sent in many
- * small pieces costs its size, not a buffer a piece.
+ * The most each read asks of the runtime, and the room each read of a chunked body offers
+ * it. Deno's HTTP/1.1 server (its own parser, not hyper, since Deno 2.8.3) decodes at most a
+ * read's length of the wire at a time: a read shorter than the next chunk's size line (a
+ * few bytes; up to 4 KiB with extensions) never resolves, and its 64 KiB bound on a trailer
+ * section is checked only within one read, so trailers longer than every read are neither
+ * finished nor refused while the runtime buffers all of them. 72 KiB holds any size line,
+ * and the first 64 KiB of trailers plus the end of the line that passes them (unless that
+ * line is longer than 8 KiB). Larger reads measured slower for a body of many tiny chunks
+ * (~3x at 136 KiB, bench/README.md): the runtime's reader moves what it buffered once a chunk.
+ */
+const READ_BYTES = 72 * 1024;
+
+/**
+ * Reads a body into one buffer of its own, always to its end: the runtime gives the
+ * connection back (to the next request pipelined on it) only once the body's reader is
+ * done with it. A body with a Content-Length nearly always comes whole in the first read,
+ * taken as it is; the rest is read with a BYOB reader straight into the buffer (when the
+ * runtime's stream is a byte stream, i.e. the body was not all buffered when it was asked
+ * for), so that a body sent in many small pieces costs its size, not a buffer a piece.
  */
 class BodyReader implements Ringing {
   readonly #stream: ReadableStream<Uint8Array>;
@@ -97,16 +118,21 @@ class BodyReader implements Ringing {
   }
 
   async read(): Promise<Uint8Array> {
-    const reader = this.#reader = this.#stream.getReader();
-    const first = await reader.read();
-    if (first.done || this.expired) return new Uint8Array(0);
-    // The runtime's server holds a body to its Content-Length: all of it came at once.
-    if (first.value.byteLength === this.#declared) return first.value;
-    // One byte past a declared length, or room to grow for a chunked one.
-    const size = this.#declared >= 0 ? this.#declared + 1 : Math.min(this.#maxBytes + 1, 65_536);
-    this.#buffer = new ArrayBuffer(Math.max(size, first.value.byteLength));
-    this.#append(first.value);
-    reader.releaseLock();
+    if (this.#declared >= 0) {
+      const reader = this.#reader = this.#stream.getReader();
+      const first = await reader.read();
+      if (first.done || this.expired) return new Uint8Array(0);
+      if (first.value.byteLength === this.#declared) {
+        // All of it came at once (the runtime holds a body to its Content-Length): the
+        // next read only says so, at once.
+        await reader.read();
+        return first.value;
+      }
+      // One byte past the declared length: the reads end there.
+      this.#buffer = new ArrayBuffer(Math.max(this.#declared + 1, first.value.byteLength));
+      this.#append(first.value);
+      reader.releaseLock();
+    }
     let byob: ReadableStreamBYOBReader | undefined;
     try {
       byob = this.#stream.getReader({ mode: "byob" });
@@ -130,9 +156,16 @@ class BodyReader implements Ringing {
 
   async #readInto(byob: ReadableStreamBYOBReader): Promise<void> {
     this.#reader = byob;
+    // A declared body's buffer ends one byte past it; a chunked one keeps a read's room.
+    const room = this.#declared >= 0 ? 1 : READ_BYTES;
     while (!this.expired) {
-      if (this.#filled === this.#buffer.byteLength) this.#grow();
-      const { value, done } = await byob.read(new Uint8Array(this.#buffer, this.#filled));
+      if (this.#buffer.byteLength - this.#filled < room) this.#grow(this.#filled + room);
+      const view = new Uint8Array(
+        this.#buffer,
+        this.#filled,
+        Math.min(this.#buffer.byteLength - this.#filled, READ_BYTES),
+      );
+      const { value, done } = await byob.read(view);
       if (value) this.#buffer = value.buffer as ArrayBuffer;
       if (done) return;
       this.#filled += value.byteLength;
@@ -149,16 +182,17 @@ class BodyReader implements Ringing {
   }
 
   #append(bytes: Uint8Array): void {
-    while (this.#buffer.byteLength - this.#filled < bytes.byteLength) this.#grow();
+    if (this.#buffer.byteLength - this.#filled < bytes.byteLength) {
+      this.#grow(this.#filled + bytes.byteLength);
+    }
     new Uint8Array(this.#buffer, this.#filled).set(bytes);
     this.#filled += bytes.byteLength;
     this.#checkSize();
   }
 
-  #grow(): void {
-    const size = Math.min(Math.max(this.#buffer.byteLength * 2, 1024), this.#maxBytes + 1);
-    if (size <= this.#buffer.byteLength) throw bodyTooLarge(this.#maxBytes);
-    const grown = new ArrayBuffer(size);
+  /** A buffer of at least `size` bytes (doubling), holding what was read. */
+  #grow(size: number): void {
+    const grown = new ArrayBuffer(Math.max(size, this.#buffer.byteLength * 2, 1024));
     new Uint8Array(grown).set(new Uint8Array(this.#buffer, 0, this.#filled));
     this.#buffer = grown;
   }
@@ -203,12 +237,21 @@ function bodyTimeout(timeoutMs: number): GatewayError {
   );
 }
 
-function incomplete(cause: unknown): GatewayError {
+/** The 400 for a body the runtime's server could not read: cut short, or not well framed. */
+function unreadable(cause: unknown): GatewayError {
+  // The runtime fails a read with BadResource once the connection is gone; anything else
+  // is its parser refusing what came.
+  const cut = cause instanceof Deno.errors.BadResource ||
+    cause instanceof Deno.errors.UnexpectedEof;
   return new GatewayError(
     400,
     "bad_request_body",
-    "Request body is incomplete: the connection ended before the whole body arrived " +
-      "(shorter than its Content-Length, or closed mid-way). Send the whole body again.",
+    cut
+      ? "Request body is incomplete: the connection ended before the whole body arrived " +
+        "(shorter than its Content-Length, or closed mid-way). Send the whole body again."
+      : "Request body could not be read: its chunked framing is malformed, or its trailer " +
+        "fields are malformed or larger than the server's 64 KiB. Send the body with a " +
+        "Content-Length, or as well-formed chunks without large trailers.",
     { cause },
   );
 }

@@ -48,7 +48,8 @@ export interface Translation {
   /**
    * That body as the client's own bytes (`raw`), when it can be: unchanged, or with only
    * its model replaced. They go upstream as they are, neither serialized again nor encoded
-   * (a coding agent's prompt is 50-500 KB); undefined when the body must be written anew.
+   * (a coding agent's prompt is large, and every copy of it costs); undefined when the body
+   * must be written anew.
    */
   upstreamBytes(upstreamModel: string, raw: Uint8Array): Uint8Array | undefined;
   response(answer: WholeAnswer): ConvertedResponse;

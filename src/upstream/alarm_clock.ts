@@ -1,8 +1,8 @@
 /**
  * One timer for the deadlines of many streams: alarms kept in a binary heap by time,
  * and one runtime timer set for the earliest. An open stream waits on an idle timeout
- * and on its next keep-alive; a runtime timer each costs a few hundred bytes of heap
- * and a timer callback per stream, which thousands of idle streams multiply.
+ * and on its next keep-alive; a runtime timer each costs heap and a timer callback per
+ * stream, which thousands of idle streams multiply.
  * Each app makes its own clock. A clock with no alarm left keeps its timer, unreferenced
  * (it holds no process open), so that the next request's alarms, set later than it,
  * need no new timer: a lone request at a time would otherwise make and clear two.

@@ -4,7 +4,15 @@
  * `system_fingerprint`, `obfuscation` on every chunk, `"usage": null` on every chunk once
  * `stream_options.include_usage` is set, and DeepSeek-style `reasoning_content`.
  */
-import { type FakeReply, finishOf, frame, pieces, type WireContext } from "./reply.ts";
+import {
+  type FakeReply,
+  finishOf,
+  frame,
+  frameList,
+  pieces,
+  type WireContext,
+  type WireFrame,
+} from "./reply.ts";
 
 /** The whole chat completion. */
 export function chatBody(reply: FakeReply, context: WireContext): Record<string, unknown> {
@@ -36,6 +44,11 @@ export function chatBody(reply: FakeReply, context: WireContext): Record<string,
 
 /** The SSE frames of a chat completion stream, `[DONE]` included. */
 export function chatFrames(reply: FakeReply, context: WireContext): string[] {
+  return chatStream(reply, context).map((frame) => frame.text);
+}
+
+/** The frames of a chat completion stream, classified (the role-only chunk is the preamble). */
+export function chatStream(reply: FakeReply, context: WireContext): WireFrame[] {
   const options = context.request.stream_options as { include_usage?: unknown } | undefined;
   const includeUsage = options?.include_usage === true;
   let obfuscation = 0;
@@ -54,33 +67,37 @@ export function chatFrames(reply: FakeReply, context: WireContext): string[] {
   const delta = (delta: Record<string, unknown>, finish: string | null = null) =>
     chunk([{ index: 0, delta, logprobs: null, finish_reason: finish }]);
 
-  const frames = [delta({ role: "assistant", content: "", refusal: null })];
+  const list = frameList();
+  list.add(delta({ role: "assistant", content: "", refusal: null }));
   for (const piece of pieces(reply.reasoning?.text ?? "")) {
-    frames.push(delta({ reasoning_content: piece }));
+    list.add(delta({ reasoning_content: piece }), "content");
   }
-  for (const piece of pieces(reply.text)) frames.push(delta({ content: piece }));
+  for (const piece of pieces(reply.text)) list.add(delta({ content: piece }), "content");
   (reply.toolCalls ?? []).forEach((call, index) => {
-    frames.push(delta({
-      tool_calls: [{
-        index,
-        id: call.id,
-        type: "function",
-        function: { name: call.name, arguments: "" },
-      }],
-    }));
+    list.add(
+      delta({
+        tool_calls: [{
+          index,
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: "" },
+        }],
+      }),
+      "content",
+    );
     for (const piece of argumentPieces(call.arguments)) {
-      frames.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+      list.add(delta({ tool_calls: [{ index, function: { arguments: piece } }] }), "content");
     }
   });
-  frames.push(delta({}, finishOf(reply)));
-  if (includeUsage && context.usage) frames.push(chunk([], chatUsage(context)));
-  frames.push(frame("[DONE]"));
-  return frames;
+  list.add(delta({}, finishOf(reply)), "closing");
+  if (includeUsage && context.usage) list.add(chunk([], chatUsage(context)), "closing");
+  list.add(frame("[DONE]"), "closing");
+  return list.frames;
 }
 
-/** An error event in a chat stream: OpenAI sends a bare `error` object as data. */
-export function chatErrorFrame(message: string): string {
-  return frame({ error: { message, type: "server_error", param: null, code: null } });
+/** An error event in a chat stream: OpenAI sends a bare `error` object as data, then ends. */
+export function chatErrorFrame(message: string, type = "server_error"): string {
+  return frame({ error: { message, type, param: null, code: null } });
 }
 
 /** Argument JSON in a few pieces, as models stream it. */

@@ -95,20 +95,56 @@ export function lastUserText(request: Record<string, unknown>): string {
   if (!Array.isArray(turns)) return "";
   for (let i = turns.length - 1; i >= 0; i--) {
     const turn = turns[i] as Record<string, unknown> | null;
-    if (turn?.role !== "user") continue;
-    if (typeof turn.content === "string") return turn.content;
-    if (!Array.isArray(turn.content)) return "";
-    return turn.content
-      .map((part) => (part as { text?: unknown }).text)
-      .filter((text): text is string => typeof text === "string")
-      .join(" ");
+    if (turn?.role === "user") return turnText(turn.content, " ");
   }
   return "";
+}
+
+/** The text of a turn's content: a string, or its parts' texts joined by `separator`. */
+export function turnText(content: unknown, separator: string): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part) => (part as { text?: unknown }).text)
+    .filter((text): text is string => typeof text === "string")
+    .join(separator);
 }
 
 /** Pieces of text as a provider streams them: a word (with its trailing space) each. */
 export function pieces(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
+}
+
+/**
+ * What a stream frame is, so faults can be placed without counting frames per protocol:
+ * `preamble` before the first content (role chunk, `response.created`, `message_start`,
+ * block starts, pings), `content` a text, reasoning or tool-call delta (or the start of a
+ * tool call), `structure` a frame between contents (block stops, `*.done`), `closing` the
+ * terminal frames (chat's finish chunk, usage chunk and `[DONE]`; `response.completed`;
+ * `message_delta` and `message_stop`).
+ */
+export type FrameKind = "preamble" | "content" | "structure" | "closing";
+
+/** One SSE frame of a stream, classified. */
+export interface WireFrame {
+  kind: FrameKind;
+  text: string;
+}
+
+/**
+ * Collects a stream's frames: `add` takes `content`, `closing` or nothing, and a frame
+ * without a kind is `preamble` until the first content, `structure` after it.
+ */
+export function frameList() {
+  const frames: WireFrame[] = [];
+  let started = false;
+  return {
+    frames,
+    add(text: string, kind?: "content" | "closing") {
+      if (kind === "content") started = true;
+      frames.push({ text, kind: kind ?? (started ? "structure" : "preamble") });
+    },
+  };
 }
 
 /** One SSE frame; `event` omitted for chat completions. */

@@ -4,7 +4,16 @@
  * deltas, reasoning items with a summary and `encrypted_content`.
  */
 import { argumentPieces } from "./chat_wire.ts";
-import { type FakeReply, finishOf, frame, pieces, providerId, type WireContext } from "./reply.ts";
+import {
+  type FakeReply,
+  finishOf,
+  frame,
+  frameList,
+  pieces,
+  providerId,
+  type WireContext,
+  type WireFrame,
+} from "./reply.ts";
 
 type Item = Record<string, unknown>;
 
@@ -84,11 +93,17 @@ export function responsesBody(reply: FakeReply, context: WireContext): Item {
 
 /** The SSE frames of a responses stream. */
 export function responsesFrames(reply: FakeReply, context: WireContext): string[] {
+  return responsesStream(reply, context).map((frame) => frame.text);
+}
+
+/** The frames of a responses stream, classified (`response.completed` is the closing). */
+export function responsesStream(reply: FakeReply, context: WireContext): WireFrame[] {
   let sequence = 0;
-  const frames: string[] = [];
-  const emit = (type: string, fields: Item) =>
-    frames.push(frame({ type, sequence_number: sequence++, ...fields }, type));
-  const delta = (type: string, fields: Item) => emit(type, { ...fields, obfuscation: "xyz" });
+  const list = frameList();
+  const emit = (type: string, fields: Item, kind?: "content" | "closing") =>
+    list.add(frame({ type, sequence_number: sequence++, ...fields }, type), kind);
+  const delta = (type: string, fields: Item) =>
+    emit(type, { ...fields, obfuscation: "xyz" }, "content");
 
   emit("response.created", { response: responseObject(context, []) });
   emit("response.in_progress", { response: responseObject(context, []) });
@@ -144,7 +159,7 @@ export function responsesFrames(reply: FakeReply, context: WireContext): string[
       emit("response.output_item.added", {
         output_index,
         item: { ...item, status: "in_progress", arguments: "" },
-      });
+      }, "content");
       for (const piece of argumentPieces(String(item.arguments))) {
         delta("response.function_call_arguments.delta", { ...where, delta: piece });
       }
@@ -155,20 +170,25 @@ export function responsesFrames(reply: FakeReply, context: WireContext): string[
   const final = responseObject(context, items, reply);
   emit(final.status === "incomplete" ? "response.incomplete" : "response.completed", {
     response: final,
-  });
-  return frames;
+  }, "closing");
+  return list.frames;
 }
 
 /** An `error` event in a responses stream, numbered after `sequence` events. */
-export function responsesErrorFrame(message: string, sequence: number): string {
-  const data = {
-    type: "error",
-    sequence_number: sequence,
-    code: "server_error",
-    message,
-    param: null,
-  };
+export function responsesErrorFrame(message: string, sequence: number, code = "server_error") {
+  const data = { type: "error", sequence_number: sequence, code, message, param: null };
   return frame(data, "error");
+}
+
+/** A `response.failed` event: the response with status `failed` and its `error`. */
+export function responsesFailedFrame(
+  context: WireContext,
+  message: string,
+  sequence: number,
+  code = "server_error",
+): string {
+  const response = { ...responseObject(context, []), status: "failed", error: { code, message } };
+  return frame({ type: "response.failed", sequence_number: sequence, response }, "response.failed");
 }
 
 function responsesUsage({ usage }: WireContext) {

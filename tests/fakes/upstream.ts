@@ -2,11 +2,14 @@
  * A fake upstream provider for integration tests: a real HTTP server on 127.0.0.1 that
  * speaks the chat, responses and messages wire formats as the providers' API references
  * describe them (written in ./*_wire.ts, sharing no code with tollgate) and misbehaves
- * on request.
+ * on request, one behaviour per request (./behaviour.ts; named faults in ./faults.ts).
+ * A raw TCP front (./tcp_front.ts) lets it close a connection unanswered.
  */
 import { countTokens } from "gpt-tokenizer";
-import { chatBody, chatErrorFrame, chatFrames } from "./chat_wire.ts";
-import { messagesBody, messagesErrorFrame, messagesFrames } from "./messages_wire.ts";
+import type { Behaviour, FakeError, Plan, WireProtocol } from "./behaviour.ts";
+import { scriptOf } from "./faults.ts";
+import { continuation, promptRefusal, trailingAssistantText } from "./prefill.ts";
+import { errorBody } from "./provider_errors.ts";
 import {
   type FakeReply,
   lastUserText,
@@ -14,10 +17,25 @@ import {
   requestText,
   usageOf,
   type WireContext,
+  type WireFrame,
 } from "./reply.ts";
-import { responsesBody, responsesErrorFrame, responsesFrames } from "./responses_wire.ts";
+import { type PlanContext, planStream, planWhole, playBeats } from "./stream_plan.ts";
+import { type FakeEvent, Tally } from "./tally.ts";
+import { FRONT_CONTROL, startTcpFront } from "./tcp_front.ts";
+import { streamErrorFrame, WIRES } from "./wires.ts";
 
 export type { FakeReply, FakeToolCall } from "./reply.ts";
+export type {
+  AtPoint,
+  Behaviour,
+  FakeError,
+  FaultName,
+  Plan,
+  Step,
+  StreamPoint,
+  WireProtocol,
+} from "./behaviour.ts";
+export type { FakeEvent } from "./tally.ts";
 
 /** One request the fake received. */
 export interface RecordedRequest {
@@ -30,51 +48,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** The parsed JSON body; the raw text when it is not JSON; undefined when empty. */
   body: unknown;
-}
-
-/** An error the fake answers with, in the shape of the path's protocol. */
-export interface FakeError {
-  status: number;
-  /** Defaults to a sentence naming the status. */
-  message?: string;
-  /** The error `type`; defaults to the provider's type for the status. */
-  type?: string;
-  /** Answer with it for the next N requests, then behave normally; omitted: always. */
-  times?: number;
-  headers?: Record<string, string>;
-}
-
-/** How the fake behaves; `{}` is normal service. */
-export interface Behaviour {
-  error?: FakeError;
-  /** Report no usage at all, in responses and streams. */
-  omitUsage?: boolean;
-  /** Cache reads to report (capped at the input tokens). */
-  cachedTokens?: number;
-  /** Cache writes to report (capped at the input tokens left after cache reads). */
-  cacheWriteTokens?: number;
-  /** Streams: abort the connection after sending this many events. */
-  breakAfter?: number;
-  /** Wait for this before answering: before stream event number `gateAfter`, or before a
-   * non-stream response. close() releases it. */
-  gate?: Promise<void>;
-  /** Streams: how many events to send before waiting on `gate` (default 0). */
-  gateAfter?: number;
-  /** Never send headers: hold every request until close(). */
-  hang?: boolean;
-  /** Parts of the reply to use instead of the echo of the last user text. */
-  reply?: Partial<FakeReply>;
-  /** Replies for successive POSTs, in order; the last one repeats. Wins over `reply`. */
-  replies?: FakeReply[];
-  /** The reply to each request, decided from its body. Wins over `replies` and `reply`. */
-  respond?: (body: Record<string, unknown>) => FakeReply;
-  /** Streams: after this many events send the protocol's error event and end. */
-  midStreamError?: { afterEvents: number; message?: string };
-  /**
-   * Answer with this recorded transcript verbatim: `sse` to streams, `body` otherwise (an
-   * object as JSON, bytes as they are).
-   */
-  transcript?: { body?: unknown; sse?: string };
+  /** The key it carried: a bearer token, else `x-api-key`; undefined when neither. */
+  key?: string;
 }
 
 /** Options of `startFakeUpstream`. */
@@ -83,7 +58,8 @@ export interface FakeUpstreamOptions {
   name?: string;
   /** Ids listed by `GET /v1/models`. Default `["fake-model"]`. */
   models?: string[];
-  behaviour?: Behaviour;
+  /** A behaviour for every request, or a script of them (see Plan). */
+  behaviour?: Plan;
   /** Clock in milliseconds. Default `Date.now`. */
   now?: () => number;
 }
@@ -91,16 +67,23 @@ export interface FakeUpstreamOptions {
 /** A running fake upstream. */
 export interface FakeUpstream {
   name: string;
-  /** Base URL including `/v1`, e.g. `http://127.0.0.1:1234/v1`. */
+  /** Base URL including `/v1`, e.g. `http://127.0.0.1:1234/v1` (the TCP front's). */
   url: string;
-  /** Every request received, in order. */
+  /** Every request received, in order (a reset one too). */
   requests: RecordedRequest[];
-  setBehaviour(behaviour: Behaviour): void;
+  /** The behaviour of the requests from now on (see Plan); restarts `times` counts. */
+  setBehaviour(plan: Plan): void;
+  /** Resolves with the `count`th request (from 1) once it was received, its body read. */
+  received(count: number): Promise<RecordedRequest>;
+  /** Resolves once `event` happened `count` times in all (default 1). */
+  reached(event: FakeEvent, count?: number): Promise<void>;
+  /** Resolves once a stream or body first waits on a gate: `reached("stall")`. */
+  readonly stalled: Promise<void>;
+  /** Opens every stall waiting without a gate of its own (later ones wait again). */
+  release(): void;
   /** Stops the server, releasing hung requests and aborting open streams. */
   close(): Promise<void>;
 }
-
-type WireProtocol = "chat" | "responses" | "messages";
 
 const PROTOCOL_BY_PATH: Record<string, WireProtocol> = {
   "/v1/chat/completions": "chat",
@@ -108,67 +91,28 @@ const PROTOCOL_BY_PATH: Record<string, WireProtocol> = {
   "/v1/messages": "messages",
 };
 
-const WIRES = {
-  chat: { prefix: "chatcmpl-", body: chatBody, frames: chatFrames },
-  responses: { prefix: "resp_", body: responsesBody, frames: responsesFrames },
-  messages: { prefix: "msg_", body: messagesBody, frames: messagesFrames },
-};
-
-/** The protocol's error event, as the `sequence`-th event of a stream. */
-function errorFrame(protocol: WireProtocol, message: string, sequence: number): string {
-  if (protocol === "chat") return chatErrorFrame(message);
-  if (protocol === "responses") return responsesErrorFrame(message, sequence);
-  return messagesErrorFrame(message);
-}
-
 /** Starts a fake upstream on 127.0.0.1 with a free port. */
 export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
   const name = options.name ?? "upstream";
   const models = options.models ?? ["fake-model"];
   const now = options.now ?? Date.now;
   const requests: RecordedRequest[] = [];
-  let behaviour: Behaviour = options.behaviour ?? {};
-  let errorsLeft = behaviour.error?.times;
+  const tally = new Tally();
+  let next = scriptOf(options.behaviour ?? {});
   let repliesSent = 0;
+  let release = Promise.withResolvers<void>();
   const closing = Promise.withResolvers<void>();
-  const streams = new Set<ReadableStreamDefaultController<Uint8Array>>();
+  const open = new Set<ReadableStreamDefaultController<Uint8Array>>();
   let closed = false;
-  const encoder = new TextEncoder();
-
-  const released = (gate: Promise<void>) => Promise.race([gate, closing.promise]);
-
-  const streamOf = (frames: string[], current: Behaviour): ReadableStream<Uint8Array> => {
-    let sent = 0;
-    let self: ReadableStreamDefaultController<Uint8Array> | undefined;
-    const end = () => {
-      if (self) streams.delete(self);
-    };
-    return new ReadableStream<Uint8Array>({
-      start(controller) {
-        self = controller;
-        streams.add(controller);
-      },
-      async pull(controller) {
-        if (current.gate && sent === (current.gateAfter ?? 0)) await released(current.gate);
-        if (!streams.has(controller)) return; // cancelled, or errored by close()
-        const frame = frames[sent];
-        if (sent === current.breakAfter || frame === undefined) {
-          end();
-          if (frame === undefined) controller.close();
-          else controller.error(new Error(`fake upstream ${name} broke the stream (breakAfter)`));
-          return;
-        }
-        sent++;
-        controller.enqueue(encoder.encode(frame));
-      },
-      cancel: end,
-    });
-  };
+  const play = { tally, open, closing: closing.promise };
 
   const replyTo = (body: Record<string, unknown>, current: Behaviour): FakeReply => {
     if (current.respond) return current.respond(body);
     if (current.replies?.length) {
       return current.replies[Math.min(repliesSent++, current.replies.length - 1)]!;
+    }
+    if (current.answer !== undefined) {
+      return { ...current.reply, text: continuation(current.answer, trailingAssistantText(body)) };
     }
     return { text: `fake:${name} says ${lastUserText(body)}`, ...current.reply };
   };
@@ -187,33 +131,38 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       usage,
       request: body,
     };
-    if (body.stream !== true) return json(wire.body(reply, context));
-    let frames = current.transcript?.sse !== undefined
-      ? [current.transcript.sse]
-      : wire.frames(reply, context);
-    const broken = current.midStreamError;
-    if (broken) {
-      frames = frames.slice(0, broken.afterEvents);
-      frames.push(
-        errorFrame(protocol, broken.message ?? "The fake upstream failed.", frames.length),
-      );
+    const plan: PlanContext = {
+      name,
+      errorFrame: (sequence) => streamErrorFrame(protocol, current, sequence, context),
+      released: () => release.promise,
+    };
+    if (body.stream !== true) {
+      const text = JSON.stringify(wire.body(reply, context));
+      if (current.malformed) return json(text.slice(0, Math.ceil(text.length / 2)));
+      const beats = planWhole(text, current, plan);
+      return json(beats ? playBeats(beats, play) : text);
     }
-    return new Response(streamOf(frames, current), {
+    const frames: WireFrame[] = current.transcript?.sse !== undefined
+      ? [{ kind: "structure", text: current.transcript.sse }]
+      : wire.stream(reply, context);
+    return new Response(playBeats(planStream(frames, current, plan), play), {
       headers: { ...ids(), "content-type": "text/event-stream; charset=utf-8" },
     });
   };
 
-  const answer = async (request: Request, url: URL, body: unknown): Promise<Response> => {
-    const current = behaviour;
+  const answer = async (request: Request, url: URL, body: unknown, current: Behaviour) => {
+    if (current.reset) {
+      tally.add("reset");
+      return new Response(null, { status: 502, headers: { [FRONT_CONTROL]: "reset" } });
+    }
     if (current.hang) {
       await closing.promise;
       return errorResponse(url.pathname, { status: 503, message: "The fake upstream closed." });
     }
-    if (current.error && (errorsLeft === undefined || errorsLeft > 0)) {
-      if (errorsLeft !== undefined) errorsLeft--;
-      return errorResponse(url.pathname, current.error);
+    if (current.error) return errorResponse(url.pathname, current.error);
+    if (request.method === "GET" && url.pathname === "/v1/models") {
+      return json(JSON.stringify(modelList(models)));
     }
-    if (request.method === "GET" && url.pathname === "/v1/models") return json(modelList(models));
     if (request.method !== "POST") return notFound(url.pathname);
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       return errorResponse(url.pathname, { status: 400, message: "The body must be JSON." });
@@ -223,22 +172,23 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       if (!Array.isArray(object.messages)) {
         return errorResponse(url.pathname, { status: 400, message: "messages: Field required" });
       }
-      return json({ input_tokens: countTokens(requestText(object)) });
+      return json(JSON.stringify({ input_tokens: countTokens(requestText(object)) }));
     }
     const protocol = PROTOCOL_BY_PATH[url.pathname];
     if (!protocol) return notFound(url.pathname);
     if (typeof object.model !== "string") {
       return errorResponse(url.pathname, { status: 400, message: "model: Field required" });
     }
-    if (current.transcript?.body !== undefined && object.stream !== true) {
-      if (current.gate) await released(current.gate);
-      const { body } = current.transcript;
-      if (!(body instanceof Uint8Array)) return json(body);
-      return new Response(body as Uint8Array<ArrayBuffer>, {
-        headers: { ...ids(), "content-type": "application/json" },
-      });
+    const refusal = promptRefusal(protocol, object, current);
+    if (refusal) return errorResponse(url.pathname, refusal);
+    if (current.gate && object.stream !== true) {
+      tally.add("stall");
+      await Promise.race([current.gate, closing.promise]);
     }
-    if (current.gate && object.stream !== true) await released(current.gate);
+    const transcript = current.transcript?.body;
+    if (transcript !== undefined && object.stream !== true) {
+      return json(transcript instanceof Uint8Array ? transcript : JSON.stringify(transcript));
+    }
     return relayed(protocol, object, current);
   };
 
@@ -246,36 +196,47 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const listening = Promise.withResolvers<Deno.NetAddr>();
   const onListen = (addr: Deno.NetAddr) => listening.resolve(addr);
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen }, async (request) => {
+    const current = next();
     const url = new URL(request.url);
     const body = await readBody(request);
-    requests.push({
-      method: request.method,
-      path: url.pathname,
-      search: url.search,
-      headers: Object.fromEntries(request.headers),
-      body,
-    });
-    return await answer(request, url, body);
+    const headers = Object.fromEntries(request.headers);
+    const key = /^Bearer (.+)$/i.exec(headers.authorization ?? "")?.[1] ?? headers["x-api-key"];
+    const { method } = request;
+    requests.push({ method, path: url.pathname, search: url.search, headers, body, key });
+    tally.add("request");
+    return await answer(request, url, body, current);
   });
 
-  const { port } = await listening.promise;
+  const front = startTcpFront((await listening.promise).port);
   return {
     name,
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `http://127.0.0.1:${front.port}/v1`,
     requests,
-    setBehaviour(next: Behaviour) {
-      behaviour = next;
-      errorsLeft = next.error?.times;
+    setBehaviour(plan: Plan) {
+      next = scriptOf(plan);
       repliesSent = 0;
+    },
+    async received(count: number) {
+      await tally.reached("request", count);
+      return requests[count - 1]!;
+    },
+    reached: (event, count = 1) => tally.reached(event, count),
+    get stalled() {
+      return tally.reached("stall");
+    },
+    release() {
+      release.resolve();
+      release = Promise.withResolvers<void>();
     },
     async close() {
       if (closed) return;
       closed = true;
       closing.resolve();
       // Deno.serve logs each errored body: expected noise in tests that close mid-stream.
-      for (const stream of streams) stream.error(new Error(`fake upstream ${name} closed`));
-      streams.clear();
+      for (const stream of open) stream.error(new Error(`fake upstream ${name} closed`));
+      open.clear();
       await server.shutdown();
+      await front.close();
     },
   };
 }
@@ -296,10 +257,16 @@ function ids(): Record<string, string> {
   return { "x-request-id": id, "request-id": id };
 }
 
-function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+/** A JSON answer: `body` is the JSON text (or its bytes, or a stream of them). */
+function json(
+  body: string | Uint8Array | ReadableStream<Uint8Array>,
+  status = 200,
+  headers: Record<string, string> = {},
+  requestIds = ids(),
+): Response {
+  return new Response(body as BodyInit, {
     status,
-    headers: { ...ids(), ...headers, "content-type": "application/json" },
+    headers: { ...requestIds, ...headers, "content-type": "application/json" },
   });
 }
 
@@ -307,35 +274,12 @@ function notFound(path: string): Response {
   return errorResponse(path, { status: 404, message: `Unknown path ${path}.` });
 }
 
-const OPENAI_TYPE: Record<number, string> = {
-  400: "invalid_request_error",
-  401: "invalid_request_error",
-  403: "permission_denied",
-  404: "invalid_request_error",
-  429: "rate_limit_exceeded",
-};
-
-const ANTHROPIC_TYPE: Record<number, string> = {
-  400: "invalid_request_error",
-  401: "authentication_error",
-  403: "permission_error",
-  404: "not_found_error",
-  413: "request_too_large",
-  429: "rate_limit_error",
-  529: "overloaded_error",
-};
-
 /** An error as the provider of the path would send it. */
 function errorResponse(path: string, error: FakeError): Response {
-  const message = error.message ?? `The fake upstream answered ${error.status}.`;
-  if (path.startsWith("/v1/messages")) {
-    const type = error.type ?? ANTHROPIC_TYPE[error.status] ?? "api_error";
-    const body = { type: "error", error: { type, message }, request_id: "req_fake" };
-    return json(body, error.status, error.headers);
-  }
-  const type = error.type ?? OPENAI_TYPE[error.status] ?? "server_error";
-  const body = { error: { message, type, param: null, code: null } };
-  return json(body, error.status, error.headers);
+  const protocol = path.startsWith("/v1/messages") ? "messages" : PROTOCOL_BY_PATH[path] ?? "chat";
+  const requestIds = ids();
+  const body = errorBody(protocol, error, requestIds["request-id"]!);
+  return json(JSON.stringify(body), error.status, error.headers, requestIds);
 }
 
 /** A model list both SDK families can read (OpenAI `Model`, Anthropic `ModelInfo`). */

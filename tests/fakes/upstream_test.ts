@@ -183,22 +183,36 @@ Deno.test("fake upstream breaks a stream after K events", async () => {
     await assert.rejects(async () => {
       for await (const event of readSse(response.body!)) seen.push(event.event ?? "");
     });
-    assert.deepEqual(seen, ["message_start", "ping"]);
+    assert.deepEqual(seen, ["message_start", "content_block_start"]);
   });
 });
 
+/** A gate that tells when something starts waiting on it (awaiting a thenable calls `then`). */
+function watchedGate(): { gate: Promise<void>; waited: Promise<void>; open: () => void } {
+  const opened = Promise.withResolvers<void>();
+  const waited = Promise.withResolvers<void>();
+  const gate = {
+    then(...args: Parameters<Promise<void>["then"]>) {
+      waited.resolve();
+      return opened.promise.then(...args);
+    },
+  } as Promise<void>;
+  return { gate, waited: waited.promise, open: opened.resolve };
+}
+
 Deno.test("fake upstream holds a stream on a gate after K events", async () => {
   await withFake(async (fake) => {
-    const gate = Promise.withResolvers<void>();
-    fake.setBehaviour({ gate: gate.promise, gateAfter: 1 });
+    const { gate, waited, open } = watchedGate();
+    fake.setBehaviour({ gate, gateAfter: 1 });
     const response = await streamRequest(fake);
     const events = readSse(response.body!);
     assert.equal((await events.next()).value?.event, "message_start");
     const second = events.next();
-    const early = await Promise.race([second.then(() => "event"), delay(50).then(() => "held")]);
-    assert.equal(early, "held");
-    gate.resolve();
-    assert.equal((await second).value?.event, "ping");
+    // The fake waits on the gate before its second event, so the wait comes first.
+    const first = await Promise.race([waited.then(() => "gate"), second.then(() => "event")]);
+    assert.equal(first, "gate");
+    open();
+    assert.equal((await second).value?.event, "content_block_start");
     await events.return(undefined);
   });
 });
@@ -211,7 +225,7 @@ Deno.test("fake upstream close() aborts a gated stream and releases a hang", asy
   await events.next();
   fake.setBehaviour({ hang: true });
   const hung = streamRequest(fake);
-  await delay(20);
+  await fake.received(2);
   const pending = events.next();
   const closing = fake.close();
   await assert.rejects(() => pending);
@@ -253,7 +267,7 @@ Deno.test("fake upstream sends the protocol's error event mid-stream", async () 
     const response = await streamRequest(fake);
     const seen: string[] = [];
     for await (const event of readSse(response.body!)) seen.push(event.event ?? "");
-    assert.deepEqual(seen, ["message_start", "ping", "content_block_start", "error"]);
+    assert.deepEqual(seen, ["message_start", "content_block_start", "ping", "error"]);
   });
 });
 
@@ -269,7 +283,3 @@ Deno.test("fake upstream replays a transcript verbatim", async () => {
     assert.deepEqual(await response.json(), { recorded: true });
   });
 });
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

@@ -10,14 +10,6 @@
 import { keyOtherThan, oneOf, SCALAR, STRING_CONTENT } from "../../protocols/json_shape.ts";
 import { unescaped } from "../../protocols/json_read.ts";
 
-// Each field below matches one alternative at most: alternatives that overlap would let a
-// crafted chunk that fails late try every way of splitting it (exponential backtracking).
-// The chunk's own fields: `usage` and `error` only as null, since otherwise they are read.
-const TOP = `(?:${keyOtherThan(["choices", "usage", "error"])}:${SCALAR}|"(?:usage|error)":null)`;
-// The choice's fields: index 0 (or none), no finish reason, the rest is not read.
-const CHOICE = `(?:"index":0|"finish_reason":null|${
-  keyOtherThan(["index", "delta", "finish_reason"])
-}:${SCALAR})`;
 /** The delta fields the decoder reads besides `content`. */
 const READ = [
   "reasoning_content",
@@ -27,10 +19,29 @@ const READ = [
   "tool_calls",
   "function_call",
 ];
-// The delta's other fields: those not read, and those read when they are empty.
-const DELTA = `(?:${keyOtherThan(["content", ...READ])}:${SCALAR}|"${
-  oneOf(READ)
-}":(?:null|""|\\[\\]))`;
+
+/**
+ * The fields the pattern lets each object hold beside the one it reads (`choices`, `delta`,
+ * `content`), as alternatives. A field matches one alternative at most, and never the field
+ * read: alternatives that overlap would let a crafted chunk that fails late try every way of
+ * splitting it (exponential backtracking).
+ */
+export const FIELDS = {
+  // The chunk's own fields: `usage` and `error` only as null, since otherwise they are read.
+  chunk: [`${keyOtherThan(["choices", "usage", "error"])}:${SCALAR}`, `"(?:usage|error)":null`],
+  // The choice's fields: index 0 (or none), no finish reason, the rest is not read.
+  choice: [
+    `"index":0`,
+    `"finish_reason":null`,
+    `${keyOtherThan(["index", "delta", "finish_reason"])}:${SCALAR}`,
+  ],
+  // The delta's other fields: those not read, and those read when they are empty.
+  delta: [`${keyOtherThan(["content", ...READ])}:${SCALAR}`, `"${oneOf(READ)}":(?:null|""|\\[\\])`],
+} as const;
+
+const TOP = `(?:${FIELDS.chunk.join("|")})`;
+const CHOICE = `(?:${FIELDS.choice.join("|")})`;
+const DELTA = `(?:${FIELDS.delta.join("|")})`;
 const TEXT_CHUNK = new RegExp(
   `^\\{(?:${TOP},)*"choices":\\[\\{(?:${CHOICE},)*"delta":\\{(?:${DELTA},)*` +
     `"content":"(${STRING_CONTENT})"(?:,${DELTA})*\\}(?:,${CHOICE})*\\}\\](?:,${TOP})*\\}$`,

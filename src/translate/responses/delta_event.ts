@@ -34,7 +34,12 @@ export interface DeltaEvent {
 const DELTA_TYPES = Object.keys(DELTA_KINDS) as DeltaType[];
 
 const INDEX = "(?:0|[1-9]\\d*)";
-const DELTA_EVENT = new RegExp(
+/**
+ * The layout, its fields in a fixed order, each present once or not at all: nothing in it
+ * repeats but a string's characters, so a crafted event that fails late is refused in one
+ * pass.
+ */
+export const DELTA_EVENT: RegExp = new RegExp(
   `^\\{"type":"(${oneOf(DELTA_TYPES)})",` +
     `(?:"sequence_number":${INDEX},)?"item_id":"(${STRING_CONTENT})",` +
     `(?:"output_index":${INDEX},)?(?:"(?:content|summary)_index":${INDEX},)?` +

@@ -1,8 +1,8 @@
 /**
  * tollgate's HTTP/1.1 client for its channels: POSTs over keep-alive connections kept
- * per origin, read without the runtime's fetch. fetch costs a relay about twice the CPU
- * of the rest of an upstream call and wraps every body in web streams; here a stream's
- * chunk is one socket read (bench/README.md). Every LLM API speaks HTTP/1.1; bodies are
+ * per origin, read without the runtime's fetch. fetch costs a relay more CPU than the rest
+ * of an upstream call and wraps every body in web streams; here a stream's chunk is one
+ * socket read (bench/README.md compares them). Every LLM API speaks HTTP/1.1; bodies are
  * asked for uncompressed (no Accept-Encoding), as a relay reads them anyway, and decoded
  * when a server compresses them all the same (content_coding.ts). What an upstream answers
  * is bounded (limits.ts): its head, a whole body, a chunk's extensions, its trailers.

@@ -14,8 +14,8 @@ export const READ_BUFFER_BYTES = 4_096;
 /**
  * Bytes read at a time once a read filled the buffer: the upstream is ahead (a burst, or
  * a busy gateway), and larger reads carry what waits in fewer reads, and a stream in
- * fewer writes to its client. A stream that trickles never fills 4 KiB and keeps the small
- * buffer; a connection going back to the pool gets it back.
+ * fewer writes to its client. A stream that trickles never fills the small buffer and keeps
+ * it; a connection going back to the pool gets it back.
  */
 export const BURST_READ_BYTES = 16_384;
 
