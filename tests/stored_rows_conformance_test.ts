@@ -1,12 +1,14 @@
 /**
  * The stored responses' rows (src/db/stored_responses.ts), one implementation in SQL both
  * dialects run, on a SQLite file and on PostgreSQL alike: a chain read in one recursive
- * query, a turn lasting as long as its continuations, a deleted turn kept for them.
+ * query, a turn lasting as long as its continuations, a deleted turn kept for them; and on
+ * a SQLite file, the responses of one turn committed together.
  */
 import assert from "node:assert/strict";
 import { type Db, openDatabase } from "../src/db/database.ts";
+import { openSqliteFile } from "../src/db/sqlite_file.ts";
 import type { NewStoredResponse } from "../src/db/stored_responses.ts";
-import { startPostgres } from "./postgres.ts";
+import { stepOnEachDialect } from "./dialects.ts";
 
 const NOW = 1_800_000_000_000;
 
@@ -115,30 +117,68 @@ const CASES: { name: string; run(db: Db): Promise<void> }[] = [
   },
 ];
 
-Deno.test("stored rows conformance", async (t) => {
-  const cluster = await startPostgres();
-  const dir = await Deno.makeTempDir({ prefix: "tollgate_stored_rows_" });
-  let files = 0;
-  const databases: Record<string, () => Promise<string>> = {
-    sqlite: () => Promise.resolve(`file:${dir}/stored_${++files}.db`),
-    postgres: () => cluster.createDatabase(),
-  };
-  try {
-    for (const [kind, fresh] of Object.entries(databases)) {
-      for (const { name, run } of CASES) {
-        await t.step(`${kind}: ${name}`, async () => {
-          const db = await openDatabase(await fresh());
-          try {
-            assert.equal((await db.migrate()).error, undefined);
-            await run(db);
-          } finally {
-            await db.close();
-          }
-        });
-      }
+Deno.test("stored rows conformance", (t) =>
+  stepOnEachDialect(t, CASES, async ({ run }, url) => {
+    const db = await openDatabase(url);
+    try {
+      assert.equal((await db.migrate()).error, undefined);
+      await run(db);
+    } finally {
+      await db.close();
     }
+  }));
+
+/** A fresh migrated SQLite file; `test` gets the database and the file's path. */
+async function withSqlite(test: (db: Db, path: string) => Promise<void>) {
+  const dir = await Deno.makeTempDir({ prefix: "tollgate_stored_rows_" });
+  const db = await openDatabase(`file:${dir}/tollgate.db`);
+  try {
+    assert.equal((await db.migrate()).error, undefined);
+    await test(db, `${dir}/tollgate.db`);
   } finally {
-    await cluster.close();
+    await db.close();
     await Deno.remove(dir, { recursive: true });
   }
-});
+}
+
+Deno.test("stored rows: the responses kept in one turn commit together, each found by another connection once kept", () =>
+  withSqlite(async (db, path) => {
+    const rows = await db.storedResponses();
+    const other = openSqliteFile(path);
+    try {
+      const version = async () =>
+        Number((await other.client.execute("PRAGMA data_version")).rows[0]!.data_version);
+      const before = await version();
+      const ids = Array.from({ length: 20 }, (_, i) => `resp_${i}`);
+      await Promise.all(ids.map(async (id) => {
+        await rows.insert(response(id));
+        // Committed when kept: the file itself has it, not only this connection.
+        const { rows: found } = await other.client.execute({
+          sql: "SELECT id FROM stored_responses WHERE id = ?",
+          args: [id],
+        });
+        assert.equal(found.length, 1, id);
+      }));
+      assert.equal(await version() - before, 1, "one commit for the turn's twenty responses");
+    } finally {
+      await other.close();
+    }
+  }));
+
+Deno.test("stored rows: a response that cannot be written fails alone, the others of its turn are kept", () =>
+  withSqlite(async (db) => {
+    const rows = await db.storedResponses();
+    await rows.insert(response("resp_taken"));
+    const results = await Promise.allSettled([
+      rows.insert(response("resp_a")),
+      rows.insert(response("resp_taken")),
+      rows.insert(response("resp_b")),
+    ]);
+    assert.deepEqual(results.map((result) => result.status), [
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    assert.ok(await rows.find(1, "resp_a", NOW));
+    assert.ok(await rows.find(1, "resp_b", NOW));
+  }));
