@@ -52,6 +52,8 @@ async function openSide(name: string, root: URL, url: string): Promise<Side> {
   const db: Db = await openDatabase(url);
   const migration = await db.migrate();
   if (migration.error) throw new Error(`${name}: ${migration.error.message}`);
+  // As `tollgate serve` starts (before 2026-12-07 a SQLite store took its hold journal here).
+  await db.store.heartbeat({ id: `inst_${name}`, host: "bench", pid: Deno.pid, heartbeatAt: 0 });
   const targets: HoldTarget[] = [];
   for (let i = 0; i < KEYS; i++) {
     const account = await createAccount(db.kysely, {

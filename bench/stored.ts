@@ -166,12 +166,23 @@ function printModes(results: ModeResult[]): void {
 function printChains(chains: ChainResult[]): void {
   console.log(`Resolving the next turn of a stored chain (src/stored/resolve.ts resolveTurn)`);
   console.log(table(
-    ["database", "turns", "items sent", "stored KiB", "runs", "p50 ms", "p99 ms", "mean ms"],
+    [
+      "database",
+      "turns",
+      "items sent",
+      "bytes a turn, first/last tenth",
+      "keep ms, first/last tenth",
+      "runs",
+      "p50 ms",
+      "p99 ms",
+      "mean ms",
+    ],
     chains.map((chain) => [
       chain.database,
       String(chain.turns),
       String(chain.items),
-      chain.storedKib.toFixed(0),
+      `${chain.bytesPerTurn.first.toFixed(0)} / ${chain.bytesPerTurn.last.toFixed(0)}`,
+      `${ms(chain.keepMs.first)} / ${ms(chain.keepMs.last)}`,
       String(chain.iterations),
       ms(chain.latency.p50),
       ms(chain.latency.p99),

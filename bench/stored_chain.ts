@@ -3,11 +3,13 @@
  * of N turns is built through the store itself (each turn resolved against the one before
  * and its answer kept, as the relay does), then the next turn's `previous_response_id` to
  * the last one is resolved many times over, on a SQLite file and, given a URL, on
- * PostgreSQL. bench/stored.ts runs it.
+ * PostgreSQL. While the chain is built, what each turn adds to the stored rows (bytes of
+ * text) and how long keeping it takes are recorded: a turn linked to the one before stores
+ * its own items only, so both stay flat along the chain. bench/stored.ts runs it.
  */
 import type { Principal } from "../src/auth/principal.ts";
 import { parseConfig } from "../src/config/schema.ts";
-import { openDatabase } from "../src/db/database.ts";
+import { type Db, openDatabase } from "../src/db/database.ts";
 import { orderedId } from "../src/ids.ts";
 import { resolveTurn } from "../src/stored/resolve.ts";
 import { createStoredResponses } from "../src/stored/stored_responses.ts";
@@ -17,8 +19,10 @@ import { type Percentiles, percentiles } from "./load.ts";
 export interface ChainResult {
   database: string;
   turns: number;
-  /** Size of the last turn's kept conversation (its `input_items` and response), KiB. */
-  storedKib: number;
+  /** Bytes of text the first and the last tenth of the turns each added to the rows (mean). */
+  bytesPerTurn: { first: number; last: number };
+  /** Milliseconds keeping a turn took (median), in the first and the last tenth. */
+  keepMs: { first: number; last: number };
   /** Items the resolved request sends upstream. */
   items: number;
   iterations: number;
@@ -61,6 +65,17 @@ function answer(id: string, turn: number, bytes: number): string {
   });
 }
 
+/** Bytes of text in the stored responses' rows and their items' rows. */
+async function storedBytes(db: Db): Promise<number> {
+  const [responses, items] = await Promise.all([
+    db.client.execute(
+      "SELECT sum(length(response) + length(input_items)) AS n FROM stored_responses",
+    ),
+    db.client.execute("SELECT sum(length(item)) AS n FROM stored_items"),
+  ]);
+  return Number(responses.rows[0]!.n ?? 0) + Number(items.rows[0]!.n ?? 0);
+}
+
 /** Builds `shape`'s chain on the database at `url` and times resolving its next turn. */
 export async function measureChain(
   database: string,
@@ -75,6 +90,9 @@ export async function measureChain(
     const rows = await db.storedResponses();
     const store = createStoredResponses({ rows: () => Promise.resolve(rows), now: Date.now });
     let previous: string | undefined;
+    const bytes: number[] = [];
+    const keepMs: number[] = [];
+    let storedBefore = 0;
     for (let turn = 1; turn <= shape.turns; turn++) {
       const body: Record<string, unknown> = {
         model: "bench-priced",
@@ -84,11 +102,16 @@ export async function measureChain(
       const begun = await store.begin(CONFIG, PRINCIPAL, body);
       const id = `resp_bench_${crypto.randomUUID().replaceAll("-", "")}`;
       const kept = answer(id, turn, shape.answerBytes);
+      const started = performance.now();
       await begun!.keepWhole({ body: kept, json: JSON.parse(kept) });
+      keepMs.push(performance.now() - started);
+      const stored = await storedBytes(db);
+      bytes.push(stored - storedBefore);
+      storedBefore = stored;
       previous = id;
     }
-    const last = await rows.find(PRINCIPAL.accountId, previous!, Date.now());
-    const storedKib = (last!.input_items.length + last!.response.length) / 1024;
+    const tenth = Math.max(1, Math.floor(shape.turns / 10));
+    const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
     const next = { model: "bench-priced", input: "And now?", previous_response_id: previous };
     const deps = {
       rows,
@@ -112,7 +135,11 @@ export async function measureChain(
     return {
       database,
       turns: shape.turns,
-      storedKib,
+      bytesPerTurn: { first: mean(bytes.slice(0, tenth)), last: mean(bytes.slice(-tenth)) },
+      keepMs: {
+        first: percentiles(keepMs.slice(0, tenth)).p50,
+        last: percentiles(keepMs.slice(-tenth)).p50,
+      },
       items,
       iterations: shape.iterations,
       latency: percentiles(times),

@@ -12,7 +12,6 @@
  */
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { sql } from "kysely";
 import { MIGRATIONS, POSTGRES_MIGRATIONS } from "../migrations/index.ts";
 import { createAdminService } from "../src/admin/service.ts";
 import { parseConfigText } from "../src/config/load.ts";
@@ -132,10 +131,12 @@ async function measure(name: string, url: string, premigrate: () => Promise<void
       [
         "ledger scan, 30 days by key (no rollups)",
         await timed(() =>
-          sql`SELECT account_id, key_id, model, count(*), sum(input_tokens), sum(output_tokens),
-              sum(cached_tokens), sum(cost_micros)
-            FROM ledger WHERE created_at >= ${END - 30 * DAY_MS}
-            GROUP BY account_id, key_id, model`.execute(db.kysely)
+          db.client.execute({
+            sql: `SELECT account_id, key_id, model, count(*), sum(input_tokens),
+                sum(output_tokens), sum(cached_tokens), sum(cost_micros)
+              FROM ledger WHERE created_at >= ? GROUP BY account_id, key_id, model`,
+            args: [END - 30 * DAY_MS],
+          })
         ),
       ],
     ];
@@ -167,7 +168,7 @@ try {
     try {
       const result = await migrate(file.client, MIGRATIONS.slice(0, 5));
       if (result.error) throw new Error(result.error.message);
-      await file.client.batch(fillStatements(false), "write");
+      await file.client.batch(fillStatements(false));
     } finally {
       await file.close();
     }

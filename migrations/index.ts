@@ -15,8 +15,11 @@ import storedResponses from "./007_stored_responses.sql" with { type: "text" };
 import postgresStoredResponses from "./postgres/004_stored_responses.sql" with { type: "text" };
 import sessions from "./008_sessions.sql" with { type: "text" };
 import postgresSessions from "./postgres/005_sessions.sql" with { type: "text" };
-import failover from "./009_failover.sql" with { type: "text" };
-import postgresFailover from "./postgres/006_failover.sql" with { type: "text" };
+import linkedResponses from "./010_linked_responses.sql" with { type: "text" };
+import postgresLinkedResponses from "./postgres/010_linked_responses.sql" with { type: "text" };
+import postgresExtendHold from "./postgres/011_extend_hold.sql" with { type: "text" };
+import failover from "./011_failover.sql" with { type: "text" };
+import postgresFailover from "./postgres/012_failover.sql" with { type: "text" };
 
 /** One numbered migration: its name and its SQL. */
 export interface Migration {
@@ -34,7 +37,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "006_usage_rollups", sql: usageRollups },
   { name: "007_stored_responses", sql: storedResponses },
   { name: "008_sessions", sql: sessions },
-  { name: "009_failover", sql: failover },
+  { name: "010_linked_responses", sql: linkedResponses },
+  { name: "011_failover", sql: failover },
 ];
 
 /** Every PostgreSQL migration (migrations/postgres/), in the order it is applied. */
@@ -44,5 +48,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { name: "003_usage_rollups", sql: postgresUsageRollups },
   { name: "004_stored_responses", sql: postgresStoredResponses },
   { name: "005_sessions", sql: postgresSessions },
-  { name: "006_failover", sql: postgresFailover },
+  { name: "010_linked_responses", sql: postgresLinkedResponses },
+  { name: "011_extend_hold", sql: postgresExtendHold },
+  { name: "012_failover", sql: postgresFailover },
 ];

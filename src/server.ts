@@ -161,7 +161,7 @@ export async function startServer(options: {
     // (one process) in this process's memory, the app's default.
     limiter: db.kind === "postgres"
       ? (await import("./limits/postgres_limiter.ts")).createPostgresLimiter({
-        kysely: await db.queries(),
+        client: db.client,
         instanceId: identity.id,
         isUnavailable: (error) => db.isUnavailable(error),
         log,

@@ -5,7 +5,6 @@
  */
 import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
-import { sql } from "kysely";
 import { readSse } from "../src/upstream/sse.ts";
 import type { Db } from "../src/db/database.ts";
 import { recoverHolds } from "../src/billing/recovery.ts";
@@ -26,19 +25,18 @@ export interface AccountingCase {
 
 /** The column types of `ledger.cost_micros` and `accounts.balance_micros`, as stored. */
 async function storedMoneyTypes(db: Db): Promise<[string, string]> {
-  const { rows } = db.kind === "sqlite"
-    ? await sql<{ cost: string; balance: string }>`
-        SELECT typeof(cost_micros) AS cost,
+  const { rows } = await db.client.execute(
+    db.kind === "sqlite"
+      ? `SELECT typeof(cost_micros) AS cost,
           (SELECT typeof(balance_micros) FROM accounts LIMIT 1) AS balance
-        FROM ledger`.execute(db.kysely)
-    : await sql<{ cost: string; balance: string }>`
-        SELECT
+        FROM ledger`
+      : `SELECT
           (SELECT data_type FROM information_schema.columns
             WHERE table_name = 'ledger' AND column_name = 'cost_micros') AS cost,
           (SELECT data_type FROM information_schema.columns
-            WHERE table_name = 'accounts' AND column_name = 'balance_micros') AS balance`
-      .execute(db.kysely);
-  return [rows[0]!.cost, rows[0]!.balance];
+            WHERE table_name = 'accounts' AND column_name = 'balance_micros') AS balance`,
+  );
+  return [String(rows[0]!.cost), String(rows[0]!.balance)];
 }
 
 /** Every accounting case, in order. */

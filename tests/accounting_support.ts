@@ -1,6 +1,5 @@
 /** Shared set-up of the accounting tests: a priced model behind a fake chat upstream. */
 import assert from "node:assert/strict";
-import { sql } from "kysely";
 import type { Db } from "../src/db/database.ts";
 import { startFakeUpstream } from "./fakes/upstream.ts";
 import { channel, configWith, startGateway } from "./harness.ts";
@@ -77,26 +76,34 @@ export async function countHolds(db: Db): Promise<number> {
  */
 export async function assertRollupsMatchLedger(db: Db): Promise<number> {
   let requests = 0;
-  const byKey = [sql`, key_id, model`, sql`1, 2, 3, 4`] as const;
   const tables = [
-    ["usage_hourly", "hour", 3_600_000, ...byKey],
-    ["usage_hourly_accounts", "hour", 3_600_000, sql``, sql`1, 2`],
-    ["usage_daily", "day", 86_400_000, ...byKey],
+    ["usage_hourly", "hour", 3_600_000, ", key_id, model", "1, 2, 3, 4"],
+    ["usage_hourly_accounts", "hour", 3_600_000, "", "1, 2"],
+    ["usage_daily", "day", 86_400_000, ", key_id, model", "1, 2, 3, 4"],
   ] as const;
   for (const [table, bucket, ms, keyAndModel, order] of tables) {
-    const { rows: expected } = await sql<Record<string, unknown>>`
-      SELECT created_at - created_at % ${sql.lit(ms)} AS bucket, account_id ${keyAndModel},
+    const { rows: expected } = await db.client.execute(`
+      SELECT created_at - created_at % ${ms} AS bucket, account_id ${keyAndModel},
         count(*) AS requests,
         sum(CASE WHEN status IN ('failed', 'interrupted') THEN 1 ELSE 0 END) AS errors,
         sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
         sum(cached_tokens) AS cached_tokens, sum(cache_write_tokens) AS cache_write_tokens,
         sum(cost_micros) AS cost_micros
-      FROM ledger GROUP BY ${order} ORDER BY ${order}`.execute(db.kysely);
-    const { rows: rollups } = await sql<Record<string, unknown>>`
-      SELECT ${sql.ref(bucket)} AS bucket, account_id ${keyAndModel}, requests, errors,
+      FROM ledger GROUP BY ${order} ORDER BY ${order}`);
+    const { rows: rollups } = await db.client.execute(`
+      SELECT ${bucket} AS bucket, account_id ${keyAndModel}, requests, errors,
         input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost_micros
-      FROM ${sql.table(table)} ORDER BY ${order}`.execute(db.kysely);
-    const plain = (rows: Record<string, unknown>[]) => rows.map((row) => ({ ...row }));
+      FROM ${table} ORDER BY ${order}`);
+    // Numbers as numbers (PostgreSQL's counts and sums come as text or BIGINT).
+    const plain = (rows: Record<string, unknown>[]) =>
+      rows.map((row) =>
+        Object.fromEntries(
+          Object.entries(row).map(([name, value]) => [
+            name,
+            typeof value === "string" && /^-?\d+$/.test(value) ? Number(value) : value,
+          ]),
+        )
+      );
     assert.deepEqual(plain(rollups), plain(expected), table);
     requests = expected.reduce((sum, row) => sum + Number(row.requests), 0);
   }

@@ -5,7 +5,6 @@
  * database refuses is logged without holding anything up.
  */
 import assert from "node:assert/strict";
-import { sql } from "kysely";
 import type { LogFields, Logger } from "../src/log.ts";
 import { chatBody as pricedBody, PRICED_MODEL, waitUntil } from "./accounting_support.ts";
 import { startFakeUpstream } from "./fakes/upstream.ts";
@@ -344,8 +343,8 @@ Deno.test("resilience: a settlement the database refuses is logged with its requ
   );
   try {
     const { secret } = await gateway.createKey({ balanceUsd: "1" });
-    // The hold goes through (holds table, journal); the ledger row then has nowhere to go.
-    await sql`ALTER TABLE ledger RENAME TO ledger_gone`.execute(gateway.db.kysely);
+    // The hold goes through; the ledger row then has nowhere to go.
+    await gateway.db.client.execute("ALTER TABLE ledger RENAME TO ledger_gone");
     const response = await gateway.post(PATHS.chat, secret, pricedBody("hi"));
     assert.equal(response.status, 200, await response.text());
     const requestId = response.headers.get("x-request-id");

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { recoverHolds } from "../src/billing/recovery.ts";
 import { benchHold, benchSettlement, fundedTarget } from "../bench/store_rows.ts";
 import { type Db, openDatabase } from "../src/db/database.ts";
-import { runAccounting } from "../src/db/holds.ts";
+import { accountingStep } from "../src/db/holds.ts";
 import { openSqliteFile } from "../src/db/sqlite_file.ts";
 import { RECORD_AFTER_MS } from "../src/db/sqlite_store.ts";
 import { waitUntil } from "./accounting_support.ts";
@@ -146,10 +146,9 @@ Deno.test("sqlite store: a journalled hold written in the batch that settles it 
     const hold = benchHold(target);
     const settle = benchSettlement(hold);
     // A hold whose write failed is written by the next batch, which may be its settlement's.
-    await runAccounting(connection.transaction, [{ kind: "record", hold }, {
-      kind: "settle",
-      settle,
-    }]);
+    await connection.transaction(
+      accountingStep([{ kind: "record", hold }, { kind: "settle", settle }]),
+    );
     assert.deepEqual(await holdRows(db), []);
     const account = await accountOf(db, target.accountId);
     assert.deepEqual(
@@ -199,6 +198,55 @@ Deno.test("sqlite store: a journalled hold sees the balance as another process o
     assert.deepEqual(await takeOne(), HALF_LEFT);
   } finally {
     await cli.close();
+    await db.close();
+  }
+});
+
+Deno.test("sqlite store: a journalled hold grows, young in memory and written by the next batch, exactly; its settlement releases the whole", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tollgate_journal_" });
+  const db = await openDatabase(`file:${dir}/t.db`);
+  try {
+    const target = await fundedTarget(db);
+    await db.kysely.updateTable("accounts").set({ balance_micros: 10_000 })
+      .where("id", "=", target.accountId).execute();
+    await db.store.heartbeat(SERVER);
+    const young = benchHold(target);
+    const held = { ...benchHold(target), amountMicros: 2_000 };
+    assert.deepEqual(await db.store.takeHold(held), { ok: true });
+    await db.store.flush();
+    assert.deepEqual(await holdRows(db), [{ id: held.id }], "written");
+    assert.deepEqual(await db.store.takeHold(young), { ok: true }, "young: in the journal");
+    // 7,000 left: extensions of both, at once, never grant more than that.
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => db.store.extendHold((i % 2 ? young : held).id, 500, 0)),
+    );
+    assert.equal(results.filter((result) => result.ok).length, 14);
+    assert.deepEqual(results.find((result) => !result.ok), {
+      ok: false,
+      reason: "balance",
+      availableMicros: 0,
+    });
+    await db.store.flush();
+    const amounts = await db.kysely.selectFrom("holds").select(["id", "amount_micros"])
+      .orderBy("amount_micros").execute();
+    assert.deepEqual(
+      amounts.map((row) => row.amount_micros).reduce((sum, n) => sum + n, 0),
+      10_000,
+      "both rows hold what they grew by",
+    );
+    assert.equal((await accountOf(db, target.accountId)).held_micros, 10_000);
+    await Promise.all([
+      db.store.settleHold(benchSettlement(held)),
+      db.store.settleHold(benchSettlement(young)),
+    ]);
+    const account = await accountOf(db, target.accountId);
+    assert.deepEqual([account.held_micros, account.balance_micros], [0, 10_000 - 200]);
+    assert.deepEqual(await db.store.extendHold(held.id, 1, 0), {
+      ok: false,
+      reason: "balance",
+      availableMicros: 0,
+    }, "a settled hold grows no more");
+  } finally {
     await db.close();
   }
 });

@@ -9,7 +9,7 @@ import { createAccount } from "../src/db/accounts.ts";
 import { type Db, openDatabase } from "../src/db/database.ts";
 import { type NewHold, type Settle, settlementOf } from "../src/db/store.ts";
 import { assertRollupsMatchLedger, countHolds } from "./accounting_support.ts";
-import { startPostgres } from "./postgres.ts";
+import { stepOnEachDialect } from "./dialects.ts";
 
 /** Two handles on one fresh database, an account and a key; closed by `close`. */
 interface Fixture {
@@ -339,6 +339,100 @@ const CASES: { name: string; run(open: OpenFixture): Promise<void> }[] = [
     },
   },
   {
+    name:
+      "a hold grows only by what the balance and the quota cover; its settlement releases the whole",
+    async run(open) {
+      const f = await open({ balanceMicros: 5_000, quotaTokens: 1_000 });
+      try {
+        const hold = newHold(f, 1_000, 100);
+        assert.deepEqual(await f.a.store.takeHold(hold), { ok: true });
+        assert.deepEqual(await f.b.store.extendHold(hold.id, 2_500, 300), { ok: true });
+        assert.deepEqual(await f.a.store.extendHold(hold.id, 1_501, 0), {
+          ok: false,
+          reason: "balance",
+          availableMicros: 1_500,
+        });
+        assert.deepEqual(await f.a.store.extendHold(hold.id, 100, 601), {
+          ok: false,
+          reason: "key_quota",
+          availableTokens: 600,
+        });
+        const held = async () => {
+          const [account, key] = [await accountOf(f), await keyOf(f)];
+          return [account.held_micros, key.held_tokens];
+        };
+        assert.deepEqual(await held(), [3_500, 400], "refusals took nothing, not even in part");
+        assert.deepEqual(await f.a.store.extendHold("hold_gone", 1, 0), {
+          ok: false,
+          reason: "balance",
+          availableMicros: 0,
+        });
+        await f.b.store.settleHold(settleOf(hold, 3_000));
+        assert.deepEqual(await held(), [0, 0], "the grown hold released whole");
+        assert.equal((await accountOf(f)).balance_micros, 2_000);
+        assert.deepEqual(await f.a.store.extendHold(hold.id, 1, 0), {
+          ok: false,
+          reason: "balance",
+          availableMicros: 0,
+        }, "a settled hold grows no more");
+      } finally {
+        await f.close();
+      }
+    },
+  },
+  {
+    name: "concurrent extensions and holds from two processes never overspend, in money or tokens",
+    async run(open) {
+      const f = await open({ balanceMicros: 10_000, quotaTokens: 2_000 });
+      try {
+        const holds = [newHold(f, 1_000, 100), newHold(f, 1_000, 100)];
+        for (const hold of holds) assert.deepEqual(await f.a.store.takeHold(hold), { ok: true });
+        // 8,000 micro-USD and 1,800 tokens left: extensions of 500 and 100 and new holds of
+        // 500 and 100 race for them, from both processes.
+        const results = await Promise.all(Array.from({ length: 40 }, (_, i) => {
+          const db = i % 2 ? f.a : f.b;
+          return i % 4 < 3
+            ? db.store.extendHold(holds[i % 2]!.id, 500, 100)
+            : db.store.takeHold(newHold(f, 500, 100));
+        }));
+        const granted = results.filter((result) => result.ok).length;
+        assert.equal(granted, 16, "exactly what the balance covers");
+        for (const result of results) {
+          if (result.ok) continue;
+          assert.equal(result.reason, "balance");
+          assert.ok(result.reason === "balance" && result.availableMicros < 500);
+        }
+        assert.deepEqual(
+          [(await accountOf(f)).held_micros, (await keyOf(f)).held_tokens],
+          [10_000, 1_800],
+        );
+      } finally {
+        await f.close();
+      }
+    },
+  },
+  {
+    name: "concurrent extensions never pass a key's quota",
+    async run(open) {
+      const f = await open({ balanceMicros: 1_000_000, quotaTokens: 1_000 });
+      try {
+        const hold = newHold(f, 10, 100);
+        assert.deepEqual(await f.a.store.takeHold(hold), { ok: true });
+        const grown = await Promise.all(
+          Array.from(
+            { length: 30 },
+            (_, i) => (i % 2 ? f.a : f.b).store.extendHold(hold.id, 10, 50),
+          ),
+        );
+        assert.equal(grown.filter((result) => result.ok).length, 18, "900 tokens left");
+        assert.ok(grown.every((result) => result.ok || result.reason === "key_quota"));
+        assert.equal((await keyOf(f)).held_tokens, 1_000);
+      } finally {
+        await f.close();
+      }
+    },
+  },
+  {
     name: "keys are found by the hash of their secret, with their account's state",
     async run(open) {
       const f = await open({ balanceMicros: 0 });
@@ -363,25 +457,5 @@ const CASES: { name: string; run(open: OpenFixture): Promise<void> }[] = [
   },
 ];
 
-Deno.test("store conformance", async (t) => {
-  const cluster = await startPostgres();
-  const dir = await Deno.makeTempDir({ prefix: "tollgate_store_" });
-  let files = 0;
-  const stores: Record<string, () => Promise<string>> = {
-    sqlite: () => Promise.resolve(`file:${dir}/store_${++files}.db`),
-    postgres: () => cluster.createDatabase(),
-  };
-  try {
-    for (const [kind, fresh] of Object.entries(stores)) {
-      for (const { name, run } of CASES) {
-        await t.step(
-          `${kind}: ${name}`,
-          () => run(async (account) => fixture(await fresh(), account)),
-        );
-      }
-    }
-  } finally {
-    await cluster.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+Deno.test("store conformance", (t) =>
+  stepOnEachDialect(t, CASES, ({ run }, url) => run((account) => fixture(url, account))));

@@ -53,8 +53,6 @@ async function usageEqualsLedger(url: string): Promise<void> {
       const key = keys[random(2)]!;
       return db.store.settleHold({
         holdId: `hold_${i}`,
-        holdMicros: 0,
-        holdTokens: 0,
         accountId: key.account_id,
         keyId: key.id,
         requestId: `req_${i}`,

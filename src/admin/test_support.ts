@@ -66,8 +66,6 @@ export async function settleRequest(
 ): Promise<void> {
   const failures = await db.store.settleHold({
     holdId: `hold_${crypto.randomUUID()}`,
-    holdMicros: 0,
-    holdTokens: 0,
     requestId: `req_${crypto.randomUUID()}`,
     model: "m",
     entryPoint: "chat",

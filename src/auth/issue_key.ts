@@ -1,7 +1,6 @@
 /** Issues an API key: a fresh secret shown once, and only its hash stored. */
-import type { Kysely } from "kysely";
 import { createKey } from "../db/keys.ts";
-import type { ApiKey, Database } from "../db/schema.ts";
+import type { ApiKey, Queries } from "../db/schema.ts";
 import { generateKeyId, generateKeySecret, hashKeySecret, keyPrefix } from "./keys.ts";
 
 /** What a new key is for and how it is limited. */
@@ -20,7 +19,7 @@ export interface KeyGrant {
 
 /** Stores a new key and returns its row with the secret, which exists nowhere else. */
 export async function issueKey(
-  db: Kysely<Database>,
+  db: Queries,
   grant: KeyGrant,
 ): Promise<{ key: ApiKey; secret: string }> {
   const secret = generateKeySecret();

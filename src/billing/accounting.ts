@@ -48,6 +48,14 @@ export interface Hold {
   /** Whether money or quota was reserved (a free request on a key without quota reserves none). */
   readonly reserved: boolean;
   /**
+   * Grows the hold by `extra` (micro-USD and tokens, beyond what it holds) before a dearer
+   * fallback model or a stream rescue, atomically: taken only if the account's available
+   * balance (unless unlimited) and the key's quota cover it, else nothing changes and it
+   * answers false (failover stops there). The settlement releases the whole, grown hold.
+   * A database that cannot be reached rejects with the 503 `database_unavailable`.
+   */
+  extend(extra: { amountMicros: number; tokens: number }): Promise<boolean>;
+  /**
    * Writes the ledger row, charges the usage and releases the hold, in one
    * transaction that runs after the answer went out: the hold, already committed,
    * keeps the request in the ledger if the process dies first.

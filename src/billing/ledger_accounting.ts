@@ -1,7 +1,7 @@
 /**
  * Accounting against the database: a hold of the worst-case cost before the upstream
- * call, and one settlement batch after the answer went out (ledger row, debit, key
- * tokens, release). Every request takes a hold, even a free one: the hold row is what
+ * call, grown before a dearer fallback or a rescue, and one settlement batch after the
+ * answer went out (ledger row, debit, key tokens, release). Every request takes a hold, even a free one: the hold row is what
  * turns into an `interrupted` ledger row if the process dies before settling.
  */
 import { type NewHold, type SettlementFailure, settlementOf, type Store } from "../db/store.ts";
@@ -105,6 +105,21 @@ export function createLedgerAccounting(options: {
       }
       return {
         reserved: amountMicros > 0 || principal.quotaTokens !== null,
+        async extend(extra) {
+          for (const [name, value] of Object.entries(extra)) {
+            if (!Number.isSafeInteger(value) || value < 0) {
+              throw new RangeError(
+                `Extending a hold: ${name} must be a whole number of at least 0, got ${value}.`,
+              );
+            }
+          }
+          // As the hold itself: an unlimited account holds no money, a key without a quota
+          // no tokens.
+          const micros = principal.unlimited ? 0 : extra.amountMicros;
+          const tokens = principal.quotaTokens === null ? 0 : extra.tokens;
+          if (micros === 0 && tokens === 0) return true;
+          return (await unlessUnavailable(store.extendHold(holdId, micros, tokens))).ok;
+        },
         settle(settlement: Settlement): Settling {
           const { attempts, served } = settlement;
           // Each attempt at its own model's prices: a fallback is billed as what it is.

@@ -91,8 +91,6 @@ export async function settleRequest(
     for (const row of rows) {
       await db.store.settleHold({
         holdId: "hold_none",
-        holdMicros: 0,
-        holdTokens: 0,
         accountId: row.account,
         keyId: row.key,
         requestId: row.requestId ?? "req_test",

@@ -8,11 +8,13 @@ import type { Kysely } from "kysely";
 import type { Database } from "./schema.ts";
 import { migrate } from "./migrate.ts";
 import type { Db, ServingDb } from "./serving_db.ts";
-import type { SqliteConnection } from "./sql_client.ts";
+import type { SqliteConnection, SqlStatement } from "./sql_client.ts";
 import { openSqliteFile } from "./sqlite_file.ts";
-import { createSqliteStore, isSqliteUnavailable } from "./sqlite_store.ts";
-import type { StoredResponseRows } from "./stored_responses.ts";
-import { sqliteStoredResponseRows } from "./stored_responses_sqlite.ts";
+import { isSqliteUnavailable } from "./sqlite_errors.ts";
+import { createSqliteStore } from "./sqlite_store.ts";
+import { DatabaseUnavailableError } from "./store.ts";
+import { storedResponseRows } from "./stored_responses.ts";
+import { createBatchQueue } from "./write_queue.ts";
 
 // What an open database is lives in serving_db.ts, which postgres.ts (loaded from here)
 // builds too; those who open a database here take its types from here.
@@ -47,14 +49,18 @@ export async function openServingDatabase(url: string, authToken?: string): Prom
     ? openSqliteFile(path)
     : (await import("./libsql_server.ts")).openLibsqlServer(url, authToken);
   // A file's serving process journals its holds beside it (hold_journal.ts).
-  const journal = path && path !== ":memory:" && sqlite.readNow && sqlite.changes
-    ? { path: `${path}-holds`, readNow: sqlite.readNow, changes: sqlite.changes }
-    : undefined;
-  const store = createSqliteStore(sqlite.client, sqlite.transaction, { journal });
+  const journal = path && path !== ":memory:" ? `${path}-holds` : undefined;
+  const store = createSqliteStore(sqlite, { journal });
   let kysely: Promise<Kysely<Database>> | undefined;
-  let storedResponses: StoredResponseRows | undefined;
+  // The responses kept in one turn commit together (write_queue.ts); a failed batch is
+  // written response by response, unless the database is unavailable.
+  const write = createBatchQueue((statements: SqlStatement[]) => sqlite.client.batch(statements), {
+    retryAlone: (error) => !(error instanceof DatabaseUnavailableError),
+  });
+  const storedResponses = storedResponseRows(sqlite.client, write);
   return {
     kind: "sqlite",
+    client: sqlite.client,
     store,
     isUnavailable: isSqliteUnavailable,
     migrate: () => migrate(sqlite.client),
@@ -63,13 +69,7 @@ export async function openServingDatabase(url: string, authToken?: string): Prom
         const { Kysely } = await import("kysely");
         return new Kysely<Database>({ dialect: await sqlite.dialect() });
       })(),
-    storedResponses: () =>
-      Promise.resolve(
-        storedResponses ??= sqliteStoredResponseRows(
-          sqlite.client,
-          (error) => !isSqliteUnavailable(error),
-        ),
-      ),
+    storedResponses: () => Promise.resolve(storedResponses),
     async close() {
       if (kysely) await (await kysely).destroy();
       store.close();

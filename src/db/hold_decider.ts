@@ -12,9 +12,9 @@
  * counts within that time, and at once for a refusal: a hold the totals refuse is
  * decided again on a fresh data version, so a top-up counts at the next request.
  */
-import { take } from "./holds.ts";
+import { type Reservation, take } from "./holds.ts";
 import type { ChangeCounts, ReadNow } from "./sql_client.ts";
-import type { HoldResult, NewHold } from "./store.ts";
+import type { HoldResult } from "./store.ts";
 import { accountTotals, keyTotals, totalsReads, totalsRows } from "./totals.ts";
 
 /**
@@ -36,17 +36,17 @@ export class UnwrittenHolds {
   readonly micros = new Map<number, number>();
   readonly tokens = new Map<string, number>();
 
-  /** Counts a hold taken. */
-  add(hold: NewHold): void {
+  /** Counts a hold taken (or what a hold grew by). */
+  add(hold: Reservation): void {
     this.#move(hold, 1);
   }
 
   /** Uncounts a hold now written into the database. */
-  remove(hold: NewHold): void {
+  remove(hold: Reservation): void {
     this.#move(hold, -1);
   }
 
-  #move({ accountId, keyId, amountMicros, tokens }: NewHold, sign: number): void {
+  #move({ accountId, keyId, amountMicros, tokens }: Reservation, sign: number): void {
     const micros = (this.micros.get(accountId) ?? 0) + sign * amountMicros;
     const keyTokens = (this.tokens.get(keyId) ?? 0) + sign * tokens;
     // An account or key with nothing unwritten drops out: the maps stay as small as the set.
@@ -61,7 +61,10 @@ export class UnwrittenHolds {
  * Decides holds in order against the totals and the holds taken but not yet written
  * (each counting the ones before it); writes nothing.
  */
-export type HoldDecider = (holds: readonly NewHold[], unwritten: UnwrittenHolds) => HoldResult[];
+export type HoldDecider = (
+  holds: readonly Reservation[],
+  unwritten: UnwrittenHolds,
+) => HoldResult[];
 
 /** A decider reading through a file's connection; `now` is performance.now but in tests. */
 export function createHoldDecider(
@@ -92,7 +95,7 @@ export function createHoldDecider(
     keys.clear();
     return true;
   };
-  const decide = (holds: readonly NewHold[], unwritten: UnwrittenHolds) => {
+  const decide = (holds: readonly Reservation[], unwritten: UnwrittenHolds) => {
     const missing = {
       accounts: new Set(holds.map((h) => h.accountId).filter((id) => !accounts.has(id))),
       keys: new Set(holds.map((h) => h.keyId).filter((id) => !keys.has(id))),

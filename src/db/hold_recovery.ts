@@ -1,10 +1,11 @@
 /**
  * Holds no request will settle (expired, or taken by an instance that died): found by the
- * store, then released in an accounting batch (holds.ts) as `interrupted` ledger rows billed
- * for their estimated input, from what the hold row kept of its request.
+ * store (sql_store.ts), then released in an accounting batch (holds.ts) as `interrupted`
+ * ledger rows billed for their estimated input, from what the hold row kept of its request;
+ * and the holds a dead owner left in its hold journal (hold_journal.ts).
  */
 import { type BatchRows, charge } from "./ledger_rows.ts";
-import type { SqlClient } from "./sql_client.ts";
+import { placeholders, type SqlClient } from "./sql_client.ts";
 import { INTERRUPTED_REASON } from "./store.ts";
 import type { AccountTotals, KeyTotals } from "./totals.ts";
 
@@ -52,30 +53,12 @@ export function interrupt(
       estimated: true,
       costMicros: Number(hold.input_cost_micros),
       durationMs: job.now - createdAt,
-      holdMicros: Number(hold.amount_micros),
-      holdTokens: Number(hold.tokens),
     },
-    true,
+    { micros: Number(hold.amount_micros), tokens: Number(hold.tokens) },
     accounts.get(job.accountId),
     keys.get(job.keyId),
     rows,
   );
-}
-
-/** Ids of holds past their expiry, or belonging to the given (dead) instances. */
-export async function findReleasableHolds(
-  client: SqlClient,
-  now: number,
-  deadInstances: readonly string[],
-): Promise<string[]> {
-  const placeholders = deadInstances.map(() => "?").join(", ");
-  const result = await client.execute({
-    sql: `SELECT id FROM holds WHERE expires_at <= ?${
-      deadInstances.length ? ` OR instance_id IN (${placeholders})` : ""
-    }`,
-    args: [now, ...deadInstances],
-  });
-  return result.rows.map((row) => String(row.id));
 }
 
 /** Which of the given holds have their row. */
@@ -85,7 +68,7 @@ export async function presentHolds(
 ): Promise<Set<string>> {
   if (holdIds.length === 0) return new Set();
   const { rows } = await client.execute({
-    sql: `SELECT id FROM holds WHERE id IN (${holdIds.map(() => "?").join(", ")})`,
+    sql: `SELECT id FROM holds WHERE id IN (${placeholders(holdIds.length)})`,
     args: [...holdIds],
   });
   return new Set(rows.map((row) => String(row.id)));
@@ -99,9 +82,7 @@ export async function interruptJobs(
 ): Promise<InterruptJob[]> {
   if (holdIds.length === 0) return [];
   const { rows } = await client.execute({
-    sql: `SELECT id, account_id, key_id FROM holds WHERE id IN (${
-      holdIds.map(() => "?").join(", ")
-    })`,
+    sql: `SELECT id, account_id, key_id FROM holds WHERE id IN (${placeholders(holdIds.length)})`,
     args: [...holdIds],
   });
   return rows.map((row) => ({

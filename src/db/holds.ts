@@ -3,36 +3,55 @@
  * in one turn (write_queue.ts) read the accounts and keys they touch once, are decided
  * here in queue order against running totals (so a hold sees every hold before it, in
  * this batch or an earlier one: no two can spend the same money), and write each
- * account's and key's new totals once, all in one write transaction. Holds taken through
- * the hold journal are decided without a transaction (hold_decider.ts) and written later
- * as `record` jobs. A settlement's rows are ledger_rows.ts', an interruption's
- * hold_recovery.ts', the totals' reads and writes totals.ts'.
- * The types are the store's (store.ts).
+ * account's and key's new totals once, all in one step of a write transaction. Holds
+ * taken through the hold journal are decided without a transaction (hold_decider.ts) and
+ * written later as `record` jobs, and so is what they grew by (`grow`). A settlement's
+ * rows are ledger_rows.ts', an interruption's hold_recovery.ts', the totals' reads and
+ * writes totals.ts'. The types are the store's (store.ts).
  */
 import { interrupt, type InterruptJob, RELEASE_INTERRUPTED } from "./hold_recovery.ts";
 import { type BatchRows, charge, ledgerWrites } from "./ledger_rows.ts";
 import { BatchRollups } from "./rollup_rows.ts";
 import { inserts, insertsOf } from "./row_inserts.ts";
-import type { RunTransaction, SqlStatement, SqlValue } from "./sql_client.ts";
+import type { SqlStatement, SqlValue, Step } from "./sql_client.ts";
 import type { HoldResult, NewHold, Settle } from "./store.ts";
 import {
   type AccountTotals,
+  accountTotals,
   type KeyTotals,
+  keyTotals,
   totalsOf,
   totalsReads,
   totalsWrites,
 } from "./totals.ts";
+
+/** What a hold or its growth holds on an account and a key. */
+export type Reservation = Pick<NewHold, "accountId" | "keyId" | "amountMicros" | "tokens">;
 
 /** One job of the accounting queue. */
 export type AccountingJob =
   | { kind: "hold"; hold: NewHold }
   /** A hold taken already (in the hold journal): its row and what it holds are written. */
   | { kind: "record"; hold: NewHold }
+  /** What a hold in the database grew by, decided already (hold_decider.ts): written. */
+  | { kind: "grow"; holdId: string; growth: Reservation }
   | { kind: "settle"; settle: Settle }
   | InterruptJob;
 
-// A settlement knows what its hold held: whether the hold was still there is enough.
-const RELEASE = "DELETE FROM holds WHERE id = ?";
+/** What an extension of a hold gone (settled, or interrupted) answers: it covers nothing more. */
+export const GONE: HoldResult = { ok: false, reason: "balance", availableMicros: 0 };
+
+/** A settlement releases what its hold holds then (grown or not; nothing if it is gone). */
+const RELEASE = "DELETE FROM holds WHERE id = ? RETURNING amount_micros, tokens";
+const GROW = "UPDATE holds SET amount_micros = amount_micros + ?, tokens = tokens + ? WHERE id = ?";
+/** GROW as a batch's read: before its releases, which then free the grown hold whole. */
+const GROW_FIRST = `${GROW} RETURNING id`;
+const HOLD_TOTALS = [
+  `SELECT a.id, a.unlimited, a.balance_micros, a.held_micros
+    FROM holds h JOIN accounts a ON a.id = h.account_id WHERE h.id = ?`,
+  `SELECT k.id, k.quota_tokens, k.used_tokens, k.held_tokens
+    FROM holds h JOIN api_keys k ON k.id = h.key_id WHERE h.id = ?`,
+];
 const INSERT_HOLDS = insertsOf(
   "holds",
   `id, instance_id, account_id, key_id, amount_micros, tokens, created_at, expires_at,
@@ -40,23 +59,28 @@ const INSERT_HOLDS = insertsOf(
 );
 
 /**
- * Runs a batch of jobs in one transaction; each job's result (a hold's outcome) in order.
- * `committed` runs once the batch committed, before anything else uses the database.
+ * A batch of jobs as one step of a write transaction; its value is each job's result (a
+ * hold's outcome) in order. `committed` runs once the batch committed, before anything
+ * else uses the database.
  */
-export function runAccounting(
-  transaction: RunTransaction,
+export function accountingStep(
   jobs: readonly AccountingJob[],
   committed?: () => void,
-): Promise<(HoldResult | undefined)[]> {
+): Step<(HoldResult | undefined)[]> {
   const accountIds = new Set<number>();
   const keyIds = new Set<string>();
+  const grows: SqlStatement[] = [];
   const releases: SqlStatement[] = [];
-  const recorded = new Set(jobs.flatMap((job) => job.kind === "record" ? [job.hold.id] : []));
+  const recorded = new Map(
+    jobs.flatMap((job) => job.kind === "record" ? [[job.hold.id, job.hold] as const] : []),
+  );
   /** Holds written and settled in this batch: neither their row nor its release is written. */
   const settledAtOnce = new Set<string>();
   for (const job of jobs) {
     const { accountId, keyId } = job.kind === "hold" || job.kind === "record"
       ? job.hold
+      : job.kind === "grow"
+      ? job.growth
       : job.kind === "settle"
       ? job.settle
       : job;
@@ -66,41 +90,87 @@ export function runAccounting(
       settledAtOnce.add(job.settle.holdId);
     } else if (job.kind === "settle") releases.push({ sql: RELEASE, args: [job.settle.holdId] });
     if (job.kind === "interrupt") releases.push({ sql: RELEASE_INTERRUPTED, args: [job.holdId] });
+    if (job.kind === "grow") {
+      const { amountMicros, tokens } = job.growth;
+      grows.push({ sql: GROW_FIRST, args: [amountMicros, tokens, job.holdId] });
+    }
   }
-  return transaction([...totalsReads(accountIds, keyIds), ...releases], (results) => {
-    const { accounts, keys } = totalsOf(results, accountIds, keyIds);
-    let released = accountIds.size + keyIds.size;
-    const holdRows: SqlValue[][] = [];
-    const rows: BatchRows = { ledgerRows: [], rollups: new BatchRollups() };
-    const value = jobs.map((job) => {
-      if (job.kind === "hold") {
-        const result = take(job.hold, accounts, keys);
-        if (result.ok) holdRows.push(holdRow(job.hold));
-        return result;
-      }
-      if (job.kind === "record") {
-        countHeld(job.hold, accounts, keys);
-        if (!settledAtOnce.has(job.hold.id)) holdRows.push(holdRow(job.hold));
+  return {
+    reads: [...totalsReads(accountIds, keyIds), ...grows, ...releases],
+    decide(results) {
+      const { accounts, keys } = totalsOf(results, accountIds, keyIds);
+      let grown = accountIds.size + keyIds.size;
+      let released = grown + grows.length;
+      const holdRows: SqlValue[][] = [];
+      const rows: BatchRows = { ledgerRows: [], rollups: new BatchRollups() };
+      const value = jobs.map((job) => {
+        if (job.kind === "hold") {
+          const result = take(job.hold, accounts, keys);
+          if (result.ok) holdRows.push(holdRow(job.hold));
+          return result;
+        }
+        if (job.kind === "record") {
+          countHeld(job.hold, accounts, keys);
+          if (!settledAtOnce.has(job.hold.id)) holdRows.push(holdRow(job.hold));
+          return undefined;
+        }
+        if (job.kind === "grow") {
+          // A hold gone meanwhile (interrupted) grew by nothing.
+          if (results[grown++]!.rows.length > 0) countHeld(job.growth, accounts, keys);
+          return undefined;
+        }
+        if (job.kind === "settle") {
+          const { settle } = job;
+          const hold = recorded.get(settle.holdId);
+          const row = hold ? undefined : results[released++]!.rows[0];
+          const freed = hold
+            ? { micros: hold.amountMicros, tokens: hold.tokens }
+            : row && { micros: Number(row.amount_micros), tokens: Number(row.tokens) };
+          charge(settle, freed, accounts.get(settle.accountId), keys.get(settle.keyId), rows);
+          return undefined;
+        }
+        const interrupted = results[released++]!.rows[0];
+        if (interrupted) interrupt(job, interrupted, accounts, keys, rows);
         return undefined;
-      }
-      if (job.kind === "settle") {
-        const { settle } = job;
-        const held = settledAtOnce.has(settle.holdId) ||
-          results[released++]!.rowsAffected > 0;
-        charge(settle, held, accounts.get(settle.accountId), keys.get(settle.keyId), rows);
-        return undefined;
-      }
-      const interrupted = results[released++]!.rows[0];
-      if (interrupted) interrupt(job, interrupted, accounts, keys, rows);
-      return undefined;
-    });
-    const writes = [
-      ...inserts(INSERT_HOLDS, holdRows),
-      ...ledgerWrites(rows),
-      ...totalsWrites(accounts, keys),
-    ];
-    return { writes, value, committed };
-  });
+      });
+      const writes = [
+        ...inserts(INSERT_HOLDS, holdRows),
+        ...ledgerWrites(rows),
+        ...totalsWrites(accounts, keys),
+      ];
+      return { writes, value, committed };
+    },
+  };
+}
+
+/**
+ * Grows a hold in the database by `growth`'s amount and tokens if its account's available
+ * balance and its key's quota cover them, as a hold is taken (`take`): one step of its own,
+ * for a store that decides holds in transactions.
+ */
+export function extendStep(
+  holdId: string,
+  growth: Omit<Reservation, "accountId" | "keyId">,
+): Step<HoldResult> {
+  const reads = HOLD_TOTALS.map((sql) => ({ sql, args: [holdId] }));
+  return {
+    reads,
+    decide(results) {
+      const [account, key] = results.map((result) => result.rows[0]);
+      // A hold gone (settled, or interrupted) covers nothing more.
+      if (!account || !key) return { writes: [], value: GONE };
+      const accounts = accountTotals([account]);
+      const keys = keyTotals([key]);
+      const asked = { ...growth, accountId: Number(account.id), keyId: String(key.id) };
+      const value = take(asked, accounts, keys);
+      if (!value.ok) return { writes: [], value };
+      const writes: SqlStatement[] = [
+        { sql: GROW, args: [growth.amountMicros, growth.tokens, holdId] },
+        ...totalsWrites(accounts, keys),
+      ];
+      return { writes, value };
+    },
+  };
 }
 
 /**
@@ -108,7 +178,7 @@ export function runAccounting(
  * a refusal reports the figures of the check that refused it.
  */
 export function take(
-  hold: NewHold,
+  hold: Reservation,
   accounts: Map<number, AccountTotals>,
   keys: Map<string, KeyTotals>,
 ): HoldResult {
@@ -133,7 +203,7 @@ export function take(
 
 /** Counts a taken hold in its account's and key's totals. */
 function countHeld(
-  { accountId, keyId, amountMicros, tokens }: NewHold,
+  { accountId, keyId, amountMicros, tokens }: Reservation,
   accounts: Map<number, AccountTotals>,
   keys: Map<string, KeyTotals>,
 ): void {

@@ -1,7 +1,6 @@
 /**
- * Queries on API keys: create, list, update, enable, disable, revoke; and the SQL of the two
- * lookups the stores run while serving (by hash, and whether any key exists), so that
- * serving never needs the query builder.
+ * Queries on API keys: create, list, update, enable, disable, revoke; and the SQL of the
+ * lookup by hash the store runs while serving, so that serving never needs the query builder.
  */
 import type { Kysely, Updateable } from "kysely";
 import type { ApiKey, ApiKeysTable, Database, NewApiKey } from "./schema.ts";
@@ -99,15 +98,9 @@ export async function revokeKey(db: Kysely<Database>, id: string): Promise<boole
 }
 
 /**
- * A key by the hash of its secret, with its account's state: the SQL both stores run
- * (`Store.findKey`), with their placeholder for the hash.
+ * A key by the hash of its secret, with its account's state: what the store runs
+ * (`Store.findKey`) on every dialect, so that serving never needs the query builder.
  */
-export function keyByHashSql(placeholder: string): string {
-  return `SELECT k.*, a.name AS account_name, a.enabled AS account_enabled,
-      a.unlimited AS account_unlimited
-    FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ${placeholder}`;
-}
-
-/** Whether any key exists, revoked ones included: 1 or 0 in a column `found`. */
-export const HAS_KEYS_SQL =
-  "SELECT CASE WHEN EXISTS (SELECT 1 FROM api_keys) THEN 1 ELSE 0 END AS found";
+export const KEY_BY_HASH = `SELECT k.*, a.name AS account_name, a.enabled AS account_enabled,
+    a.unlimited AS account_unlimited
+  FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`;

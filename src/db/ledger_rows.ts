@@ -42,20 +42,20 @@ export interface BatchRows {
 }
 
 /**
- * Writes `s`'s ledger row and adds it to its hour's rollup, debits, counts its tokens and,
- * when its hold row was `released` (not gone already), releases what the hold held. The
- * debit never takes the balance below what the account's other holds need (nor below
+ * Writes `s`'s ledger row and adds it to its hour's rollup, debits, counts its tokens and
+ * releases what its hold held then (`freed`; undefined when the hold was gone already).
+ * The debit never takes the balance below what the account's other holds need (nor below
  * zero): the row records what was debited.
  */
 export function charge(
   s: Settle,
-  released: boolean,
+  freed: { micros: number; tokens: number } | undefined,
   account: AccountTotals | undefined,
   key: KeyTotals | undefined,
   { ledgerRows, rollups }: BatchRows,
 ): void {
   if (account) {
-    if (released) account.held -= s.holdMicros;
+    if (freed) account.held -= freed.micros;
     const cost = account.unlimited
       ? s.costMicros
       : Math.max(0, Math.min(s.costMicros, account.balance - account.held));
@@ -65,7 +65,7 @@ export function charge(
   }
   if (key) {
     key.used += s.inputTokens + s.outputTokens;
-    if (released) key.held -= s.holdTokens;
+    if (freed) key.held -= freed.tokens;
     key.lastUsed = Math.max(key.lastUsed, s.createdAt);
   }
 }

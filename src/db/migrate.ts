@@ -31,7 +31,7 @@ export async function migrate(
         sql: "INSERT INTO _migrations (name, applied_at) VALUES (?, ?)",
         args: [migration.name, Date.now()],
       });
-      await client.batch(statements, "write");
+      await client.batch(statements);
       applied.push(migration.name);
     } catch (error) {
       return {

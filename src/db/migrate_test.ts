@@ -25,7 +25,7 @@ Deno.test("migration 004 keeps the holds in flight, their held amounts and their
       `INSERT INTO api_keys (id, hash, prefix, account_id, group_name, created_at)
          VALUES ('key_a', 'h', 'p', 1, 'default', 0)`,
       hold("hold_1"),
-    ], "write");
+    ]);
     assert.deepEqual(await held(), { held_micros: 700, held_tokens: 70 });
 
     assert.deepEqual(await migrate(client, MIGRATIONS.slice(0, 4)), {
@@ -52,9 +52,9 @@ Deno.test("migration 004 keeps the holds in flight, their held amounts and their
     const schema = await client.execute("SELECT sql FROM sqlite_master WHERE name = 'holds'");
     assert.match(String(schema.rows[0]?.sql), /WITHOUT ROWID/);
 
-    await client.batch([hold("hold_2")], "write");
+    await client.batch([hold("hold_2")]);
     assert.deepEqual(await held(), { held_micros: 1400, held_tokens: 140 }, "a new hold raises");
-    await client.batch(["DELETE FROM holds"], "write");
+    await client.batch(["DELETE FROM holds"]);
     assert.deepEqual(await held(), { held_micros: 0, held_tokens: 0 }, "releases lower");
   } finally {
     await file.close();
@@ -75,7 +75,7 @@ Deno.test("migration 005 keeps holds in flight, which the batch then settles and
       `INSERT INTO holds (id, instance_id, account_id, key_id, amount_micros, tokens, created_at,
          expires_at, request_id, model, entry_point, stream, input_tokens, input_cost_micros)
        VALUES ('hold_1', 'inst_a', 1, 'key_a', 700, 70, 1, 2, 'req_1', 'm', 'chat', 1, 5, 3)`,
-    ], "write");
+    ]);
     assert.deepEqual(await migrate(client, MIGRATIONS.slice(0, 5)), {
       applied: ["005_balances_by_batch"],
     });
@@ -91,11 +91,9 @@ Deno.test("migration 005 keeps holds in flight, which the batch then settles and
       held_tokens: 70,
     });
     assert.equal((await migrate(client)).error, undefined);
-    const store = createSqliteStore(client, file.transaction);
+    const store = createSqliteStore(file);
     await store.settleHold({
       holdId: "hold_1",
-      holdMicros: 700,
-      holdTokens: 70,
       accountId: 1,
       keyId: "key_a",
       requestId: "req_1",
@@ -148,7 +146,7 @@ Deno.test("migration 006 rolls up the ledger by hour and by day and sets each ke
       row("key_a", 5 * hour + 1, "ok", 100),
       row("key_a", 6 * hour - 1, "failed", 0),
       row("key_a", 6 * hour, "interrupted", 7),
-    ], "write");
+    ]);
     assert.deepEqual(await migrate(client, MIGRATIONS.slice(0, 6)), {
       applied: ["006_usage_rollups"],
     });

@@ -1,8 +1,9 @@
 /** Opens a PostgreSQL database (`postgres://` or `postgresql://` URL) as a `ServingDb`. */
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import { isPostgresUnavailable, postgresClient } from "./postgres_client.ts";
 import { migratePostgres } from "./postgres_migrate.ts";
-import { createPostgresStore, isPostgresUnavailable } from "./postgres_store.ts";
+import { createPostgresStore } from "./postgres_store.ts";
 import type { Database } from "./schema.ts";
 import type { ServingDb } from "./serving_db.ts";
 import { storedResponseRows } from "./stored_responses.ts";
@@ -44,12 +45,14 @@ export function openPostgres(url: string): ServingDb {
   // a listener its error event would end the process.
   pool.on("error", () => {});
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  const storedResponses = storedResponseRows(kysely);
+  const client = postgresClient(pool);
+  const storedResponses = storedResponseRows(client, client.batch);
   return {
     kind: "postgres",
+    client,
     queries: () => Promise.resolve(kysely),
     storedResponses: () => Promise.resolve(storedResponses),
-    store: createPostgresStore(pool),
+    store: createPostgresStore(client),
     isUnavailable: isPostgresUnavailable,
     migrate: () => migratePostgres(pool),
     // Destroying kysely ends the pool.

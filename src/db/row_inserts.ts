@@ -3,14 +3,14 @@
  * statement's own cost (binding, stepping, resetting) is paid once for a few rows, not
  * once a row. Its own file because the holds' and the settlements' rows both use it.
  */
-import type { SqlStatement, SqlValue } from "./sql_client.ts";
+import { placeholders, type SqlStatement, type SqlValue } from "./sql_client.ts";
 
 /** Rows a multi-row INSERT writes at most. */
 const ROWS_PER_INSERT = 16;
 
 /** `INSERT INTO {table} ({columns}) VALUES` with 1 to ROWS_PER_INSERT rows of placeholders. */
 export function insertsOf(table: string, columns: string): readonly string[] {
-  const row = `(${columns.split(",").map(() => "?").join(", ")})`;
+  const row = `(${placeholders(columns.split(",").length)})`;
   return Array.from(
     { length: ROWS_PER_INSERT },
     (_, i) => `INSERT INTO ${table} (${columns}) VALUES ${Array(i + 1).fill(row).join(", ")}`,

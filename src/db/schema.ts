@@ -99,7 +99,7 @@ export interface LedgerTable {
   duration_ms: number;
 }
 
-/** A stored `/v1/responses` answer; JSON columns are text. */
+/** A stored `/v1/responses` answer, one turn of its conversation; JSON columns are text. */
 export interface StoredResponsesTable {
   id: string;
   account_id: number;
@@ -109,8 +109,15 @@ export interface StoredResponsesTable {
   expires_at: number;
   /** The response object as the client got it. */
   response: string;
-  /** Every input item that led to it, resolved, with ids (a JSON array). */
+  /**
+   * The input items its turn added, resolved, with ids (a JSON array); a response stored
+   * before migrations/010, every input item that led to it.
+   */
   input_items: string;
+  /** The turn it continues, whose conversation comes before its own input; null: the first. */
+  previous_response_id: string | null;
+  /** 1: deleted, kept only for the turns that continue it (found no more). */
+  deleted: Generated<number>;
 }
 
 /** One item of a stored response (input or output), by id, for `item_reference`. */

@@ -5,6 +5,7 @@
 import type { Kysely } from "kysely";
 import type { MigrationResult } from "./migrate.ts";
 import type { Database } from "./schema.ts";
+import type { SqlClient } from "./sql_client.ts";
 import type { Store } from "./store.ts";
 import type { StoredResponseRows } from "./stored_responses.ts";
 
@@ -16,6 +17,8 @@ export interface ServingDb {
   kind: DatabaseKind;
   /** Holds, settlement, key lookup, instances and recovery, atomic in the database. */
   store: Store;
+  /** Plain SQL with `?` placeholders, the same on every dialect (the store runs on it). */
+  client: SqlClient;
   /** Whether an error of this database means it is unavailable for now (not a bug). */
   isUnavailable(error: unknown): boolean;
   /** Applies this dialect's embedded migrations not applied yet. */

@@ -1,22 +1,24 @@
 /**
  * An embedded SQLite file through the runtime's own SQLite (`node:sqlite`). Its calls
- * are synchronous, so one connection serves the query builder, the store's reads and
- * the group-committed write path, and a transaction never interleaves with anything
- * (kysely's own transactions span awaits: nothing may use them on this connection).
- * Against libSQL's native driver it runs a statement in about two thirds of the time and
- * keeps ~20 MiB of native library and client code out of the process (bench/README.md).
+ * are synchronous, so one connection serves the query builder, the store's statements and
+ * its write transactions, and a transaction never interleaves with anything: it runs from
+ * BEGIN to COMMIT in one call (kysely's own transactions span awaits: nothing may use them
+ * on this connection). Against libSQL's native driver it runs a statement in about two
+ * thirds of the time and keeps ~20 MiB of native library and client code out of the
+ * process (bench/README.md).
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { Dialect, SqliteStatement } from "kysely";
 import type {
   ChangeCounts,
-  RunTransaction,
   SqlClient,
   SqliteConnection,
   SqlResult,
   SqlStatement,
   SqlValue,
+  Step,
 } from "./sql_client.ts";
+import { sqliteFailure } from "./sqlite_errors.ts";
 import { startWalSync } from "./wal_sync.ts";
 
 /** Distinct statements kept prepared; past this (queries with long `IN` lists) the cache restarts. */
@@ -36,7 +38,7 @@ const SELECT = /^\s*select\b/i;
 export function openSqliteFile(path: string): SqliteConnection {
   const db = new DatabaseSync(path);
   // WAL lets the CLI write while the server reads; NORMAL sync is durable across a
-  // process crash (kill -9), which is what settlement must survive.
+  // process crash (kill -9), which is what holds and settlements must survive.
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA busy_timeout = 5000");
@@ -93,27 +95,25 @@ export function openSqliteFile(path: string): SqliteConnection {
       throw error;
     }
   };
-  const transaction: RunTransaction = (reads, decide) =>
-    attempt(() => {
-      const decided = inTransaction(() => {
-        const decided = decide(reads.map(run));
-        for (const statement of decided.writes) run(statement);
-        return decided;
-      });
-      decided.committed?.();
-      return decided.value;
-    });
-
   const client: SqlClient = {
-    execute: (statement: SqlStatement) => attempt(() => run(statement)),
+    execute: (statement) => attempt(() => run(statement)),
     batch: (statements) => attempt(() => inTransaction(() => statements.map(run))),
   };
-
   // An in-memory database has no log to sync.
   const walSync = path === ":memory:" ? undefined : startWalSync(`${path}-wal`, () => ownWrites);
   let open = true;
   return {
     client,
+    transaction: <T>({ reads, decide }: Step<T>) =>
+      attempt(() => {
+        const decided = inTransaction(() => {
+          const decided = decide(reads.map(run));
+          for (const statement of decided.writes) run(statement);
+          return decided;
+        });
+        decided.committed?.();
+        return decided.value;
+      }),
     readNow: (statements) => statements.map(run),
     changes,
     // kysely loads only for the query builder (see database.ts).
@@ -125,7 +125,6 @@ export function openSqliteFile(path: string): SqliteConnection {
           prepare: (sql) => kyselyStatement(prepared(sql)),
         },
       }),
-    transaction,
     async close() {
       if (!open) return;
       open = false;
@@ -150,11 +149,14 @@ function bind(parameters: readonly unknown[]): SqlValue[] {
   return parameters.map((value) => typeof value === "boolean" ? Number(value) : value as SqlValue);
 }
 
-/** Runs synchronous work as a promise, a throw becoming a rejection. */
+/**
+ * Runs synchronous work as a promise, a throw becoming a rejection (an unavailable file's
+ * as DatabaseUnavailableError).
+ */
 function attempt<T>(work: () => T): Promise<T> {
   try {
     return Promise.resolve(work());
   } catch (error) {
-    return Promise.reject(error);
+    return Promise.reject(sqliteFailure(error));
   }
 }

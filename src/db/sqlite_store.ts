@@ -1,19 +1,25 @@
 /**
- * The store on SQLite (a file, or a libSQL server): holds and settlement as
- * group-committed batches (holds.ts, write_queue.ts); instances and key lookups through
- * the client. One process owns a file, so its own clock is the store's clock.
+ * The store on SQLite (a file, or a libSQL server): holds, settlements and interruptions
+ * as group-committed batches (holds.ts, write_queue.ts), settlements in a batch of their
+ * own 50 ms on; the rest is the store every dialect shares (sql_store.ts). One process owns
+ * a file, so its own clock is the store's clock.
+ *
+ * The file's serving process (the first to beat its heartbeat) takes the hold journal
+ * beside it (hold_journal.ts): from then on a hold is decided without a transaction
+ * (hold_decider.ts), appended to the journal before its request goes upstream, and its row
+ * is written with the settlements once it is RECORD_AFTER_MS old, or never if it is
+ * settled before. Each of these measured 10% or more at concurrency 1 (bench/README.md,
+ * "The store").
  */
-import type { ChangeCounts, ReadNow, RunTransaction, SqlClient } from "./sql_client.ts";
 import { createHoldDecider, UnwrittenHolds } from "./hold_decider.ts";
-import { findReleasableHolds, interruptJobs, presentHolds } from "./hold_recovery.ts";
-import { type AccountingJob, runAccounting } from "./holds.ts";
 import { type HoldJournal, takeHoldJournal } from "./hold_journal.ts";
-import { listInstances, registerInstance, removeInstances } from "./instances.ts";
-import { HAS_KEYS_SQL, keyByHashSql } from "./keys.ts";
+import { interruptJobs, presentHolds } from "./hold_recovery.ts";
+import { type AccountingJob, accountingStep, extendStep, GONE, type Reservation } from "./holds.ts";
+import type { SqliteConnection } from "./sql_client.ts";
+import { createStore } from "./sql_store.ts";
 import {
   DatabaseUnavailableError,
   type HoldResult,
-  type KeyWithAccount,
   type NewHold,
   NO_FAILURES,
   type SettlementFailure,
@@ -21,47 +27,7 @@ import {
 } from "./store.ts";
 import { createBatchQueue, DEFERRED_MS } from "./write_queue.ts";
 
-/**
- * Result codes that mean "not now" rather than a bug: the file is locked past the busy
- * timeout, cannot be opened or written (disk full, I/O error), or the server is gone.
- */
-const UNAVAILABLE =
-  /^(SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL)|SERVER_ERROR|HRANA_)/;
-/**
- * The same conditions as the runtime's SQLite words them: its errors all carry the
- * code `ERR_SQLITE_ERROR` and SQLite's own message for the result code.
- */
-const UNAVAILABLE_MESSAGE =
-  /^(database is locked|database table is locked|disk I\/O error|unable to open database file|database or disk is full|attempt to write a readonly database|locking protocol)/;
-
-const KEY_BY_HASH = keyByHashSql("?");
-
 type SettleJob = Extract<AccountingJob, { kind: "settle" }>;
-
-/** Whether a driver error means the database is unavailable (see UNAVAILABLE). */
-export function isSqliteUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code === "ERR_SQLITE_ERROR") {
-    return error instanceof Error && UNAVAILABLE_MESSAGE.test(error.message);
-  }
-  if (typeof code === "string") return UNAVAILABLE.test(code);
-  // Network failures toward a libSQL server surface as fetch's TypeError.
-  return error instanceof TypeError && /fetch|network|connect/i.test(error.message);
-}
-
-/** Rethrows an unavailable database's error as DatabaseUnavailableError. */
-function guard<T>(operation: Promise<T>): Promise<T> {
-  return operation.catch((error: unknown) => {
-    throw guarded(error);
-  });
-}
-
-/** An unavailable database's error as DatabaseUnavailableError, any other as it is. */
-function guarded(error: unknown): unknown {
-  return isSqliteUnavailable(error) ? new DatabaseUnavailableError(error) : error;
-}
-
-const first = <T>(results: readonly (T | undefined)[]): T => results[0]!;
 
 /**
  * How long a journalled hold stays out of the database: a batch writes the row of a hold
@@ -74,27 +40,30 @@ const first = <T>(results: readonly (T | undefined)[]): T => results[0]!;
 export const RECORD_AFTER_MS = 100;
 
 /**
- * The store of a SQLite database: holds, settlements and interruptions group-commit
- * through `transaction` (settlements in their own batch, see write_queue.ts),
- * `client` runs the rest. Given a `journal` (a file's path for it, the file's reads and its
- * counts of changes), the first heartbeat takes the hold journal there (hold_journal.ts),
- * unless another server owns it: from then on a hold is decided without a transaction
- * (hold_decider.ts) and appended to the journal, and its row is written with the
- * settlements once it is RECORD_AFTER_MS old, while its request goes upstream.
+ * The store of a SQLite database on `connection`. Given a `journal` path (a file's, whose
+ * connection reads synchronously and counts its changes), the first heartbeat takes the
+ * hold journal there, unless another server owns it.
  */
 export function createSqliteStore(
-  client: SqlClient,
-  transaction: RunTransaction,
-  { journal: journalFile }: {
-    journal?: { path: string; readNow: ReadNow; changes: ChangeCounts };
-  } = {},
+  connection: SqliteConnection,
+  { journal: journalPath }: { journal?: string } = {},
 ): Store & { close(): void } {
+  const { client } = connection;
+  const journalFile = journalPath && connection.readNow && connection.changes
+    ? { path: journalPath, readNow: connection.readNow, changes: connection.changes }
+    : undefined;
+  const run = async (jobs: AccountingJob[], committed?: () => void) =>
+    await connection.transaction(accountingStep(jobs, committed));
   let journal: HoldJournal | undefined;
-  /** Holds in the journal and not yet in the database, in the order taken. */
+  /** Holds in the journal and not yet in the database, in the order taken (copies). */
   const unrecorded: NewHold[] = [];
   /** When each of them was taken (performance.now()), index for index. */
   const takenAt: number[] = [];
-  /** What they hold, summed. */
+  /** What holds in the database grew by, not written yet. */
+  let growths: { holdId: string; growth: Reservation }[] = [];
+  /** The journal's holds not settled yet, unrecorded or not, by id. */
+  const journalled = new Map<string, NewHold>();
+  /** What unrecorded holds and unwritten growths hold, summed. */
   const unwritten = new UnwrittenHolds();
   /** Flushes waiting: their batches write every hold, young or not. */
   let flushes = 0;
@@ -113,26 +82,30 @@ export function createSqliteStore(
   };
   /** The settlements of the deferred batch not yet taken, which more may join. */
   let waiting: { jobs: SettleJob[]; done: Promise<readonly SettlementFailure[]> } | undefined;
-  // A batch writes the journal's holds it settles and those of age first: a settlement
-  // finds its hold, written or settled in the same batch.
-  const apply = createBatchQueue((jobs: AccountingJob[]) => {
+  // A batch writes the journal's growths, and its holds it settles and those of age, first:
+  // a settlement finds its hold, written or settled in the same batch.
+  const apply = createBatchQueue(async (jobs: AccountingJob[]) => {
     const settled = new Set<string>();
     for (const job of jobs) if (job.kind === "settle") settled.add(job.settle.holdId);
     const now = performance.now();
     const recording = unrecorded.filter((hold, i) =>
       flushes > 0 || settled.has(hold.id) || now - takenAt[i]! >= RECORD_AFTER_MS
     );
-    if (recording.length === 0) {
+    const growing = growths;
+    if (recording.length === 0 && growing.length === 0) {
       // A timer may ring a little early: the holds it was set for come of age later.
       recordLater();
-      return jobs.length === 0 ? [] : runAccounting(transaction, jobs);
+      return jobs.length === 0 ? [] : await run(jobs);
     }
-    const records = recording.map((hold): AccountingJob => ({ kind: "record", hold }));
-    return runAccounting(transaction, [...records, ...jobs], () => {
-      const written = new Set(recording);
+    const written: AccountingJob[] = [
+      ...recording.map((hold): AccountingJob => ({ kind: "record", hold })),
+      ...growing.map(({ holdId, growth }): AccountingJob => ({ kind: "grow", holdId, growth })),
+    ];
+    const results = await run([...written, ...jobs], () => {
+      const recorded = new Set(recording);
       let kept = 0;
       for (let i = 0; i < unrecorded.length; i++) {
-        if (written.has(unrecorded[i]!)) {
+        if (recorded.has(unrecorded[i]!)) {
           unwritten.remove(unrecorded[i]!);
           continue;
         }
@@ -141,9 +114,12 @@ export function createSqliteStore(
       }
       unrecorded.length = kept;
       takenAt.length = kept;
+      for (const { growth } of growing) unwritten.remove(growth);
+      growths = growths.slice(growing.length);
       journal?.committed(unrecorded);
       recordLater();
-    }).then((results) => results.slice(records.length));
+    });
+    return results.slice(written.length);
   }, { deferMs: DEFERRED_MS, deferredTaken: () => void (waiting = undefined) });
   const decideHolds = journalFile &&
     createHoldDecider({ read: journalFile.readNow, changes: journalFile.changes });
@@ -155,7 +131,7 @@ export function createSqliteStore(
    */
   const decideNow = (holds: NewHold[]): HoldResult[] => {
     const results = decideHolds!(holds, unwritten);
-    const taken = holds.filter((_, i) => results[i]!.ok);
+    const taken = holds.filter((_, i) => results[i]!.ok).map((hold) => ({ ...hold }));
     if (taken.length === 0) return results;
     journal!.append(taken);
     const now = performance.now();
@@ -163,11 +139,35 @@ export function createSqliteStore(
       unrecorded.push(hold);
       takenAt.push(now);
       unwritten.add(hold);
+      journalled.set(hold.id, hold);
     }
     recordLater();
     return results;
   };
   const decide = createBatchQueue(decideNow);
+  /**
+   * A journalled hold grows as it was taken, decided at once: an unrecorded one in memory
+   * (its row, when written, holds the whole), one in the database by a `grow` of the next
+   * batch, counted as held until then. Neither needs the journal: a crash bills a hold for
+   * its estimated input whatever it held.
+   */
+  const extendNow = (holdId: string, micros: number, tokens: number): HoldResult => {
+    const hold = journalled.get(holdId);
+    if (!hold) return GONE;
+    const growth = { accountId: hold.accountId, keyId: hold.keyId, amountMicros: micros, tokens };
+    const [result] = decideHolds!([growth], unwritten);
+    if (!result!.ok) return result!;
+    if (unrecorded.includes(hold)) {
+      unwritten.remove(hold);
+      hold.amountMicros += micros;
+      hold.tokens += tokens;
+      unwritten.add(hold);
+    } else {
+      growths.push({ holdId, growth });
+      unwritten.add(growth);
+    }
+    return result!;
+  };
   /** Holds taken and not yet settled: while none is, a request has nobody to batch with. */
   let open = 0;
   /**
@@ -175,14 +175,14 @@ export function createSqliteStore(
    * together, in one read and one append (each a system call, bench/README.md).
    */
   const take = async (hold: NewHold): Promise<HoldResult> => {
-    if (!journal) return first(await apply([{ kind: "hold", hold }]));
+    if (!journal) return (await apply([{ kind: "hold", hold }]))[0]!;
     const [result] = open > 0 ? await decide([hold]) : decideNow([hold]);
     if (result!.ok) open++;
     return result!;
   };
   /** `take` once the settlements waiting for their batch are written. */
   const takeAfterSettling = async (hold: NewHold): Promise<HoldResult> => {
-    if (!journal) return first(await apply([{ kind: "hold", hold }], "after-deferred"));
+    if (!journal) return (await apply([{ kind: "hold", hold }], "after-deferred"))[0]!;
     await apply([], "after-deferred");
     return await take(hold);
   };
@@ -196,12 +196,11 @@ export function createSqliteStore(
     jobs: readonly SettleJob[],
     error: unknown,
   ): Promise<SettlementFailure[]> => {
-    if (isSqliteUnavailable(error)) {
-      const unavailable = new DatabaseUnavailableError(error);
-      return jobs.map(({ settle }) => ({ settle, error: unavailable }));
+    if (error instanceof DatabaseUnavailableError) {
+      return jobs.map(({ settle }) => ({ settle, error }));
     }
     const outcomes = await Promise.all(jobs.map((job) =>
-      guard(apply([job])).then(
+      apply([job]).then(
         () => undefined,
         (error: unknown): SettlementFailure => ({ settle: job.settle, error }),
       )
@@ -231,16 +230,36 @@ export function createSqliteStore(
     taken.journal.committed();
     journal = taken.journal;
   };
-  return {
+  const flush = async () => {
+    if (unrecorded.length === 0 && growths.length === 0) return;
+    flushes++;
+    try {
+      await apply([], "after-deferred");
+    } finally {
+      flushes--;
+    }
+  };
+  const shared = createStore(client, {
+    clock: "process",
+    flush,
     async takeHold(hold) {
-      const result = await guard(take(hold));
+      const result = await take(hold);
       // Refused: settlements waiting for their batch may release what it lacks (a client
       // sending its next request as soon as the last answer came).
       if (result.ok || settling === 0) return result;
-      return await guard(takeAfterSettling(hold));
+      return await takeAfterSettling(hold);
+    },
+    async extendHold(holdId, micros, tokens) {
+      const growth = { amountMicros: micros, tokens };
+      if (!journal) return await connection.transaction(extendStep(holdId, growth));
+      const result = extendNow(holdId, micros, tokens);
+      if (result.ok || settling === 0) return result;
+      await apply([], "after-deferred");
+      return extendNow(holdId, micros, tokens);
     },
     settleHold(settle) {
       if (open > 0) open--;
+      journalled.delete(settle.holdId);
       // A settlement waits ~50 ms for its batch, so what it keeps survives scavenges and is
       // promoted: the settlements of a batch share its job and its promise, where one of
       // each a settlement (and their reactions) made ~1 KB more a request (bench/README.md).
@@ -251,37 +270,14 @@ export function createSqliteStore(
       waiting.jobs.push({ kind: "settle", settle });
       return waiting.done;
     },
-    async flush() {
-      if (unrecorded.length === 0) return;
-      flushes++;
-      try {
-        await guard(apply([], "after-deferred"));
-      } finally {
-        flushes--;
-      }
-    },
+    interruptHolds: async (ids, now) => void await apply(await interruptJobs(client, ids, now)),
+  });
+  return {
+    ...shared,
     async heartbeat(instance) {
-      await guard(registerInstance(client, instance));
-      if (journalFile !== undefined && !journalTaken) {
-        await guard(takeJournal());
-      }
-      return instance.heartbeatAt;
-    },
-    listInstances: () => guard(listInstances(client)),
-    removeInstances: (ids) => guard(removeInstances(client, ids)),
-    findReleasableHolds: (now, dead) => guard(findReleasableHolds(client, now, dead)),
-    interruptHolds: async (ids, now) =>
-      void await guard(interruptJobs(client, ids, now).then((jobs) => apply(jobs))),
-    async findKey(hash) {
-      const { rows } = await guard(client.execute({ sql: KEY_BY_HASH, args: [hash] }));
-      return rows[0] as KeyWithAccount | undefined;
-    },
-    async hasKeys() {
-      const { rows } = await guard(client.execute(HAS_KEYS_SQL));
-      return Number(rows[0]?.found) === 1;
-    },
-    async ping() {
-      await guard(client.execute("SELECT 1"));
+      const at = await shared.heartbeat(instance);
+      if (journalFile !== undefined && !journalTaken) await takeJournal();
+      return at;
     },
     close() {
       clearTimeout(recordTimer);

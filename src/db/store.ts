@@ -1,9 +1,9 @@
 /**
  * The store: what the request path and the recovery sweep ask of the database, behind
- * one interface with one implementation per dialect (sqlite_store.ts for SQLite files
- * and libSQL servers, postgres_store.ts for PostgreSQL). Each operation is atomic and
- * checks its conditions inside the database, so concurrent requests, on one process or
- * on several, can never both spend the same money.
+ * one interface, written once over plain SQL (sql_store.ts) with the money operations of
+ * each dialect (sqlite_store.ts for SQLite files and libSQL servers, postgres_store.ts for
+ * PostgreSQL). Each operation is atomic and checks its conditions inside the database, so
+ * concurrent requests, on one process or on several, can never both spend the same money.
  */
 import type { ApiKey } from "./schema.ts";
 
@@ -36,12 +36,9 @@ export type HoldResult =
   | { ok: false; reason: "balance"; availableMicros: number }
   | { ok: false; reason: "key_quota"; availableTokens: number };
 
-/** One request's ledger row and charges, settled against its hold. */
+/** One request's ledger row and charges, settled against its hold (what it holds now). */
 export interface Settle {
   holdId: string;
-  /** What the hold held (its amount and tokens), released with it. */
-  holdMicros: number;
-  holdTokens: number;
   accountId: number;
   keyId: string;
   requestId: string;
@@ -76,12 +73,10 @@ export interface SettlementFailure {
 /** A batch of settlements all written. */
 export const NO_FAILURES: readonly SettlementFailure[] = Object.freeze([]);
 
-/** What a settlement repeats of its hold: which hold, what it held, and the request's own fields. */
+/** What a settlement repeats of its hold: which hold, and the request's own fields. */
 export function settlementOf(hold: NewHold) {
   return {
     holdId: hold.id,
-    holdMicros: hold.amountMicros,
-    holdTokens: hold.tokens,
     accountId: hold.accountId,
     keyId: hold.keyId,
     requestId: hold.requestId,
@@ -115,16 +110,26 @@ export const INTERRUPTED_REASON =
 /** Holds, settlement, instances and recovery, atomic in the database. */
 export interface Store {
   /**
-   * Takes a hold if the account's available balance and the key's quota both cover it. It
-   * never throws; a failure rejects.
+   * Takes a hold if the account's available balance (unless unlimited) and the key's quota
+   * both cover it; it is in the database when this resolves. A key without a quota holds
+   * no tokens. It never throws; a failure rejects.
    */
   takeHold(hold: NewHold): Promise<HoldResult>;
   /**
+   * Grows a hold by `extraMicros` and `extraTokens`, taken only if the account's available
+   * balance (unless unlimited) and the key's quota cover them, exactly as `takeHold` (a
+   * refusal reports the figures of the check that refused; a hold gone already covers
+   * nothing more: a `balance` refusal with nothing available). Its settlement releases the
+   * whole, grown hold.
+   */
+  extendHold(holdId: string, extraMicros: number, extraTokens: number): Promise<HoldResult>;
+  /**
    * Writes the ledger row, debits the account (never below what its other holds need,
    * nor below zero: the row records what was debited), adds the key's tokens and
-   * releases the hold, all at once. A store may write settlements in batches and give
-   * the settlements of one batch the same promise: it resolves once the batch is done,
-   * with those of its settlements that could not be written; it never rejects.
+   * releases the hold (what it holds now), all at once. A store may write settlements in
+   * batches and give the settlements of one batch the same promise: it resolves once the
+   * batch is done, with those of its settlements that could not be written (their holds
+   * stay, for recovery); it never rejects.
    */
   settleHold(settle: Settle): Promise<readonly SettlementFailure[]>;
   /**

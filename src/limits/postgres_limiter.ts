@@ -4,33 +4,21 @@
  * whichever nodes the requests reach. Admission is one round trip (`take_limits` checks
  * and counts every scope under a lock); settling and releasing are one statement each.
  */
-import { type Kysely, sql } from "kysely";
-import type { Database } from "../db/schema.ts";
+import { postgresLimitCounts, type TakeLimitsResult } from "../db/limits.ts";
+import type { SqlClient } from "../db/sql_client.ts";
 import type { GatewayError } from "../errors.ts";
 import { databaseUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../log.ts";
 import { describeError } from "../log.ts";
 import { type LimitState, rateLimitHeaders } from "./headers.ts";
 import { type Admission, type Limiter, UNLIMITED } from "./limiter.ts";
-import { type Breach, limitRefusal } from "./refusal.ts";
+import { limitRefusal } from "./refusal.ts";
 import { type LimitedScope, scopesOf } from "./scopes.ts";
-
-/** A scope's window as the database reports it. */
-interface WindowState {
-  used: number;
-  reset_ms: number;
-}
-
-/** What `take_limits` answers. */
-interface TakeResult {
-  ok: boolean;
-  breaches: { id: string; kind: Breach["kind"]; wait_ms: number }[];
-  states: { id: string; requests: WindowState; tokens: WindowState }[];
-}
 
 /** What the shared limiter is built from. */
 export interface PostgresLimiterOptions {
-  kysely: Kysely<Database>;
+  /** The database's plain SQL (the limit counts are db/limits.ts'). */
+  client: SqlClient;
   /** This process's instance id: its leases stop counting once its heartbeat is stale. */
   instanceId: string;
   /** Whether an error means the database cannot be reached (503, not a bug). */
@@ -43,7 +31,8 @@ const LEASE_GRACE_MS = 60_000;
 
 /** A limiter whose counts live in the PostgreSQL database every node shares. */
 export function createPostgresLimiter(options: PostgresLimiterOptions): Limiter {
-  const { kysely, log } = options;
+  const { log } = options;
+  const counts = postgresLimitCounts(options.client);
   /** Settlements and releases sent and not yet answered, with the scopes they count in. */
   const landing = new Set<{ scopes: readonly string[]; landed: Promise<void> }>();
   const quietly = (what: string, scopes: readonly string[], work: Promise<unknown>) => {
@@ -71,18 +60,21 @@ export function createPostgresLimiter(options: PostgresLimiterOptions): Limiter 
       const input = Math.max(0, Math.ceil(request.inputTokens));
       const lease = `lease_${crypto.randomUUID()}`;
       const leaseMs = request.config.timeouts.total + LEASE_GRACE_MS;
-      const asked = JSON.stringify(scopes.map((scope) => ({
+      const asked = scopes.map((scope) => ({
         id: scope.id,
         ...(scope.rpm !== undefined ? { rpm: scope.rpm } : {}),
         ...(scope.tpm !== undefined ? { tpm: scope.tpm } : {}),
         ...(scope.concurrency !== undefined ? { concurrency: scope.concurrency } : {}),
-      })));
-      let result: TakeResult;
+      }));
+      let result: TakeLimitsResult;
       try {
-        const { rows } = await sql<{ result: TakeResult }>`SELECT take_limits(
-          ${asked}::jsonb, ${input}, ${lease}, ${options.instanceId}, ${leaseMs}) AS result`
-          .execute(kysely);
-        result = rows[0]!.result;
+        result = await counts.take({
+          scopes: asked,
+          inputTokens: input,
+          lease,
+          instanceId: options.instanceId,
+          leaseMs,
+        });
       } catch (error) {
         if (options.isUnavailable(error)) throw databaseUnavailable(error);
         throw error;
@@ -118,8 +110,7 @@ export function createPostgresLimiter(options: PostgresLimiterOptions): Limiter 
           await quietly(
             "counting output tokens toward tpm failed",
             tokenScopes,
-            sql`SELECT settle_limits(${tokenScopes}::text[], ${Math.ceil(outputTokens)})`
-              .execute(kysely),
+            counts.settle(tokenScopes, Math.ceil(outputTokens)),
           );
         },
         async release() {
@@ -128,7 +119,7 @@ export function createPostgresLimiter(options: PostgresLimiterOptions): Limiter 
           await quietly(
             "releasing a concurrency lease failed (it lapses at its deadline)",
             leaseScopes,
-            sql`DELETE FROM limit_leases WHERE id = ANY(${leases}::text[])`.execute(kysely),
+            counts.release(leases),
           );
         },
       };
@@ -139,7 +130,7 @@ export function createPostgresLimiter(options: PostgresLimiterOptions): Limiter 
 /** The headers of the tightest rpm and tpm among the scopes, from the database's windows. */
 function headersOf(
   scopes: readonly LimitedScope[],
-  states: TakeResult["states"],
+  states: TakeLimitsResult["states"],
 ): Record<string, string> | undefined {
   const byId = new Map(states.map((state) => [state.id, state]));
   let requests: LimitState | undefined;

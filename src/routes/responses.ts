@@ -28,8 +28,8 @@ export function deleteResponse(store: StoredResponses, id: string): KeyRoute {
 /** GET /v1/responses/{id}/input_items: a page of the items that led to it. */
 export function listInputItems(store: StoredResponses, id: string): KeyRoute {
   return async function listInputItems(context, principal) {
-    const row = await store.find(principal.accountId, id);
-    if (!row) throw responseNotFound(id);
+    const all = await store.inputItems(principal.accountId, id);
+    if (!all) throw responseNotFound(id);
     const query = new URLSearchParams(context.search);
     const order = query.get("order") ?? "desc";
     if (order !== "asc" && order !== "desc") {
@@ -39,7 +39,6 @@ export function listInputItems(store: StoredResponses, id: string): KeyRoute {
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
       throw badQuery("limit", "must be an integer from 1 to 100");
     }
-    const all = JSON.parse(row.input_items) as Item[];
     if (order === "desc") all.reverse();
     const page = pageOf(all, query.get("after"), query.get("before"), limit);
     return Response.json({

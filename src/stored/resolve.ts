@@ -1,21 +1,35 @@
 /**
  * A responses request's conversation, resolved from the store: `previous_response_id`
- * brings the previous response's input and output before the request's own input, and
- * each `item_reference` is replaced by the item it names. The channel, whatever its
- * protocol, is then sent the whole conversation as items (design.md, "Stored responses").
+ * brings the previous turns' input and output (the chain of turns stored before it) before
+ * the request's own input, and each `item_reference` is replaced by the item it names. The
+ * channel, whatever its protocol, is then sent the whole conversation as items (design.md,
+ * "Stored responses").
  */
 import { GatewayError } from "../errors.ts";
-import type { StoredResponseRows } from "../db/stored_responses.ts";
+import type { StoredResponseRows, TurnRow } from "../db/stored_responses.ts";
 import { inputItems, type Item, upstreamItem, withIds } from "./items.ts";
 
 /** A request's conversation: what goes upstream and what is kept with its answer. */
 export interface ResolvedTurn {
   /** The body for the channel: the client's own when nothing was resolved. */
   body: Record<string, unknown>;
-  /** Every input item that led to the answer, with ids (kept as its `input_items`). */
-  inputItems: Item[];
+  /** The turn it continues, if any: the link its answer is kept with. */
+  previousId: string | null;
+  /** The input items this request gave, resolved, with ids (kept as its `input_items`). */
+  ownItems: Item[];
   /** The items this request added, with ids (kept for `item_reference`). */
   newItems: Item[];
+}
+
+/**
+ * Every item of a chain of turns (the first turn first), as the turn after its last one
+ * gets them: each turn's input items, then its output.
+ */
+export function conversationOf(chain: readonly TurnRow[]): Item[] {
+  return chain.flatMap((turn) => [
+    ...JSON.parse(turn.input_items) as Item[],
+    ...(JSON.parse(turn.response) as { output?: Item[] }).output ?? [],
+  ]);
 }
 
 /** What resolving reads: the account's rows, the clock and fresh ids. */
@@ -31,19 +45,21 @@ export async function resolveTurn(
   body: Record<string, unknown>,
   deps: ResolveDeps,
 ): Promise<ResolvedTurn> {
-  const previousId = body.previous_response_id;
+  const previousId = typeof body.previous_response_id === "string" &&
+      body.previous_response_id !== ""
+    ? body.previous_response_id
+    : null;
   const own = inputItems(body.input);
   const references = own.some((item) => item.type === "item_reference");
-  if ((typeof previousId !== "string" || previousId === "") && !references) {
+  if (previousId === null && !references) {
     const items = withIds(own, deps.newId);
-    return { body, inputItems: items, newItems: items };
+    return { body, previousId: null, ownItems: items, newItems: items };
   }
   let prior: Item[] = [];
-  if (typeof previousId === "string" && previousId !== "") {
-    const row = await deps.rows.find(deps.accountId, previousId, deps.now);
-    if (!row) throw previousNotFound(previousId);
-    const response = JSON.parse(row.response) as { output?: Item[] };
-    prior = [...JSON.parse(row.input_items) as Item[], ...(response.output ?? [])];
+  if (previousId !== null) {
+    const chain = await deps.rows.chain(deps.accountId, previousId, deps.now);
+    if (chain.length === 0) throw previousNotFound(previousId);
+    prior = conversationOf(chain);
   }
   const resolved = await resolveReferences(own, prior, deps);
   const newItems = withIds(resolved.map((entry) => entry.item), deps.newId);
@@ -57,7 +73,8 @@ export async function resolveTurn(
   delete upstream.previous_response_id;
   return {
     body: upstream,
-    inputItems: [...prior, ...newItems],
+    previousId,
+    ownItems: newItems,
     newItems: newItems.filter((_, i) => !resolved[i]!.stored),
   };
 }

@@ -1,8 +1,8 @@
 /**
  * Stored responses (design.md, "Stored responses"): a `/v1/responses` request is resolved
- * against the store before it is routed, and its answer is kept, with the input items that
- * led to it, once the client has it whole (a stream once it completed). Built from its
- * dependencies; the rows are opened on first use (the query builder loads then).
+ * against the store before it is routed, and its answer is kept, with the input items its
+ * turn added and a link to the turn it continues, once the client has it whole (a stream
+ * once it completed). Built from its dependencies; the rows are opened on first use.
  */
 import type { Principal } from "../auth/principal.ts";
 import type { Config } from "../config/schema.ts";
@@ -18,7 +18,7 @@ import {
   type WholeBody,
 } from "./capture.ts";
 import { type Item, withIds } from "./items.ts";
-import { type ResolvedTurn, resolveTurn } from "./resolve.ts";
+import { conversationOf, type ResolvedTurn, resolveTurn } from "./resolve.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -36,6 +36,11 @@ export interface StoredResponses {
   ): Promise<StoredTurn | undefined>;
   /** The account's live response with this id. */
   find(accountId: number, id: string): Promise<StoredResponseRow | undefined>;
+  /**
+   * Every input item that led to the account's live response with this id, the first
+   * first; undefined when there is no such response.
+   */
+  inputItems(accountId: number, id: string): Promise<Item[] | undefined>;
   /** Removes the account's response with this id; whether there was one. */
   remove(accountId: number, id: string): Promise<boolean>;
   /** Removes responses past their retention, a batch at a time; how many. */
@@ -92,6 +97,12 @@ export function createStoredResponses(deps: StoredResponsesDeps): StoredResponse
     async find(accountId, id) {
       return await (await deps.rows()).find(accountId, id, deps.now());
     },
+    async inputItems(accountId, id) {
+      const chain = await (await deps.rows()).chain(accountId, id, deps.now());
+      if (chain.length === 0) return undefined;
+      // Its own input after the conversation before it, its output left out.
+      return [...conversationOf(chain.slice(0, -1)), ...JSON.parse(chain.at(-1)!.input_items)];
+    },
     async remove(accountId, id) {
       return await (await deps.rows()).remove(accountId, id, deps.now());
     },
@@ -124,7 +135,8 @@ export function createStoredResponses(deps: StoredResponsesDeps): StoredResponse
         created_at: now,
         expires_at: now + retentionMs,
         response: named ? bodyText(body) : JSON.stringify({ ...response, output }),
-        input_items: JSON.stringify(turn.inputItems),
+        input_items: JSON.stringify(turn.ownItems),
+        previous_response_id: turn.previousId,
       },
       items,
     });

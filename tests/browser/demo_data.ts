@@ -87,8 +87,6 @@ try {
         );
         settling.push(db.store.settleHold({
           holdId: "hold_none",
-          holdMicros: 0,
-          holdTokens: 0,
           accountId: key.account_id,
           keyId: key.id,
           requestId: `req_demo${rows++}`,

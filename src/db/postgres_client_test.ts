@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { isPostgresUnavailable } from "./postgres_store.ts";
+import { isPostgresUnavailable, numbered } from "./postgres_client.ts";
 
-Deno.test("postgres store: connection failures and transient server errors mean unavailable, bugs do not", () => {
+Deno.test("postgres client: connection failures and transient server errors mean unavailable, bugs do not", () => {
   const cases: [unknown, boolean][] = [
     [
       Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }),
@@ -19,4 +19,11 @@ Deno.test("postgres store: connection failures and transient server errors mean 
   for (const [error, unavailable] of cases) {
     assert.equal(isPostgresUnavailable(error), unavailable, JSON.stringify(error));
   }
+});
+
+Deno.test("postgres client: SQL written with ? placeholders runs numbered", () => {
+  assert.equal(
+    numbered("SELECT f(?, ?) WHERE id IN (?, ?) AND x = ?::jsonb"),
+    "SELECT f($1, $2) WHERE id IN ($3, $4) AND x = $5::jsonb",
+  );
 });
