@@ -273,3 +273,68 @@ Deno.test("failover: an alias is listed by the model list and served by its chai
     assert.equal(row!.model, "assistant");
     assert.equal(row!.served_model, "echo");
   }));
+
+Deno.test("failover: the hold grows before a dearer fallback; refused, failover stops there", () =>
+  withScope(async (s) => {
+    const small = await s.fake({ name: "small", behaviour: { error: { status: 500 } } });
+    const large = await s.fake({ name: "large" });
+    const gateway = await s.gateway(configWith(
+      channel({ name: "s", protocol: "chat", baseUrl: small.url, models: ["small"] }) +
+        channel({ name: "l", protocol: "chat", baseUrl: large.url, models: ["large"] }),
+      `${CHAIN}\n[failover]\nretries = 0\n`,
+    ));
+    // 500 output tokens at most: small's worst case is a tenth of a cent, large's over a cent.
+    const body = chatBody("small", "hi", { max_tokens: 500 });
+    const poor = await gateway.createKey({ balanceUsd: "0.01" });
+    const refused = await gateway.post("/v1/chat/completions", poor.secret, body);
+    assert.equal(refused.status, 502, "the answer is the last failure's");
+    assert.equal(large.requests.length, 0, "the dearer fallback was never sent");
+    assert.equal((await gateway.account(poor.account)).held_micros, 0);
+
+    const rich = await gateway.createKey({ balanceUsd: "1" });
+    const served = await gateway.post("/v1/chat/completions", rich.secret, body);
+    assert.equal(served.status, 200);
+    assert.equal(served.headers.get("x-tollgate-model"), "large");
+    await served.body?.cancel();
+    const row = (await gateway.ledger()).at(-1)!;
+    const after = await gateway.account(rich.account);
+    assert.equal(after.held_micros, 0, "the grown hold is released whole");
+    assert.equal(after.balance_micros, 1_000_000 - row.cost_micros);
+  }));
+
+Deno.test("failover: a rescue the balance cannot hold is not sent; the stream ends with the error event", () =>
+  withScope(async (s) => {
+    const answer = "The quick brown fox jumps over the lazy dog again and again";
+    const a = await s.fake({ name: "a", behaviour: { answer, cut: { after: 2 } } });
+    const b = await s.fake({ name: "b", behaviour: { answer } });
+    const gateway = await s.gateway(configWith(
+      channel({ name: "a", protocol: "chat", baseUrl: a.url, models: ["m"], priority: 1 }) +
+        channel({ name: "b", protocol: "chat", baseUrl: b.url, models: ["m"] }),
+      // Input is dear: a rescue's worst case (the prompt again, and the prefill) is not small.
+      "[models.m]\nprefill = true\ninput_price = 100\noutput_price = 1\n",
+    ));
+    const body = chatBody("m", "hi", { max_tokens: 100, stream: true });
+    // The first attempt's worst case, as the hold counts it: a token per 3 bytes of body.
+    const worst = Math.ceil(JSON.stringify(body).length / 3) * 100 + 100;
+    const poor = await gateway.createKey({ balanceUsd: ((worst + 50) / 1e6).toFixed(6) });
+    const refused = await gateway.post("/v1/chat/completions", poor.secret, body);
+    assert.equal(refused.status, 200);
+    const events = await readEvents(refused);
+    assert.match(events.at(-1)!.data, /"error"/);
+    assert.ok(events.every((event) => event.data !== "[DONE]"));
+    assert.equal(b.requests.length, 0, "the rescue was never sent");
+
+    const rich = await gateway.createKey({ balanceUsd: "1" });
+    const rescued = await gateway.post("/v1/chat/completions", rich.secret, body);
+    const text = eventJson(await readEvents(rescued))
+      .map((chunk) =>
+        (chunk as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content ??
+          ""
+      ).join("");
+    assert.equal(text, answer);
+    assert.equal(b.requests.length, 1);
+    const after = await gateway.account(rich.account);
+    const row = (await gateway.ledger()).at(-1)!;
+    assert.equal(after.held_micros, 0);
+    assert.equal(after.balance_micros, 1_000_000 - row.cost_micros);
+  }));

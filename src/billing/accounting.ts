@@ -56,6 +56,16 @@ export interface Hold {
    */
   extend(extra: { amountMicros: number; tokens: number }): Promise<boolean>;
   /**
+   * Grows the hold, when it must, to cover what `billed` attempts cost so far plus the
+   * worst case of one more attempt (`next`: its model, its input tokens, its cap on
+   * output): before a dearer fallback or a rescue. False when the balance or the quota
+   * cannot cover it, and the hold is as it was.
+   */
+  cover(
+    next: { model: string; inputTokens: number; maxOutputTokens?: number },
+    billed: readonly AttemptRecord[],
+  ): Promise<boolean>;
+  /**
    * Writes the ledger row, charges the usage and releases the hold, in one
    * transaction that runs after the answer went out: the hold, already committed,
    * keeps the request in the ledger if the process dies first.

@@ -48,21 +48,30 @@ export function createLedgerAccounting(options: {
     async hold(admission: Admission): Promise<Hold> {
       const { config, principal } = admission;
       const group = config.groups[principal.group]!;
-      const model = config.models[admission.pricedModel ?? admission.model];
-      const price = priceOf(model, group);
-      const outputTokens = admission.maxOutputTokens ?? model?.max_output_tokens ??
-        DEFAULT_MAX_OUTPUT_TOKENS;
-      const tokens = admission.inputTokens + outputTokens;
+      const pricedAt = (name: string) => priceOf(config.models[name], group);
+      /** An attempt's worst case: its input, and its cap on output or its model's. */
+      const worstCase = (name: string, input: number, maxOutput?: number) => {
+        const output = maxOutput ?? config.models[name]?.max_output_tokens ??
+          DEFAULT_MAX_OUTPUT_TOKENS;
+        const usage = { input_tokens: input, output_tokens: output };
+        return {
+          micros: costMicros({ ...usage, cached_tokens: 0, cache_write_tokens: 0 }, pricedAt(name)),
+          tokens: input + output,
+          output,
+        };
+      };
+      const priced = admission.pricedModel ?? admission.model;
+      const price = pricedAt(priced);
+      const worst = worstCase(priced, admission.inputTokens, admission.maxOutputTokens);
+      const outputTokens = worst.output;
+      const tokens = worst.tokens;
+      /** What the hold covers now, before an unlimited account or a quota-less key zeroes it. */
+      const covered = { micros: worst.micros, tokens };
       // Only a quota needs tokens held: a key without one keeps its row out of the hold's
       // commit (one page of three). A quota set meanwhile applies from the key's next
       // lookup, as every key change does (auth/key_cache.ts).
       const heldTokens = principal.quotaTokens === null ? 0 : tokens;
-      const priced = (input: number, output: number) =>
-        costMicros(
-          { input_tokens: input, output_tokens: output, cached_tokens: 0, cache_write_tokens: 0 },
-          price,
-        );
-      const amountMicros = principal.unlimited ? 0 : priced(admission.inputTokens, outputTokens);
+      const amountMicros = principal.unlimited ? 0 : worst.micros;
       const startedAt = now();
       const holdId = `hold_${crypto.randomUUID()}`;
       // A database that cannot be reached refuses the request with 503.
@@ -80,7 +89,12 @@ export function createLedgerAccounting(options: {
         entryPoint: admission.entry,
         stream: admission.stream,
         inputTokens: admission.likelyInputTokens,
-        inputCostMicros: priced(admission.likelyInputTokens, 0),
+        inputCostMicros: costMicros({
+          input_tokens: admission.likelyInputTokens,
+          output_tokens: 0,
+          cached_tokens: 0,
+          cache_write_tokens: 0,
+        }, price),
       };
       const result = await unlessUnavailable(store.takeHold(hold));
       if (!result.ok && result.reason === "balance") {
@@ -103,29 +117,49 @@ export function createLedgerAccounting(options: {
             `(\`tollgate key update ${principal.id} --quota TOKENS\`).`,
         );
       }
+      const extend: Hold["extend"] = async (extra) => {
+        for (const [name, value] of Object.entries(extra)) {
+          if (!Number.isSafeInteger(value) || value < 0) {
+            throw new RangeError(
+              `Extending a hold: ${name} must be a whole number of at least 0, got ${value}.`,
+            );
+          }
+        }
+        // As the hold itself: an unlimited account holds no money, a key without a quota
+        // no tokens.
+        const micros = principal.unlimited ? 0 : extra.amountMicros;
+        const tokens = principal.quotaTokens === null ? 0 : extra.tokens;
+        if (micros === 0 && tokens === 0) return true;
+        return (await unlessUnavailable(store.extendHold(holdId, micros, tokens))).ok;
+      };
       return {
         reserved: amountMicros > 0 || principal.quotaTokens !== null,
-        async extend(extra) {
-          for (const [name, value] of Object.entries(extra)) {
-            if (!Number.isSafeInteger(value) || value < 0) {
-              throw new RangeError(
-                `Extending a hold: ${name} must be a whole number of at least 0, got ${value}.`,
-              );
-            }
+        extend,
+        async cover(next, billed) {
+          const spent = { micros: 0, tokens: 0 };
+          for (const { model, usage } of billed) {
+            if (!usage) continue;
+            spent.micros += costMicros(usage, pricedAt(model));
+            spent.tokens += usage.input_tokens + usage.output_tokens;
           }
-          // As the hold itself: an unlimited account holds no money, a key without a quota
-          // no tokens.
-          const micros = principal.unlimited ? 0 : extra.amountMicros;
-          const tokens = principal.quotaTokens === null ? 0 : extra.tokens;
-          if (micros === 0 && tokens === 0) return true;
-          return (await unlessUnavailable(store.extendHold(holdId, micros, tokens))).ok;
+          const more = worstCase(next.model, next.inputTokens, next.maxOutputTokens);
+          const needed = { micros: spent.micros + more.micros, tokens: spent.tokens + more.tokens };
+          const extra = {
+            amountMicros: Math.max(0, needed.micros - covered.micros),
+            tokens: Math.max(0, needed.tokens - covered.tokens),
+          };
+          if (extra.amountMicros === 0 && extra.tokens === 0) return true;
+          if (!await extend(extra)) return false;
+          covered.micros += extra.amountMicros;
+          covered.tokens += extra.tokens;
+          return true;
         },
         settle(settlement: Settlement): Settling {
           const { attempts, served } = settlement;
           // Each attempt at its own model's prices: a fallback is billed as what it is.
           for (const attempt of attempts) {
             attempt.costMicros = attempt.usage
-              ? costMicros(attempt.usage, priceOf(config.models[attempt.model], group))
+              ? costMicros(attempt.usage, pricedAt(attempt.model))
               : 0;
           }
           const usage = totalUsage(attempts);

@@ -11,7 +11,13 @@ import { keepQuietly } from "../stored/keep_quietly.ts";
 import { Stop } from "../upstream/stop_signal.ts";
 import type { Tried } from "./attempts.ts";
 import { readLeg } from "./leg.ts";
-import { type RelayRequest, servedHeaders, takesPrefill, upstreamOf } from "./relay_request.ts";
+import {
+  coverAttempt,
+  type RelayRequest,
+  servedHeaders,
+  takesPrefill,
+  upstreamOf,
+} from "./relay_request.ts";
 import { rescue } from "./rescue.ts";
 import { type Leg, relayStream } from "./stream.ts";
 
@@ -25,6 +31,7 @@ export async function answerStream(
   const upstreamStart = performance.now();
   const first = relay.attempts.run(relay.plan, {
     send: (attempt) => relay.send(attempt),
+    admit: (attempt) => coverAttempt(relay, attempt),
     read(answered) {
       const { attempt } = answered;
       const translation = relay.translator.toward(upstreamOf(relay, answered.attempt));

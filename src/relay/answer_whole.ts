@@ -7,7 +7,13 @@ import { elapsedMs } from "../observability/record.ts";
 import { serverTiming } from "../observability/server_timing.ts";
 import { keepQuietly } from "../stored/keep_quietly.ts";
 import { readWhole } from "./commit.ts";
-import { type RelayRequest, servedHeaders, timeoutsOf, upstreamOf } from "./relay_request.ts";
+import {
+  coverAttempt,
+  type RelayRequest,
+  servedHeaders,
+  timeoutsOf,
+  upstreamOf,
+} from "./relay_request.ts";
 
 /** The client's answer to a whole request; throws the client's error when no attempt served. */
 export async function answerWhole(relay: RelayRequest): Promise<Response> {
@@ -15,6 +21,7 @@ export async function answerWhole(relay: RelayRequest): Promise<Response> {
   const upstreamStart = performance.now();
   const tried = await relay.attempts.run(relay.plan, {
     send: (attempt) => relay.send(attempt),
+    admit: (attempt) => coverAttempt(relay, attempt),
     async read({ attempt, exchange, response, record, sentAt }) {
       const answer = await readWhole(exchange, response, timeoutsOf(relay.config, attempt));
       record.ttfcMs = Math.round(performance.now() - sentAt);

@@ -41,11 +41,6 @@ export interface AttemptsDeps {
   /** Jitter of the pauses before retries. */
   random: () => number;
   timeoutsOf(attempt: Attempt): Timeouts;
-  /**
-   * Before each attempt: throws a GatewayError when its worst case cannot be held (a dearer
-   * model than the hold covers, refused by the balance): failover stops there.
-   */
-  admit?(attempt: Attempt): Promise<void>;
   /** The attempt's upstream found the request too long for its model: the source moves on. */
   tooLong?(attempt: Attempt): Promise<void>;
   onFailed?(attempt: Attempt, failure: UpstreamFailure): void;
@@ -63,6 +58,11 @@ export interface AttemptRun<T> {
   /** The send of an attempt; throws a GatewayError when its channel cannot take the request. */
   send(attempt: Attempt): Send;
   read: ReadAttempt<T>;
+  /**
+   * Before each attempt: throws a GatewayError when its worst case cannot be held (a dearer
+   * model than the hold covers, or a rescue, refused by the balance): failover stops there.
+   */
+  admit?(attempt: Attempt): Promise<void>;
   /**
    * A rescue: an upstream that refuses the continuation (say, a prefill it does not take)
    * is passed over for the next candidate, where a client's fault would end an answer.
@@ -106,7 +106,7 @@ export class Attempts {
     for (let attempt = source.next(); attempt; attempt = source.next()) {
       if (this.count >= deps.failover.max_attempts) break;
       try {
-        await deps.admit?.(attempt);
+        await run.admit?.(attempt);
       } catch (error) {
         if (!(error instanceof GatewayError)) throw error;
         source.release(attempt);

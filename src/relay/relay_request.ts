@@ -3,7 +3,9 @@
  * streamed), its rescues and its settlement share. Built by the relay route once the
  * request is held (routes/relay.ts).
  */
+import type { Hold } from "../billing/accounting.ts";
 import type { Config, EntryProtocol, Timeouts } from "../config/schema.ts";
+import { GatewayError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { RequestRecord } from "../observability/record.ts";
@@ -28,6 +30,10 @@ export interface RelayRequest {
   attempts: Attempts;
   translator: Translator;
   settlement: Settlement;
+  /** The request's hold, grown before a dearer attempt (`coverAttempt`). */
+  hold: Hold;
+  /** The request's input tokens as the hold counts them (generously, from its size). */
+  holdInputTokens: number;
   /** The stored-responses turn of a responses request. */
   turn?: StoredTurn;
   clock: AlarmClock;
@@ -66,4 +72,31 @@ export function servedHeaders(relay: RelayRequest, attempt: Attempt): Record<str
     "x-tollgate-model": attempt.model,
     "x-tollgate-attempts": String(relay.attempts.count),
   };
+}
+
+/**
+ * Grows the hold to cover one more attempt (a dearer fallback, or a rescue with `extra`
+ * input tokens and at most `maxOutputTokens` out) beside what was billed so far; throws
+ * the client's 403 when the balance or the quota cannot.
+ */
+export async function coverAttempt(
+  relay: RelayRequest,
+  attempt: Attempt,
+  options: { extraInputTokens?: number; maxOutputTokens?: number } = {},
+): Promise<void> {
+  const billed = relay.attempts.records.filter((record) => record.usage);
+  const covered = await relay.hold.cover({
+    model: attempt.model,
+    inputTokens: relay.holdInputTokens + (options.extraInputTokens ?? 0),
+    maxOutputTokens: options.maxOutputTokens ?? relay.request.maxOutputTokens,
+  }, billed);
+  if (!covered) {
+    throw new GatewayError(
+      403,
+      "insufficient_user_quota",
+      `Insufficient balance or quota to try model "${attempt.model}" on channel ` +
+        `"${attempt.channel.name}": its worst case cannot be held beside what this request ` +
+        "cost so far. Top up the account or lower max_tokens.",
+    );
+  }
 }

@@ -6,10 +6,13 @@
  * trailing assistant turn, and the continuation flows on through the client's encoder.
  * The cut attempt is billed for what it delivered, the rescue for its own usage.
  */
-import { type RelayRequest, takesPrefill, upstreamOf } from "./relay_request.ts";
+import { holdInputTokens } from "../billing/estimate.ts";
+import { coverAttempt, type RelayRequest, takesPrefill, upstreamOf } from "./relay_request.ts";
 import type { AttemptSource } from "./attempts.ts";
 import { readLeg } from "./leg.ts";
 import type { Cut, Leg } from "./stream.ts";
+
+const ENCODER = new TextEncoder();
 
 /** The leg that continues the answer after `cut`, or undefined when none can. */
 export async function rescue(relay: RelayRequest, cut: Cut): Promise<Leg | undefined> {
@@ -49,8 +52,11 @@ export async function rescue(relay: RelayRequest, cut: Cut): Promise<Leg | undef
     succeed: relay.plan.succeed,
     release: relay.plan.release,
   };
+  // The prefill goes as input: its tokens, as generously as the hold counts the request's.
+  const extraInputTokens = holdInputTokens(ENCODER.encode(prefill).byteLength);
   const tried = await attempts.run(source, {
     rescue: true,
+    admit: (attempt) => coverAttempt(relay, attempt, { extraInputTokens, maxOutputTokens: left }),
     send: (attempt) => {
       const upstream = upstreamOf(relay, attempt);
       return relay.send(

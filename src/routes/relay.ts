@@ -190,6 +190,8 @@ async function forward(
     attempts,
     translator,
     settlement,
+    hold,
+    holdInputTokens: holdInputTokens(raw.byteLength),
     turn: admitted.turn,
     clock: deps.clock,
     log: deps.log,
