@@ -163,6 +163,9 @@ Deno.test("failover: an upstream's 400 context_length_exceeded moves to a fallba
     assert.equal(row!.served_model, "large");
     // At the fallback's prices: 10 and 20 USD per 1M tokens.
     assert.equal(row!.cost_micros, row!.input_tokens * 10 + row!.output_tokens * 20);
+    // Usage by model counts the model that served.
+    const rollups = await gateway.db.kysely.selectFrom("usage_hourly").select("model").execute();
+    assert.deepEqual(rollups.map((rollup) => rollup.model), ["large"]);
   }));
 
 Deno.test("failover: a request over a model's window starts at the fallback it fits; none fits: 400", () =>
