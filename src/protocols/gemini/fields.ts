@@ -17,6 +17,13 @@ export function snakeName(name: string): string {
   return snake;
 }
 
+/** The JSON (lowerCamelCase) name of a field given under its proto name (`system_instruction`). */
+export function camelName(name: string): string {
+  return name.includes("_")
+    ? name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase())
+    : name;
+}
+
 /** The field `name` (its JSON name) of `record`, under either name; undefined when absent or null. */
 export function field(record: Record<string, unknown> | undefined, name: string): unknown {
   if (!record) return undefined;
