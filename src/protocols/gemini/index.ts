@@ -10,6 +10,7 @@
  * from the model and takes the key as `x-goog-api-key`, and `parseRequest` takes the route.
  */
 import type { Protocol } from "../protocol.ts";
+import { asRecord } from "../json_read.ts";
 import { readEnvelope } from "../request.ts";
 import type { EntryRequest } from "../types.ts";
 import { buildGenerateContentEvents, buildGenerateContentResponse } from "./build.ts";
@@ -140,10 +141,12 @@ export interface GeminiCountTokensRequest {
 
 /** Validates a countTokens body; throws like `parseRequest`. */
 export function parseCountTokensRequest(body: unknown, model: string): GeminiCountTokensRequest {
-  const { fields } = readEnvelope(CountTokensRequestSchema, body);
-  const request = fields.generateContentRequest;
-  if (fields.contents) return { model: readModel(model), body: { contents: fields.contents } };
-  if (request) return { model: readModel(model), body: request as Record<string, unknown> };
+  const { body: object } = readEnvelope(CountTokensRequestSchema, body);
+  const request = asRecord(object.generateContentRequest);
+  if (object.contents != null) {
+    return { model: readModel(model), body: { contents: object.contents } };
+  }
+  if (request) return { model: readModel(model), body: request };
   // Neither: the fault is told as a missing `contents`.
   readEnvelope(z.object({ contents: contentList }), body);
   throw new Error("unreachable: a body without contents passed the contents check");
