@@ -61,7 +61,23 @@ export function decodeAll(events: SseEvent[]): IrEvent[] {
   return decodeAllWith(createGeminiStreamDecoder(), events);
 }
 
+/**
+ * A chunk or whole response as tollgate writes it, in the terms of `@google/genai`'s
+ * `GenerateContentResponse`, `Candidate`, `Content`, `Part` and `UsageMetadata`.
+ */
+export interface GeminiChunk {
+  /** One candidate, whose content has at least one part (what the SDK's chat takes as valid). */
+  candidates: [{
+    content: { parts: [Record<string, unknown>, ...Record<string, unknown>[]]; role: string };
+    finishReason?: string;
+    index: number;
+  }];
+  usageMetadata?: Record<string, number>;
+  modelVersion: string;
+  responseId: string;
+}
+
 /** The JSON of each event's data (a Gemini client stream is nothing but JSON lines). */
-export function chunksOf(events: SseEvent[]): Record<string, unknown>[] {
+export function chunksOf(events: SseEvent[]): GeminiChunk[] {
   return events.map((event) => JSON.parse(event.data));
 }
