@@ -39,6 +39,7 @@ import {
   opaqueOfSignature,
   resultOfResponse,
 } from "./content.ts";
+import { PLACEHOLDER_SIGNATURE } from "./contents_encode.ts";
 import { field, objectField, stringField } from "./fields.ts";
 
 type Part = Record<string, unknown>;
@@ -198,7 +199,8 @@ class ContentsDecoder {
    */
   #signature(parts: IrAssistantPart[], part: Part, where: string): void {
     const signature = stringField(part, "thoughtSignature");
-    if (!signature) return;
+    // Gemini CLI's placeholder (and tollgate's own) carries nothing.
+    if (!signature || signature === PLACEHOLDER_SIGNATURE) return;
     const opaque = opaqueOfSignature(signature);
     if (!opaque) {
       this.#drop("thoughtSignature (Gemini's own)");
