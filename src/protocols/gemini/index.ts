@@ -9,9 +9,11 @@
  * `GeminiProtocol`): its `name` is not an `EntryProtocol` yet, `upstream` builds its path
  * from the model and takes the key as `x-goog-api-key`, and `parseRequest` takes the route.
  */
-import type { Protocol } from "../protocol.ts";
+import * as z from "zod/mini";
 import { asRecord } from "../json_read.ts";
+import type { Protocol } from "../protocol.ts";
 import { readEnvelope } from "../request.ts";
+import { model as modelSchema } from "../schema_fields.ts";
 import type { EntryRequest } from "../types.ts";
 import { buildGenerateContentEvents, buildGenerateContentResponse } from "./build.ts";
 import { streamError, streamErrorEvents } from "./errors.ts";
@@ -19,8 +21,6 @@ import { numberField, objectField } from "./fields.ts";
 import { contentList, CountTokensRequestSchema, GenerateContentRequestSchema } from "./schema.ts";
 import { eventText, promptText, responseText } from "./text.ts";
 import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
-import * as z from "zod/mini";
-import { model as modelSchema } from "../schema_fields.ts";
 
 /** What the path of a request says: the model, and whether the answer streams. */
 export interface GeminiRoute {

@@ -36,13 +36,8 @@ import { effortNamed, effortOfBudget } from "../../translate/reasoning.ts";
 import { asRecord, listOf, stringOr } from "../json_read.ts";
 import { decodeContents, decodeSystemInstruction } from "./contents_decode.ts";
 import { camelName, field, numberField, objectField, stringField } from "./fields.ts";
+import type { GeminiRoute } from "./index.ts";
 import { jsonSchemaOf } from "./json_schema.ts";
-
-/** What the path says of a request: its model and whether it streams. */
-export interface RequestRoute {
-  model: string;
-  stream: boolean;
-}
 
 // Every top-level field this decoder reads; any other a client sets is reported as dropped.
 const READ = new Set([
@@ -79,7 +74,7 @@ const SEARCH_TOOLS = ["googleSearch", "googleSearchRetrieval"];
  */
 export function decodeGeminiRequest(
   body: Record<string, unknown>,
-  route?: RequestRoute,
+  route?: GeminiRoute,
 ): IrRequest {
   if (stringField(body, "cachedContent")) {
     throw convertError(

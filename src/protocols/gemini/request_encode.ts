@@ -18,10 +18,17 @@
  * | output json_object / json_schema | `responseMimeType` application/json (+ `responseJsonSchema`) |
  * | strict, parallelToolCalls, user, promptCacheKey, cache_control | dropped (no equivalent)  |
  * | n > 1, logprobs, topLogprobs, previousResponseId, audio | refused                         |
+ *
+ * Tool parameters go as `parametersJsonSchema`, which takes JSON Schema as the client wrote
+ * it: `parameters` is an OpenAPI subset whose parser refuses the whole request over one
+ * keyword it lacks (`$schema`, `additionalProperties`, `const`, ...), which agents' tool
+ * schemas are full of. It and `responseJsonSchema` are `v1beta` fields, the API version a
+ * Gemini channel's `base_url` names.
  */
 import type { RequestEncodeContext } from "../../translate/codec.ts";
 import { convertError } from "../../translate/errors.ts";
 import type { IrRequest, IrTool } from "../../translate/ir.ts";
+import { dropOnce } from "../../translate/chat/messages_encode.ts";
 import { BUDGET_BY_EFFORT } from "../../translate/reasoning.ts";
 import { type Drop, encodeContents } from "./contents_encode.ts";
 
@@ -38,7 +45,7 @@ export function encodeGeminiRequest(
   context: RequestEncodeContext,
 ): Record<string, unknown> {
   refuse(request);
-  const drop = dropOnce(context.drop);
+  const drop = dropOnce(context);
   const body: Record<string, unknown> = { contents: encodeContents(request.turns, drop) };
   const system = [
     ...request.system,
@@ -84,16 +91,6 @@ function refuse(request: IrRequest): void {
   if (request.audio) {
     throw convertError("modalities", "audio output cannot be requested through translation");
   }
-}
-
-// One debug line per kind of loss, however many parts it hit.
-function dropOnce(drop: Drop): Drop {
-  const seen = new Set<string>();
-  return (what, why) => {
-    if (seen.has(what)) return;
-    seen.add(what);
-    drop(what, why);
-  };
 }
 
 function generationConfig(request: IrRequest, drop: Drop): Record<string, unknown> {
