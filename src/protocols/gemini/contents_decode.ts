@@ -12,14 +12,15 @@
  * | `text` with `thought: true`                    | reasoning (adjacent ones joined)          |
  * | `inlineData`, `fileData`                       | image or document (content.ts)            |
  * | `functionCall` (`id`, else `call_<content>_<part>`) | tool_call                            |
- * | `functionResponse` (`id`, else the earliest unanswered call of its name) | tool_result    |
+ * | `functionResponse` (its call's `id`, else the earliest unanswered call of its name) | tool_result |
  * | `thoughtSignature` wrapped by tollgate         | the opaque state of the reasoning before it (content.ts) |
  * | `thoughtSignature` of Gemini's own             | dropped: the IR has no Gemini kind        |
  * | `executableCode`, `codeExecutionResult`        | dropped: Gemini ran the code; its outcome is in the text that follows |
  *
  * Gemini 2.5 leaves call ids out: a call gets one from its place in the history, the same
  * on every request, and a result without an id answers the earliest unanswered call of
- * its function, as the API pairs them. An Anthropic signature comes back only with its
+ * its function, as the API pairs them (so does one whose id names no call: Gemini CLI
+ * makes up ids for calls that came without). An Anthropic signature comes back only with its
  * thought text (Gemini CLI keeps no thought parts): without it, it is dropped, since
  * Anthropic refuses a signature whose thinking is missing.
  */
@@ -74,6 +75,8 @@ class ContentsDecoder {
   readonly #dropped: string[];
   /** Ids of the calls not answered yet, by function name, earliest first. */
   readonly #unanswered = new Map<string, string[]>();
+  /** Ids of every call in the history. */
+  readonly #calls = new Set<string>();
 
   constructor(dropped: string[]) {
     this.#dropped = dropped;
@@ -118,7 +121,9 @@ class ContentsDecoder {
     const response = objectField(part, "functionResponse");
     if (response) {
       const name = stringField(response, "name");
-      const callId = stringField(response, "id") || this.#unanswered.get(name)?.shift() ||
+      const own = stringField(response, "id");
+      // An id no call of the history has (a client made one up for a call without) is no help.
+      const callId = (this.#calls.has(own) ? own : this.#unanswered.get(name)?.shift()) || own ||
         `call_${name}`;
       this.#answered(name, callId);
       const result = resultOfResponse(field(response, "response"));
@@ -183,6 +188,7 @@ class ContentsDecoder {
       const name = stringField(call, "name");
       const id = stringField(call, "id") || `call_${i}_${j}`;
       this.#unanswered.set(name, [...this.#unanswered.get(name) ?? [], id]);
+      this.#calls.add(id);
       parts.push({ type: "tool_call", id, name, arguments: argumentsOf(field(call, "args")) });
       return;
     }

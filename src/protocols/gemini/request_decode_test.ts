@@ -185,6 +185,42 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "a result whose id names no call answers the earliest call of its name",
+    body: {
+      contents: [
+        ask("go"),
+        { role: "model", parts: [{ functionCall: { name: "read_file", args: {} } }] },
+        {
+          role: "user",
+          parts: [{
+            functionResponse: {
+              id: "read_file__read_file_1754006400000_0",
+              name: "read_file",
+              response: { output: "text" },
+            },
+          }],
+        },
+      ],
+    },
+    expect: {
+      turns: [
+        { role: "user", parts: [{ type: "text", text: "go" }] },
+        {
+          role: "assistant",
+          parts: [{ type: "tool_call", id: "call_1_0", name: "read_file", arguments: "{}" }],
+        },
+        {
+          role: "user",
+          parts: [{
+            type: "tool_result",
+            callId: "call_1_0",
+            content: [{ type: "text", text: "text" }],
+          }],
+        },
+      ],
+    },
+  },
+  {
     name: "ids when the client has them; a structured response is its JSON text",
     body: {
       contents: [
