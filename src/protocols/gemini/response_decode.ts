@@ -1,0 +1,66 @@
+/**
+ * A Gemini upstream's whole answer (`GenerateContentResponse`: Gemini API reference,
+ * "Generating content") as an IR response: the first candidate's parts, its
+ * `finishReason` (finish.ts), `usageMetadata` (usage.ts), `responseId`, `modelVersion`.
+ *
+ * | part                              | IR                                                  |
+ * |-----------------------------------|-----------------------------------------------------|
+ * | `text`                            | text (adjacent ones joined)                          |
+ * | `text` with `thought: true`       | reasoning (adjacent ones joined)                     |
+ * | `functionCall`                    | tool_call: its `id`, else `call_<responseId>_<n>` (Gemini 2.5 gives none) |
+ * | `thoughtSignature`                | left out: the IR has no Gemini kind                  |
+ * | `inlineData`, `executableCode`, ... | left out (no IR part holds them)                   |
+ */
+import type { IrAssistantPart, IrResponse } from "../../translate/ir.ts";
+import { asRecord, fields, listOf, stringOr } from "../json_read.ts";
+import { argumentsOf } from "./content.ts";
+import { finishOfReason } from "./finish.ts";
+import { usageFromResponse } from "./usage.ts";
+
+/** Decodes a `GenerateContentResponse` (tolerant of missing fields). */
+export function decodeGeminiResponse(json: unknown): IrResponse {
+  const body = fields(json);
+  const id = stringOr(body.responseId);
+  const candidate = fields(listOf(body.candidates)[0]);
+  const parts: IrAssistantPart[] = [];
+  let calls = 0;
+  for (const value of listOf(fields(candidate.content).parts)) {
+    const part = fields(value);
+    const last = parts[parts.length - 1];
+    const call = asRecord(part.functionCall);
+    if (call) {
+      parts.push({
+        type: "tool_call",
+        id: callId(call, id, calls++),
+        name: stringOr(call.name),
+        arguments: argumentsOf(call.args),
+      });
+    } else if (typeof part.text === "string" && part.text) {
+      const kind = part.thought === true ? "reasoning" : "text";
+      if (last?.type === kind) last.text += part.text;
+      else parts.push({ type: kind, text: part.text });
+    }
+  }
+  // A prompt blocked before any candidate says why in `promptFeedback`.
+  const blocked = listOf(body.candidates).length === 0 &&
+    asRecord(body.promptFeedback)?.blockReason;
+  const response: IrResponse = {
+    id,
+    model: stringOr(body.modelVersion),
+    parts,
+    finish: blocked ? "content_filter" : finishOfReason(candidate.finishReason, calls > 0),
+  };
+  const created = Date.parse(stringOr(body.createTime));
+  if (Number.isFinite(created)) response.created = Math.floor(created / 1000);
+  const usage = usageFromResponse(json);
+  if (usage) response.usage = usage;
+  return response;
+}
+
+/**
+ * A call's id: its own, else one made of the response id and its place, the same in the
+ * answer the client gets and in the history it sends back.
+ */
+export function callId(call: Record<string, unknown>, responseId: string, index: number): string {
+  return stringOr(call.id) || `call_${responseId || "gemini"}_${index}`;
+}
