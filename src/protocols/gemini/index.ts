@@ -17,6 +17,7 @@ import { model as modelSchema } from "../schema_fields.ts";
 import type { EntryRequest } from "../types.ts";
 import { buildGenerateContentEvents, buildGenerateContentResponse } from "./build.ts";
 import { streamError, streamErrorEvents } from "./errors.ts";
+import { streamContent, streamEnded } from "./progress.ts";
 import { numberField, objectField } from "./fields.ts";
 import { contentList, CountTokensRequestSchema, GenerateContentRequestSchema } from "./schema.ts";
 import { eventText, promptText, responseText } from "./text.ts";
@@ -123,6 +124,8 @@ export const gemini: GeminiProtocol = {
   buildReplyEvents: (reply) => buildGenerateContentEvents(reply),
   streamErrorEvents,
   streamError,
+  streamContent,
+  streamEnded,
 };
 
 // The model of the path, checked as the other protocols check a body's `model`.
