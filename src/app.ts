@@ -39,8 +39,8 @@ import { metricsRoute } from "./routes/metrics.ts";
 import { createSender } from "./upstream/send.ts";
 import { checkForwardedHeaders } from "./upstream/request.ts";
 import type { HttpClient } from "./upstream/http1/client.ts";
-import { watchShutdown } from "./upstream/shutdown_watch.ts";
-import { AlarmClock } from "./upstream/alarm_clock.ts";
+import { watchShutdown } from "./clock/shutdown_watch.ts";
+import { AlarmClock } from "./clock/alarm_clock.ts";
 import type { Limiter } from "./limits/limiter.ts";
 import { createMemoryLimiter } from "./limits/memory_limiter.ts";
 

@@ -22,7 +22,7 @@ import { createObserver } from "./observability/observer.ts";
 import { createRouter } from "./routing/router.ts";
 import { createStoredResponses } from "./stored/stored_responses.ts";
 import { createHttpClient } from "./upstream/http1/client.ts";
-import type { AlarmClock } from "./upstream/alarm_clock.ts";
+import type { AlarmClock } from "./clock/alarm_clock.ts";
 
 /** A running gateway. */
 export interface RunningServer {

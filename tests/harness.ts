@@ -10,7 +10,7 @@ import { type Db, openDatabase } from "../src/db/database.ts";
 import type { Account, LedgerRow } from "../src/db/schema.ts";
 import { type Logger, silentLogger } from "../src/log.ts";
 import { type RunningServer, startServer } from "../src/server.ts";
-import type { AlarmClock } from "../src/upstream/alarm_clock.ts";
+import type { AlarmClock } from "../src/clock/alarm_clock.ts";
 
 /** Options of a key made for a test; a fresh account is made unless `account` names one. */
 export interface TestKeyOptions {

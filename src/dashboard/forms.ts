@@ -8,7 +8,7 @@ import { invalidField } from "../admin/errors.ts";
 import type { KeyFields } from "../admin/keys.ts";
 import type { RequestContext } from "../middleware/request_context.ts";
 import { readBody } from "../relay/body.ts";
-import type { AlarmClock } from "../upstream/alarm_clock.ts";
+import type { AlarmClock } from "../clock/alarm_clock.ts";
 
 /** A form's fields, from a urlencoded body read within the request's limits. */
 export async function readForm(

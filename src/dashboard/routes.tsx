@@ -12,7 +12,7 @@ import type { Authenticate } from "../auth/authenticate.ts";
 import { optional, requestsQuery } from "../routes/admin_api_input.ts";
 import { asGatewayError, GatewayError } from "../errors.ts";
 import { describeError, type Logger } from "../log.ts";
-import type { AlarmClock } from "../upstream/alarm_clock.ts";
+import type { AlarmClock } from "../clock/alarm_clock.ts";
 import type { AdminEnv } from "../middleware/admin_access.ts";
 import { AccountsPage } from "./accounts.tsx";
 import { ChannelsPage } from "./channels.tsx";

@@ -8,7 +8,7 @@ import type { Sessions } from "../admin/sessions.ts";
 import type { Authenticate } from "../auth/authenticate.ts";
 import { hashKeySecret } from "../auth/keys.ts";
 import { GatewayError } from "../errors.ts";
-import type { AlarmClock } from "../upstream/alarm_clock.ts";
+import type { AlarmClock } from "../clock/alarm_clock.ts";
 import {
   type AdminEnv,
   checkSameOrigin,

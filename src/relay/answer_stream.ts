@@ -8,7 +8,7 @@
 import { elapsedMs } from "../observability/record.ts";
 import { serverTiming } from "../observability/server_timing.ts";
 import { keepQuietly } from "../stored/keep_quietly.ts";
-import { Stop } from "../upstream/stop_signal.ts";
+import { Stop } from "../clock/stop_signal.ts";
 import type { Tried } from "./attempts.ts";
 import { readLeg } from "./leg.ts";
 import {

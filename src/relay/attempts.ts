@@ -8,7 +8,7 @@
 import type { FailoverConfig, Timeouts } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { Attempt, AttemptFailure } from "../routing/router.ts";
-import type { AlarmClock } from "../upstream/alarm_clock.ts";
+import type { AlarmClock } from "../clock/alarm_clock.ts";
 import {
   callUpstream,
   type Send,

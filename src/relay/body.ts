@@ -13,7 +13,7 @@
  * larger than that stalls (below).
  */
 import { GatewayError } from "../errors.ts";
-import type { AlarmClock, Ringing } from "../upstream/alarm_clock.ts";
+import type { AlarmClock, Ringing } from "../clock/alarm_clock.ts";
 
 /** A client body: the parsed JSON, its size in bytes, and the bytes as they came. */
 export interface JsonBody {

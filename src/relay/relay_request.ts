@@ -13,7 +13,7 @@ import type { EntryRequest } from "../protocols/types.ts";
 import type { Attempt, RoutePlan } from "../routing/router.ts";
 import type { StoredTurn } from "../stored/stored_responses.ts";
 import type { Translator } from "../translate/translator.ts";
-import type { AlarmClock } from "../upstream/alarm_clock.ts";
+import type { AlarmClock } from "../clock/alarm_clock.ts";
 import type { Send } from "../upstream/call.ts";
 import { answersIn } from "../upstream/transport.ts";
 import type { Attempts } from "./attempts.ts";

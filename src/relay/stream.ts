@@ -17,7 +17,7 @@ import { GatewayError } from "../errors.ts";
 import { protocolOf } from "../protocols/index.ts";
 import { encodeSse, type SseBatch, type SseEvent } from "../protocols/sse.ts";
 import type { StreamConverter } from "../translate/translation.ts";
-import type { Alarm, AlarmClock, Ringing } from "../upstream/alarm_clock.ts";
+import type { Alarm, AlarmClock, Ringing } from "../clock/alarm_clock.ts";
 import { type UpstreamExchange, UpstreamFailure } from "../upstream/call.ts";
 import { isMalformed } from "./commit.ts";
 import type { RelayOutcome } from "./outcome.ts";

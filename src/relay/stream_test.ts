@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { SseBatch, SseEvent } from "../protocols/sse.ts";
 import type { StreamConverter } from "../translate/translation.ts";
-import { AlarmClock, type Ringing } from "../upstream/alarm_clock.ts";
+import { AlarmClock, type Ringing } from "../clock/alarm_clock.ts";
 import type { UpstreamExchange } from "../upstream/call.ts";
 import type { RelayOutcome } from "./outcome.ts";
 import { type Leg, relayStream, type StreamRelay } from "./stream.ts";

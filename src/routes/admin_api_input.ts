@@ -11,7 +11,7 @@ import { GatewayError } from "../errors.ts";
 import type { RequestContext } from "../middleware/request_context.ts";
 import { readEnvelope } from "../protocols/request.ts";
 import { readJsonBody } from "../relay/body.ts";
-import type { AlarmClock } from "../upstream/alarm_clock.ts";
+import type { AlarmClock } from "../clock/alarm_clock.ts";
 
 const text = z.string({ error: "a string" });
 const flag = z.boolean({ error: "true or false" });

@@ -5,11 +5,11 @@
  * classifies for failover.
  */
 import type { Timeouts } from "../config/schema.ts";
-import type { AlarmClock } from "./alarm_clock.ts";
-import { Deadlines, type RepeatedWait, type Wait } from "./deadlines.ts";
+import type { AlarmClock } from "../clock/alarm_clock.ts";
+import { Deadlines, type RepeatedWait, type Wait } from "../clock/deadlines.ts";
 import type { UpstreamResponse } from "./response.ts";
-import type { ShutdownListener, ShutdownWatch } from "./shutdown_watch.ts";
-import { Stop, type StopSignal } from "./stop_signal.ts";
+import type { ShutdownListener, ShutdownWatch } from "../clock/shutdown_watch.ts";
+import { Stop, type StopSignal } from "../clock/stop_signal.ts";
 
 /** How an upstream attempt failed. */
 export type UpstreamFailureKind = "network" | "timeout" | "status" | "client_gone" | "shutdown";
@@ -65,7 +65,7 @@ export interface UpstreamExchange {
   within<T>(promise: Promise<T>, ms: number, what: string): Promise<T>;
   /**
    * The idle timeout of a stream's reads: started before each read and ended after it
-   * (deadlines.ts: no timer of its own); on timeout it aborts `signal`, which the reader
+   * (clock/deadlines.ts: no timer of its own); on timeout it aborts `signal`, which the reader
    * turns into the failure.
    */
   idle: RepeatedWait;

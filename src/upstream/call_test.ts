@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { AlarmClock } from "./alarm_clock.ts";
+import { AlarmClock } from "../clock/alarm_clock.ts";
 import { callUpstream, UpstreamFailure } from "./call.ts";
 import type { UpstreamResponse } from "./response.ts";
 

@@ -11,7 +11,7 @@ import { countPromptTokens } from "../protocols/prompt_text.ts";
 import type { CountTokens } from "../protocols/token_count.ts";
 import type { TextReply } from "../protocols/types.ts";
 import { encodeSseBytes, type SseEvent } from "../protocols/sse.ts";
-import type { StopSignal } from "./stop_signal.ts";
+import type { StopSignal } from "../clock/stop_signal.ts";
 
 /** What the echo channel needs from its caller. */
 export interface EchoOptions {

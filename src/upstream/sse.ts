@@ -9,7 +9,7 @@
 import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 import type { SseBatch, SseEvent } from "../protocols/sse.ts";
 import { type BodyReader, streamReader } from "./response.ts";
-import type { StopSignal } from "./stop_signal.ts";
+import type { StopSignal } from "../clock/stop_signal.ts";
 import { answerTooLarge, DEFAULT_ANSWER_LIMITS } from "./http1/limits.ts";
 
 /**

@@ -3,7 +3,7 @@
  * retry pauses of a gateway built on it ring in `advance`, never by the wall clock, so a
  * test of a 30 s stall takes no time and never depends on the machine's speed.
  */
-import { AlarmClock, type ClockTimer } from "../../src/upstream/alarm_clock.ts";
+import { AlarmClock, type ClockTimer } from "../../src/clock/alarm_clock.ts";
 
 /** A clock for tests: `advance` moves its time and rings what is due. */
 export class ManualClock extends AlarmClock {

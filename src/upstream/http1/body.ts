@@ -11,7 +11,7 @@ import type { BodyReader } from "../response.ts";
 import { type ChunkedDecoder, createChunkedDecoder } from "./chunked.ts";
 import { type Connection, ConnectionClosed } from "./connection.ts";
 import type { Framing } from "./head.ts";
-import type { StopSignal } from "../stop_signal.ts";
+import type { StopSignal } from "../../clock/stop_signal.ts";
 import { type AnswerLimits, answerTooLarge } from "./limits.ts";
 
 /** A body reader that can also read the whole body at once. */

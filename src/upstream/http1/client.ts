@@ -8,7 +8,7 @@
  * is bounded (limits.ts): its head, a whole body, a chunk's extensions, its trailers.
  */
 import { UpstreamFailure } from "../call.ts";
-import type { StopSignal } from "../stop_signal.ts";
+import type { StopSignal } from "../../clock/stop_signal.ts";
 import type { UpstreamResponse } from "../response.ts";
 import { type BodyEnd, type Http1Body, readBody } from "./body.ts";
 import { decodedBody } from "./content_coding.ts";

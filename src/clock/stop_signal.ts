@@ -1,5 +1,5 @@
 /**
- * An abort signal of tollgate's own, for what ends an upstream exchange early (call.ts):
+ * An abort signal of tollgate's own, for what ends an upstream exchange early (upstream/call.ts):
  * the client leaving, a deadline, the end of the shutdown's grace period. The runtime's
  * AbortSignal is an EventTarget, with listener records, option objects and WebIDL checks
  * on every call, paid on every request for features tollgate never uses. A StopSignal has
