@@ -11,7 +11,7 @@
 import process from "node:process";
 import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/esm/encodingParams/constants";
 import { countInputTokens } from "../src/billing/estimate.ts";
-import { type CountTokens, loadTokenCounter } from "../src/protocols/token_count.ts";
+import { type CountTokens, loadTokenCounter } from "../src/tokens/token_count.ts";
 import { ordinaryTexts, pathologicalTexts } from "../tests/token_texts.ts";
 
 /** The counter of `which`: this checkout's, or an old bpe.ts's exact one. */

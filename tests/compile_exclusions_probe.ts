@@ -7,7 +7,7 @@
 import { openLibsqlServer } from "../src/db/libsql_server.ts";
 import { openPostgres } from "../src/db/postgres.ts";
 import { exposition } from "../src/observability/exposition.ts";
-import { O200K_COUNTER } from "../src/protocols/o200k.ts";
+import { O200K_COUNTER } from "../src/tokens/o200k.ts";
 
 const { tokens } = O200K_COUNTER.tally("hello there");
 const libsql = openLibsqlServer("http://127.0.0.1:9");

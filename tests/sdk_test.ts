@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import { protocolOf } from "../src/protocols/index.ts";
-import { countPromptTokens } from "../src/protocols/prompt_text.ts";
-import { loadTokenCounter } from "../src/protocols/token_count.ts";
+import { countPromptTokens } from "../src/tokens/token_count.ts";
+import { loadTokenCounter } from "../src/tokens/token_count.ts";
 import { channel, type ChannelOptions } from "./harness.ts";
 import {
   anthropicClient,

@@ -4,8 +4,7 @@
  */
 import type { EntryProtocol } from "../config/schema.ts";
 import { protocolOf } from "../protocols/index.ts";
-import { countPromptTokens } from "../protocols/prompt_text.ts";
-import type { CountTokens } from "../protocols/token_count.ts";
+import { countPromptTokens, type CountTokens } from "../tokens/token_count.ts";
 import type { Usage } from "../protocols/types.ts";
 
 /** Bytes per token assumed for holds: low enough that the hold errs on the high side. */
@@ -28,7 +27,7 @@ export function likelyInputTokens(bodyBytes: number): number {
 }
 
 /**
- * Usage estimated with a tokenizer (each count bounded: token_count.ts), for a request
+ * Usage estimated with a tokenizer (each count bounded: tokens/token_count.ts), for a request
  * whose upstream reported none. `inputTokens`, when the request's input was counted
  * already (the context-window check), is taken rather than counted again.
  */

@@ -2,14 +2,14 @@
  * The context-window check of design.md: input plus requested output over the model's
  * `context_window` is the client's 400, found before any hold or upstream call (the
  * upstream would refuse it anyway, after the gateway had paid for the round trip). The
- * count is bounded (token_count.ts): a long prompt is estimated, a little under its exact
+ * count is bounded (tokens/token_count.ts): a long prompt is estimated, a little under its exact
  * count, so that no prompt that fits is refused and none holds the serving thread.
  */
 import { countInputTokens } from "../billing/estimate.ts";
 import type { ModelConfig } from "../config/schema.ts";
 import { protocolOf } from "../protocols/index.ts";
 import { GatewayError } from "../errors.ts";
-import { loadTokenCounter } from "../protocols/token_count.ts";
+import { loadTokenCounter } from "../tokens/token_count.ts";
 import type { EntryRequest } from "../protocols/types.ts";
 
 /** What the check reads of a request. */

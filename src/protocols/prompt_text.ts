@@ -1,9 +1,5 @@
-/**
- * Reading a prompt's text: the helpers each protocol's `promptText` is built from, and
- * its count with a token counter (token_count.ts).
- */
+/** Reading a prompt's text: the helpers each protocol's `promptText` is built from. */
 import { asRecord } from "./json_read.ts";
-import type { CountTokens } from "./token_count.ts";
 import type { PromptText } from "./types.ts";
 
 /**
@@ -22,11 +18,6 @@ export function promptOfMessages(leading: string[], messages: unknown): PromptTe
     if (record.role === "user") lastUserText = own.join("\n");
   }
   return { texts, lastUserText };
-}
-
-/** Counts the tokens of a prompt's texts, joined by newlines. */
-export function countPromptTokens(prompt: PromptText, count: CountTokens): number {
-  return count(prompt.texts.join("\n"));
 }
 
 const MAX_CONTENT_DEPTH = 8;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { EntryProtocol } from "../config/schema.ts";
 import { protocolOf } from "./index.ts";
-import { loadTokenCounter } from "./token_count.ts";
+import { loadTokenCounter } from "../tokens/token_count.ts";
 import type { PromptText } from "./types.ts";
 
 const CASES: {

@@ -11,7 +11,7 @@ import type { EntryProtocol } from "../config/schema.ts";
 import type { Admission } from "../limits/limiter.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { RequestRecord } from "../observability/record.ts";
-import { type CountTokens, loadTokenCounter } from "../protocols/token_count.ts";
+import { type CountTokens, loadTokenCounter } from "../tokens/token_count.ts";
 import type { Usage } from "../protocols/types.ts";
 import type { Delivered, RelayOutcome } from "./outcome.ts";
 
@@ -34,7 +34,7 @@ export interface SettlementParts {
  */
 export class Settlement {
   readonly #parts: SettlementParts;
-  /** The token counter, loaded only when this request needs a count (see token_count.ts). */
+  /** The token counter, loaded only when this request needs a count (see tokens/token_count.ts). */
   #counter: CountTokens | undefined;
 
   constructor(parts: SettlementParts) {

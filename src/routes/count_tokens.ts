@@ -5,7 +5,7 @@
  * free: no hold, no ledger row.
  */
 import { estimateUsage } from "../billing/estimate.ts";
-import { loadTokenCounter } from "../protocols/token_count.ts";
+import { loadTokenCounter } from "../tokens/token_count.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
 import type { EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";

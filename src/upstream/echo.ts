@@ -1,14 +1,13 @@
 /**
  * The built-in `echo` channel: no upstream, it answers in the client's own protocol with
  * the text of the last user message, streamed word by word when asked, with honest token
- * counts (o200k_base, loaded by the caller: token_count.ts). Its counting is bounded like
+ * counts (o200k_base, loaded by the caller: tokens/token_count.ts). Its counting is bounded like
  * every count: the prompt once (or not at all, when the caller counted it already), the
  * reply once, and a cut to the output cap found in one pass.
  */
 import type { EntryProtocol } from "../config/schema.ts";
 import { protocolOf, replyId } from "../protocols/index.ts";
-import { countPromptTokens } from "../protocols/prompt_text.ts";
-import type { CountTokens } from "../protocols/token_count.ts";
+import { countPromptTokens, type CountTokens } from "../tokens/token_count.ts";
 import type { TextReply } from "../protocols/types.ts";
 import { encodeSseBytes, type SseEvent } from "../protocols/sse.ts";
 import type { StopSignal } from "../clock/stop_signal.ts";

@@ -3,7 +3,7 @@ import { countTokens } from "gpt-tokenizer";
 import type { EntryProtocol } from "../config/schema.ts";
 import type { SseEvent } from "../protocols/sse.ts";
 import { protocolOf } from "../protocols/index.ts";
-import { loadTokenCounter } from "../protocols/token_count.ts";
+import { loadTokenCounter } from "../tokens/token_count.ts";
 import { echoResponse } from "./echo.ts";
 import { readSse } from "./sse.ts";
 

@@ -7,7 +7,7 @@ import type { Send } from "./call.ts";
 import { echoResponse } from "./echo.ts";
 import { isEcho } from "./transport.ts";
 import type { HttpClient } from "./http1/client.ts";
-import { loadTokenCounter } from "../protocols/token_count.ts";
+import { loadTokenCounter } from "../tokens/token_count.ts";
 import {
   type ClientHeaders,
   requestTemplates,

@@ -28,3 +28,11 @@ export async function loadTokenCounter(): Promise<CountTokens> {
     fit: (text: string, limit: number) => counter.fit(text, limit),
   });
 }
+
+/** Counts the tokens of a prompt's texts (a protocol's `promptText`), joined by newlines. */
+export function countPromptTokens(
+  prompt: { texts: readonly string[] },
+  count: CountTokens,
+): number {
+  return count(prompt.texts.join("\n"));
+}
