@@ -16,7 +16,7 @@ import { protocolOf } from "../src/protocols/index.ts";
 import { encodeSse, type SseEvent } from "../src/protocols/sse.ts";
 import type { Translation } from "../src/translate/translation.ts";
 import { createTranslator } from "../src/translate/translator.ts";
-import { CASES } from "../src/translate/chat/test_support.ts";
+import { CASES } from "../src/protocols/chat/test_support.ts";
 import { parseEvents } from "./support.ts";
 
 const PROTOCOLS: EntryProtocol[] = ["chat", "responses", "messages"];

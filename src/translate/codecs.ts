@@ -1,9 +1,9 @@
 /** The translation codec of each protocol. */
 import type { EntryProtocol } from "../config/schema.ts";
-import { chatCodec } from "./chat/index.ts";
+import { chatCodec } from "../protocols/chat/codec.ts";
 import type { Codec } from "./codec.ts";
-import { messagesCodec } from "./messages/index.ts";
-import { responsesCodec } from "./responses/index.ts";
+import { messagesCodec } from "../protocols/messages/codec.ts";
+import { responsesCodec } from "../protocols/responses/codec.ts";
 
 const CODECS: Record<EntryProtocol, Codec> = {
   chat: chatCodec,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { EntryProtocol } from "../../config/schema.ts";
-import { CASES, decodeAllWith, transcripts } from "../../translate/chat/test_support.ts";
+import { CASES, decodeAllWith, transcripts } from "../chat/test_support.ts";
 import type { StreamDecoder, StreamEncoder } from "../../translate/codec.ts";
 import { codecOf } from "../../translate/codecs.ts";
 import { upstreamStreamError } from "../../translate/errors.ts";

@@ -19,7 +19,7 @@
  * (`ensureActiveLoopHasThoughtSignatures`).
  */
 import type { IrAssistantPart, IrTurn, IrUserPart } from "../../translate/ir.ts";
-import { inputOf } from "../../translate/messages/content.ts";
+import { inputOf } from "../messages/content.ts";
 import { mediaPart, responseOfResult } from "./content.ts";
 
 /** A content or part as sent. */

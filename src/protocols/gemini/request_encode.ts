@@ -28,7 +28,7 @@
 import type { RequestEncodeContext } from "../../translate/codec.ts";
 import { convertError } from "../../translate/errors.ts";
 import type { IrRequest, IrTool } from "../../translate/ir.ts";
-import { dropOnce } from "../../translate/chat/messages_encode.ts";
+import { dropOnce } from "../chat/messages_encode.ts";
 import { BUDGET_BY_EFFORT } from "../../translate/reasoning.ts";
 import { type Drop, encodeContents } from "./contents_encode.ts";
 

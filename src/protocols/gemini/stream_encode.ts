@@ -10,7 +10,7 @@
 import type { GatewayError } from "../../errors.ts";
 import type { ResponseEncodeContext, StreamEncoder } from "../../translate/codec.ts";
 import type { IrEvent, IrFinish } from "../../translate/ir.ts";
-import { estimatedUsage } from "../../translate/messages/response_encode.ts";
+import { estimatedUsage } from "../messages/response_encode.ts";
 import type { SseEvent } from "../sse.ts";
 import type { Usage } from "../types.ts";
 import { streamErrorEvents } from "./errors.ts";

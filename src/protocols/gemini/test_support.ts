@@ -5,7 +5,7 @@
  * (contexts, SSE parsing, IR stream folding).
  */
 import type { IrEvent } from "../../translate/ir.ts";
-import { decodeAllWith, parseSse } from "../../translate/chat/test_support.ts";
+import { decodeAllWith, parseSse } from "../chat/test_support.ts";
 import type { SseEvent } from "../sse.ts";
 import { createGeminiStreamDecoder } from "./stream_decode.ts";
 
@@ -17,7 +17,7 @@ export {
   oddPart,
   parseSse,
   requestContext,
-} from "../../translate/chat/test_support.ts";
+} from "../chat/test_support.ts";
 
 const ROOT = new URL("../../../tests/fixtures/gemini/", import.meta.url);
 
