@@ -13,6 +13,7 @@ import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/esm/encodingParams/consta
 import { countInputTokens } from "../src/billing/estimate.ts";
 import { type CountTokens, loadTokenCounter } from "../src/tokens/token_count.ts";
 import { ordinaryTexts, pathologicalTexts } from "../tests/token_texts.ts";
+import { protocolOf } from "../src/protocols/index.ts";
 
 /** The counter of `which`: this checkout's, or an old bpe.ts's exact one. */
 async function loadCounter(which: string): Promise<CountTokens> {
@@ -50,10 +51,10 @@ if (mode === "admit") {
   const count = await loadCounter(which!);
   count("warm the loaded module up");
   let tokens = 0;
-  const first = cpuOf(() => tokens = countInputTokens("chat", body, count));
+  const first = cpuOf(() => tokens = countInputTokens(protocolOf("chat"), body, count));
   const more = Array.from(
     { length: Number(runs) - 1 },
-    () => cpuOf(() => countInputTokens("chat", body, count)),
+    () => cpuOf(() => countInputTokens(protocolOf("chat"), body, count)),
   ).sort((a, b) => a - b);
   console.log(JSON.stringify({ first, median: more[more.length >> 1] ?? first, tokens }));
 } else if (mode === "memory") {

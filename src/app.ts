@@ -36,13 +36,14 @@ import { createRouter, type Router } from "./routing/router.ts";
 import { createObserver, type Observer } from "./observability/observer.ts";
 import { healthz, readyz } from "./routes/health.ts";
 import { metricsRoute } from "./routes/metrics.ts";
-import { createSender } from "./upstream/send.ts";
+import { createSender } from "./relay/send.ts";
 import { checkForwardedHeaders } from "./upstream/request.ts";
 import type { HttpClient } from "./upstream/http1/client.ts";
 import { watchShutdown } from "./clock/shutdown_watch.ts";
 import { AlarmClock } from "./clock/alarm_clock.ts";
 import type { Limiter } from "./limits/limiter.ts";
 import { createMemoryLimiter } from "./limits/memory_limiter.ts";
+import { protocolOf } from "./protocols/index.ts";
 
 /** Everything the app is built from; tests pass their own. */
 export interface AppDeps {
@@ -141,11 +142,12 @@ export function createApp(deps: AppDeps): App {
     const id = c.req.param("id");
     return withKey((context, principal) => retrieve(context, principal, id))(c.get("context"));
   });
-  app.post("/v1/chat/completions", entryPoint("chat", relayRoute("chat", relayDeps)));
+  const { chat, messages } = { chat: protocolOf("chat"), messages: protocolOf("messages") };
+  app.post("/v1/chat/completions", entryPoint("chat", relayRoute(chat, relayDeps)));
   const { responses } = deps;
   app.post(
     "/v1/responses",
-    entryPoint("responses", relayRoute("responses", { ...relayDeps, responses })),
+    entryPoint("responses", relayRoute(protocolOf("responses"), { ...relayDeps, responses })),
   );
   if (responses) {
     const stored =
@@ -155,8 +157,11 @@ export function createApp(deps: AppDeps): App {
     app.delete("/v1/responses/:id", stored(deleteResponse));
     app.get("/v1/responses/:id/input_items", stored(listInputItems));
   }
-  app.post("/v1/messages", entryPoint("messages", relayRoute("messages", relayDeps)));
-  app.post("/v1/messages/count_tokens", entryPoint("messages", countTokensRoute(relayDeps)));
+  app.post("/v1/messages", entryPoint("messages", relayRoute(messages, relayDeps)));
+  app.post(
+    "/v1/messages/count_tokens",
+    entryPoint("messages", countTokensRoute(messages, relayDeps)),
+  );
   if (deps.admin) {
     app.route(
       "/admin",

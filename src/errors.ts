@@ -1,10 +1,14 @@
 /**
- * The one error type of tollgate and its two renderings: the OpenAI shape
- * (models, chat, responses) and the messages shape (every path under /v1/messages).
+ * The one error type of tollgate, and its rendering in an error shape: each protocol has
+ * its own (protocols/<p>/), and the OpenAI shape here is every other path's (models, the
+ * admin API, metrics, unknown paths).
  */
 
-/** Which body shape an error is rendered in; decided by the path, not the channel. */
-export type ErrorShape = "openai" | "messages";
+/** How an error's body looks to a client; decided by the path, not the channel. */
+export interface ErrorShape {
+  /** The JSON body of `error`, carrying the request id. */
+  body(error: GatewayError, requestId: string): unknown;
+}
 
 /** Options that travel with a GatewayError beyond status, code and message. */
 export interface GatewayErrorOptions {
@@ -47,7 +51,10 @@ const MESSAGES_TYPE_BY_STATUS: Record<number, string> = {
   529: "overloaded_error",
 };
 
-/** The messages-shape `error.type` of an error, per design.md's catalogue. */
+/**
+ * The `error.type` of an error, per design.md's catalogue: the messages protocol's, whose
+ * names OpenAI's share (but for overload, `openaiErrorType`).
+ */
 export function messagesErrorType(error: GatewayError): string {
   if (error.messagesType) return error.messagesType;
   if (error.code === "model_not_found") return "not_found_error";
@@ -62,16 +69,9 @@ export function openaiErrorType(error: GatewayError): string {
   return type === "overloaded_error" && error.status !== 529 ? "api_error" : type;
 }
 
-/** The JSON body of an error in the given shape, carrying the request id. */
-export function errorBody(error: GatewayError, shape: ErrorShape, requestId: string): unknown {
-  if (shape === "messages") {
-    return {
-      type: "error",
-      error: { type: messagesErrorType(error), message: error.message, code: error.code },
-      request_id: requestId,
-    };
-  }
-  return {
+/** The OpenAI shape: `{"error": {"message", "type", "param", "code", "request_id"}}`. */
+export const OPENAI_SHAPE: ErrorShape = {
+  body: (error, requestId) => ({
     error: {
       message: error.message,
       type: openaiErrorType(error),
@@ -79,15 +79,15 @@ export function errorBody(error: GatewayError, shape: ErrorShape, requestId: str
       code: error.code,
       request_id: requestId,
     },
-  };
-}
+  }),
+};
 
 /** Renders an error as a response in the given shape. */
 export function errorResponse(error: GatewayError, shape: ErrorShape, requestId: string): Response {
   const headers = new Headers(error.headers);
   headers.set("content-type", "application/json");
   headers.set("x-request-id", requestId);
-  return new Response(JSON.stringify(errorBody(error, shape, requestId)), {
+  return new Response(JSON.stringify(shape.body(error, requestId)), {
     status: error.status,
     headers,
   });

@@ -4,14 +4,14 @@
  * tools kept, the system prompt in the target's own place, what cannot go dropped.
  */
 import assert from "node:assert/strict";
-import { codecOf } from "../src/translate/codecs.ts";
+import { protocolOf } from "../src/protocols/index.ts";
 
 const fixture = (name: string) =>
   JSON.parse(Deno.readTextFileSync(new URL(`./fixtures/agents/${name}`, import.meta.url)));
 
 function encodeFor(target: "chat" | "responses" | "messages", request: ReturnType<typeof decode>) {
   const drops: string[] = [];
-  const body = codecOf(target).encodeRequest(request, {
+  const body = protocolOf(target).encodeRequest(request, {
     model: "upstream-model",
     defaultMaxOutputTokens: 4096,
     drop: (what) => drops.push(what),
@@ -20,7 +20,7 @@ function encodeFor(target: "chat" | "responses" | "messages", request: ReturnTyp
 }
 
 function decode(protocol: "responses" | "messages", name: string) {
-  return codecOf(protocol).decodeRequest(fixture(name));
+  return protocolOf(protocol).decodeRequest(fixture(name));
 }
 
 Deno.test("agent requests: Codex CLI's request reaches chat and messages upstreams", () => {

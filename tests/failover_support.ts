@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import type { LedgerRow } from "../src/db/schema.ts";
 import { type Logger, silentLogger } from "../src/log.ts";
-import type { SseEvent } from "../src/protocols/sse.ts";
+import type { SseEvent } from "../src/translate/sse.ts";
 import type { Plan, Step } from "./fakes/behaviour.ts";
 import { fault } from "./fakes/faults.ts";
 import { ManualClock } from "./fakes/manual_clock.ts";

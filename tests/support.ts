@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import type { SseEvent } from "../src/protocols/sse.ts";
+import type { SseEvent } from "../src/translate/sse.ts";
 import type { AlarmClock } from "../src/clock/alarm_clock.ts";
 import { readSse } from "../src/upstream/sse.ts";
 import {

@@ -5,7 +5,7 @@
  * after a full collection, as JSON.
  */
 import { protocolOf } from "../src/protocols/index.ts";
-import { outputTextCollector } from "../src/protocols/text.ts";
+import { outputTextCollector } from "../src/translate/produced_text.ts";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error("Run with --v8-flags=--expose-gc.");

@@ -13,7 +13,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import type { EntryProtocol } from "../src/config/schema.ts";
 import { protocolOf } from "../src/protocols/index.ts";
-import { encodeSse, type SseEvent } from "../src/protocols/sse.ts";
+import { encodeSse, type SseEvent } from "../src/translate/sse.ts";
 import type { Translation } from "../src/translate/translation.ts";
 import { createTranslator } from "../src/translate/translator.ts";
 import { CASES } from "../src/protocols/chat/test_support.ts";
@@ -54,11 +54,11 @@ function translation(
   upstream: EntryProtocol,
   body: Record<string, unknown>,
 ) {
-  const request = protocolOf(client).parseRequest(body);
+  const request = protocolOf(client).parseRequest(body, {});
   let next = 0;
   const drops: string[] = [];
   const translator = createTranslator({
-    entry: client,
+    entry: protocolOf(client),
     request,
     requestId: "req_golden",
     defaultMaxOutputTokens: 4096,
@@ -68,7 +68,7 @@ function translation(
     drop: (what) => drops.push(what),
     newId: (prefix) => `${prefix}golden${++next}`,
   });
-  return { translation: translator.toward(upstream), drops, request };
+  return { translation: translator.toward(protocolOf(upstream)), drops, request };
 }
 
 /**

@@ -5,6 +5,7 @@ import { GatewayError } from "../errors.ts";
 import { createChannelStats } from "../observability/channel_stats.ts";
 import { createRouter } from "../routing/router.ts";
 import { settleRequest, withAdmin } from "./test_support.ts";
+import { protocolOf } from "../protocols/index.ts";
 
 /** Asserts that `call` fails with a GatewayError of this status, code and param. */
 async function refused(
@@ -246,7 +247,7 @@ Deno.test("admin channels: each configured channel with the router's state and t
   const stats = createChannelStats(() => Date.parse("2030-01-01T00:00:05Z"));
   await withAdmin(({ admin, config }) => {
     // Both keys of "main" rejected by its upstream (401): no usable key until the config changes.
-    const plan = router.plan(config, testPrincipal(), "m", "chat");
+    const plan = router.plan(config, testPrincipal(), "m", protocolOf("chat"));
     for (let i = 0; i < 4; i++) {
       const attempt = plan.next();
       if (attempt?.channel.name === "main") plan.fail(attempt, "key_rejected");

@@ -2,12 +2,12 @@
 import type { Config } from "../config/schema.ts";
 import type { RequestContext } from "../middleware/request_context.ts";
 import { GatewayError } from "../errors.ts";
-import { perConfig } from "../routing/catalog.ts";
 import { anyCidrContains, type Cidr, parseCidr } from "./cidr.ts";
 import { clientIp } from "./client_ip.ts";
 import { extractApiKey } from "./extract.ts";
 import { rememberSecretHashes } from "./secret_hashes.ts";
 import type { KeyLookup, KeyRecord, Principal } from "./principal.ts";
+import { perConfig } from "../config/per_config.ts";
 
 const parseCidrs = (texts: readonly string[]): Cidr[] =>
   texts.map(parseCidr).filter((cidr): cidr is Cidr => cidr !== undefined);

@@ -1,6 +1,7 @@
 /** The accounting seam of the request flow: hold before the upstream call, settle after. */
 import type { Principal } from "../auth/principal.ts";
-import type { Config, EntryProtocol } from "../config/schema.ts";
+import type { Config } from "../config/schema.ts";
+import type { ProtocolName } from "../protocols/index.ts";
 import type { AttemptRecord } from "./attempt_record.ts";
 
 /** What is known of a request when it is admitted, before any upstream call. */
@@ -8,7 +9,7 @@ export interface Admission {
   requestId: string;
   principal: Principal;
   config: Config;
-  entry: EntryProtocol;
+  entry: ProtocolName;
   model: string;
   /** The model of the first attempt, whose worst case the hold covers: an alias's first. */
   pricedModel?: string;

@@ -3,8 +3,9 @@
  * (design.md "Counting rules"): its channel and model, how it ended, when its first byte
  * and first content came, and what it is billed for.
  */
-import type { Usage } from "../protocols/types.ts";
+
 import type { Attempt } from "../routing/router.ts";
+import type { Usage } from "../usage.ts";
 
 /**
  * How an attempt ended: `ok` (it served the answer to its end), `failed` (before anything

@@ -2,10 +2,9 @@
  * Token estimates: a cheap bound for holds (before the upstream answers) and a
  * tokenizer count for settling when an upstream reported no usage at all.
  */
-import type { EntryProtocol } from "../config/schema.ts";
-import { protocolOf } from "../protocols/index.ts";
+import type { Protocol } from "../protocols/index.ts";
 import { countPromptTokens, type CountTokens } from "../tokens/token_count.ts";
-import type { Usage } from "../protocols/types.ts";
+import type { Usage } from "../usage.ts";
 
 /** Bytes per token assumed for holds: low enough that the hold errs on the high side. */
 const BYTES_PER_TOKEN_FOR_HOLD = 3;
@@ -32,14 +31,14 @@ export function likelyInputTokens(bodyBytes: number): number {
  * already (the context-window check), is taken rather than counted again.
  */
 export function estimateUsage(
-  entry: EntryProtocol,
+  protocol: Protocol,
   body: Record<string, unknown>,
   outputText: string,
   count: CountTokens,
   inputTokens?: number,
 ): Usage {
   return {
-    input_tokens: inputTokens ?? countInputTokens(entry, body, count),
+    input_tokens: inputTokens ?? countInputTokens(protocol, body, count),
     output_tokens: count(outputText),
     cached_tokens: 0,
     cache_write_tokens: 0,
@@ -48,10 +47,10 @@ export function estimateUsage(
 
 /** A request's input tokens: its prompt's texts and its tools' definitions. */
 export function countInputTokens(
-  entry: EntryProtocol,
+  protocol: Protocol,
   body: Record<string, unknown>,
   count: CountTokens,
 ): number {
-  return countPromptTokens(protocolOf(entry).promptText(body), count) +
+  return countPromptTokens(protocol.promptText(body), count) +
     (body.tools === undefined ? 0 : count(JSON.stringify(body.tools)));
 }

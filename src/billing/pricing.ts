@@ -4,7 +4,7 @@
  * token, parts per million) and costs computed in BigInt, never in floating point.
  */
 import type { GroupConfig, ModelConfig } from "../config/schema.ts";
-import type { Usage } from "../protocols/types.ts";
+import type { Usage } from "../usage.ts";
 
 const PICO_PER_MICRO = 1_000_000n;
 const PPM = 1_000_000n;

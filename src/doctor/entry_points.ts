@@ -4,7 +4,7 @@
  * stream. Event names follow the OpenAI chat-completions and responses streaming references
  * and Anthropic's messages streaming reference.
  */
-import type { SseEvent } from "../protocols/sse.ts";
+import type { SseEvent } from "../translate/sse.ts";
 
 /** One of the three POST entry points. */
 export type EntryPoint = "chat" | "responses" | "messages";

@@ -41,7 +41,7 @@ export async function checkContextWindow(check: ContextCheck): Promise<number | 
   // this small fits whatever it says, with no tokenizer run.
   if (check.bodyBytes + output <= window) return undefined;
   const input = check.inputTokens ??
-    countInputTokens(request.protocol, request.body, await loadTokenCounter());
+    countInputTokens(protocolOf(request.protocol), request.body, await loadTokenCounter());
   if (input + output > window) throw tooLong(request, check.name, input, output, window);
   return input;
 }

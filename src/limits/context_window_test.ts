@@ -12,7 +12,7 @@ function check(
   body: Record<string, unknown>,
   model: ModelConfig | undefined,
 ) {
-  const request = protocolOf(protocol).parseRequest(body);
+  const request = protocolOf(protocol).parseRequest(body, {});
   return checkContextWindow({
     request,
     model,

@@ -7,7 +7,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Principal } from "../auth/principal.ts";
 import type { ConfigSnapshot } from "../config/store.ts";
-import type { ErrorShape } from "../errors.ts";
+import { type ErrorShape, OPENAI_SHAPE } from "../errors.ts";
+import { protocolOf } from "../protocols/index.ts";
 import { orderedId } from "../ids.ts";
 import { newRecord, type RequestRecord } from "../observability/record.ts";
 
@@ -58,7 +59,7 @@ export type KeyRoute = (
 
 /** The error shape for a path: the messages protocol owns everything under /messages. */
 export function shapeOf(path: string): ErrorShape {
-  return /\/messages(\/|$)/.test(path) ? "messages" : "openai";
+  return /\/messages(\/|$)/.test(path) ? protocolOf("messages").errorShape : OPENAI_SHAPE;
 }
 
 /** Keeps a well-formed incoming `x-request-id`, else makes one at `now` (ms since the epoch). */

@@ -2,9 +2,9 @@
  * What one request did, filled in as it goes (auth, routing, relay, settlement) and
  * reported once when it is over: to the request log and the metrics.
  */
-import type { EntryProtocol } from "../config/schema.ts";
-import type { Usage } from "../protocols/types.ts";
+import type { ProtocolName } from "../protocols/index.ts";
 import type { AffinityResult } from "../routing/plan.ts";
+import type { Usage } from "../usage.ts";
 
 /** How a request ended, beyond its HTTP status. */
 export type RequestOutcome = "ok" | "failed" | "aborted" | "refused";
@@ -18,7 +18,7 @@ export interface RequestRecord {
   readonly startedAt: number;
   readonly method: string;
   readonly path: string;
-  entry?: EntryProtocol;
+  entry?: ProtocolName;
   keyId?: string;
   account?: string;
   model?: string;

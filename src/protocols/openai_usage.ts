@@ -4,7 +4,7 @@
  * maps straight onto tollgate's `input_tokens`.
  */
 import { asRecord, tokenCount } from "./json_read.ts";
-import type { Usage } from "./types.ts";
+import type { Usage } from "../usage.ts";
 
 /** The names one OpenAI protocol gives its usage fields. */
 export interface OpenAiUsageFields {

@@ -1,27 +1,33 @@
 /**
- * The one interface each wire protocol implements (chat/, responses/, messages/), so
- * that nothing outside a protocol's folder switches on the protocol's name.
+ * The one interface each wire protocol implements, whole, in a folder of its own (chat/,
+ * responses/, messages/, gemini/): how its requests are validated and read, how its
+ * channels are called, how its errors look, and its codec (translate/codec.ts). Nothing
+ * outside a protocol's folder switches on the protocol's name; a new protocol is a new
+ * folder registered in index.ts.
  */
-import type { EntryProtocol } from "../config/schema.ts";
-import type { GatewayError } from "../errors.ts";
-import type { SseEvent } from "./sse.ts";
-import type {
-  EntryRequest,
-  PromptText,
-  StreamErrorReport,
-  TextReply,
-  Usage,
-  UsageTap,
-} from "./types.ts";
+import type { ErrorShape } from "../errors.ts";
+import type { Codec, RequestRoute } from "../translate/codec.ts";
+import type { SseEvent } from "../translate/sse.ts";
+import type { EntryRequest, PromptText, ProtocolName, TextReply } from "./types.ts";
+
+export type { ProtocolName } from "./types.ts";
 
 /** How a channel of a protocol is called: its paths, credentials and version headers. */
 export interface UpstreamWire {
-  /** Appended to a channel's `base_url`: `/chat/completions`, `/responses`, `/messages`. */
-  readonly path: string;
+  /**
+   * Appended to a channel's `base_url` for an answer from `model` (the channel's id for it),
+   * streamed or not: `/chat/completions`, `/responses`, `/messages`; Gemini's names both.
+   */
+  path(model: string, stream: boolean): string;
   /** Appended for a token count, where the protocol has that endpoint. */
-  readonly countTokensPath?: string;
-  /** Where the channel key goes: `Authorization: Bearer`, or `x-api-key`. */
-  readonly credential: "bearer" | "x-api-key";
+  countTokensPath?(model: string): string;
+  /** Whether those paths name the model: a channel's requests then differ by model. */
+  readonly modelInPath: boolean;
+  /**
+   * The header the channel key goes in, and the scheme before it: `Authorization: Bearer
+   * <key>`, `x-api-key: <key>`, `x-goog-api-key: <key>`.
+   */
+  readonly credential: { readonly header: string; readonly scheme?: string };
   /** Client headers forwarded upstream: versions and opt-ins, never credentials. */
   readonly forwardedHeaders: readonly string[];
   /** A header sent when neither the client nor the channel sets it. */
@@ -30,53 +36,61 @@ export interface UpstreamWire {
   readonly keepsQuery: boolean;
 }
 
-/** Everything tollgate knows of one wire protocol. */
-export interface Protocol {
-  readonly name: EntryProtocol;
+/** The start of a conversation, as cache affinity names it (routing/conversation.ts). */
+export interface ConversationStart {
+  /** Its leading texts: the system prompt, and any system turns before the first user turn. */
+  leading: string[];
+  /** The texts of its first user message. */
+  opening: string[];
+}
+
+/** A protocol's token-count endpoint (messages' `count_tokens`, Gemini's `countTokens`). */
+export interface TokenCountEndpoint {
+  /** Validates a count's body; its model and the request body to count, or a 400. */
+  parseRequest(
+    body: unknown,
+    route: RequestRoute,
+  ): { model: string; body: Record<string, unknown> };
+  /** The answer to a count of `tokens` input tokens. */
+  answer(tokens: number): Record<string, unknown>;
+}
+
+/** Everything tollgate knows of one wire protocol: its codec, and the rest. */
+export interface Protocol extends Codec {
+  readonly name: ProtocolName;
   /** How its channels are called. */
   readonly upstream: UpstreamWire;
-  /**
-   * The status of an upstream overloaded on every channel, for this protocol's clients:
-   * 529 is the messages protocol's own; OpenAI clients know overload as 503.
-   */
-  readonly overloadedStatus: 503 | 529;
+  /** How its clients are told of an error that ends a request before its answer began. */
+  readonly errorShape: ErrorShape;
   /** The fields naming a request's input and its cap on output (a context error's words). */
   readonly fields: { readonly input: string; readonly maxOutput: string };
-  /**
-   * Where a request shows its conversation (cache affinity): the field of its leading
-   * (system) text, the field of its turns, and a session id its client puts in the body.
-   */
+  /** Where a request shows its conversation (cache affinity). */
   readonly conversation: {
-    readonly leading?: string;
-    readonly turns: string;
+    /** The start of the conversation a request's body holds. */
+    start(body: Record<string, unknown>): ConversationStart;
+    /** A session id its client puts in the body (Claude Code's `metadata.user_id`). */
     session?(body: Record<string, unknown>): unknown;
   };
-  /** Prefix of this protocol's response ids: `chatcmpl-`, `resp_` or `msg_`. */
-  readonly idPrefix: string;
   /** SSE text that keeps a silent stream's connection alive: a comment, or messages' `ping`. */
   readonly keepalive: string;
-  /** Validates an entry-point body; throws a 400 `invalid_request` naming the field at fault. */
-  parseRequest(body: unknown): EntryRequest;
+  /**
+   * Whether its channels may continue an answer given as a trailing assistant turn (a
+   * stream's rescue), when the config says they do: never a responses upstream's.
+   */
+  readonly takesPrefill: boolean;
+  /** Its token-count endpoint, if it has one. */
+  readonly countTokens?: TokenCountEndpoint;
+  /**
+   * Validates an entry-point body (`route`: what its path said); throws a 400
+   * `invalid_request` naming the field at fault.
+   */
+  parseRequest(body: unknown, route: RequestRoute): EntryRequest;
   /** The prompt's text, for the echo channel and token estimates. */
   promptText(body: Record<string, unknown>): PromptText;
-  /** The usage of a whole response body, if it reports one. */
-  usageFromResponse(json: unknown): Usage | undefined;
-  /** A tap reading the usage reported in a stream. */
-  createUsageTap(): UsageTap;
-  /** Usage as this protocol's `usage` object. */
-  encodeUsage(usage: Usage): Record<string, unknown>;
-  /** Text an upstream produced in a whole response (text, tool arguments, reasoning). */
-  responseText(json: unknown): string;
-  /** Text an upstream produced in one stream event. */
-  eventText(event: SseEvent): string;
   /** A text reply as a whole response body, shaped by the client's request. */
   buildReply(reply: TextReply, request: Record<string, unknown>): Record<string, unknown>;
   /** A text reply as a stream of events, shaped by the client's request. */
   buildReplyEvents(reply: TextReply, request: Record<string, unknown>): SseEvent[];
-  /** The events that report `error` to a client mid-stream, after which the stream closes. */
-  streamErrorEvents(error: GatewayError, requestId: string): SseEvent[];
-  /** The error an upstream's stream event reports, or undefined for any other event. */
-  streamError(event: SseEvent): StreamErrorReport | undefined;
   /**
    * Whether an upstream's stream event carries the answer's content (a text, reasoning or
    * tool-call delta): the first one commits the answer to the client (relay/commit.ts).

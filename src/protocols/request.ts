@@ -5,9 +5,8 @@
  * built from these helpers.
  */
 import type * as z from "zod/mini";
-import type { EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
-import type { EntryRequest } from "./types.ts";
+import type { EntryRequest, ProtocolName } from "./types.ts";
 
 /** A path into a request body, as an API error names it: `["messages", 0, "role"]`. */
 export type FieldPath = readonly (string | number)[];
@@ -20,7 +19,7 @@ export interface Fault {
 
 /** The parsed request, with `maxOutputTokens` only when the client set one. */
 export function entryRequest(
-  protocol: EntryProtocol,
+  protocol: ProtocolName,
   model: string,
   stream: boolean | null | undefined,
   maxOutputTokens: number | null | undefined,

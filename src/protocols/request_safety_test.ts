@@ -9,7 +9,7 @@ function outcome({ protocol, text }: HostileBody): string {
   const body = JSON.parse(text);
   try {
     if (protocol === "count_tokens") parseCountTokensRequest(body);
-    else protocolOf(protocol).parseRequest(body);
+    else protocolOf(protocol).parseRequest(body, {});
     return "ok";
   } catch (error) {
     // Anything but a 400 (a RangeError from recursion, say) fails the test here.

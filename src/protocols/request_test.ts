@@ -95,7 +95,7 @@ const VALID: ValidCase[] = [
 
 for (const c of VALID) {
   Deno.test(`parseEntryRequest accepts ${c.name}`, () => {
-    const request = protocolOf(c.protocol).parseRequest(c.body);
+    const request = protocolOf(c.protocol).parseRequest(c.body, {});
     assert.equal(request.protocol, c.protocol);
     assert.equal(request.model, c.model);
     assert.equal(request.stream, c.stream);
@@ -215,7 +215,7 @@ const INVALID: InvalidCase[] = [
 
 for (const c of INVALID) {
   Deno.test(`parseEntryRequest rejects (${c.protocol}) ${c.message}`, () => {
-    assert.throws(() => protocolOf(c.protocol).parseRequest(c.body), (error: unknown) => {
+    assert.throws(() => protocolOf(c.protocol).parseRequest(c.body, {}), (error: unknown) => {
       assert.ok(error instanceof GatewayError);
       assert.equal(error.status, 400);
       assert.equal(error.code, "invalid_request");

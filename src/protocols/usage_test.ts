@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import type { EntryProtocol } from "../config/schema.ts";
-import type { SseEvent } from "./sse.ts";
+import type { SseEvent } from "../translate/sse.ts";
 import { protocolOf } from "./index.ts";
-import type { Usage } from "./types.ts";
 import { encodeUsage as encodeChat, reportsUsage } from "./chat/usage.ts";
 import { encodeUsage as encodeMessages } from "./messages/usage.ts";
 import { encodeUsage as encodeResponses } from "./responses/usage.ts";
+import type { Usage } from "../usage.ts";
 
 const data = (value: unknown): SseEvent => ({ data: JSON.stringify(value) });
 const named = (value: { type: string; [key: string]: unknown }): SseEvent => ({

@@ -5,13 +5,15 @@
  * protocol's preamble held back until then. Anything that goes wrong before that point
  * is an UpstreamFailure, and failover may still try elsewhere: the client saw nothing.
  */
-import type { EntryProtocol, Timeouts } from "../config/schema.ts";
-import { protocolOf } from "../protocols/index.ts";
-import { encodeSse, type SseBatch, type SseEvent } from "../protocols/sse.ts";
+import type { Timeouts } from "../config/schema.ts";
+import type { Protocol } from "../protocols/index.ts";
+import { encodeSse, type SseEvent } from "../translate/sse.ts";
 import type { StreamConverter } from "../translate/translation.ts";
 import { type UpstreamExchange, UpstreamFailure } from "../upstream/call.ts";
-import type { UpstreamResponse, WholeAnswer } from "../upstream/response.ts";
+import type { UpstreamResponse } from "../upstream/response.ts";
 import { readSseBatches } from "../upstream/sse.ts";
+import { type SseBatch } from "../upstream/sse.ts";
+import type { WholeAnswer } from "../translate/translation.ts";
 
 const DECODER = new TextDecoder();
 const ENCODER = new TextEncoder();
@@ -50,7 +52,7 @@ export interface StreamCommit {
   exchange: UpstreamExchange;
   response: UpstreamResponse;
   /** The protocol the upstream answers in. */
-  upstream: EntryProtocol;
+  upstream: Protocol;
   converter: StreamConverter;
   timeouts: Timeouts;
   /** How long the first content may take, from now. */
@@ -67,7 +69,7 @@ export async function readToCommit(commit: StreamCommit): Promise<CommittedStrea
   if (!response.body || !response.header("content-type")?.includes("text/event-stream")) {
     throw new UpstreamFailure("network", "The upstream did not answer with an event stream.");
   }
-  const wire = protocolOf(commit.upstream);
+  const wire = commit.upstream;
   // No signal: an aborted exchange already ends the body's reads (its connection closes,
   // the echo's stream errors), and a listener per stream would stay for all of it.
   const events = readSseBatches(response.body)[Symbol.asyncIterator]();
@@ -114,8 +116,8 @@ export async function readToCommit(commit: StreamCommit): Promise<CommittedStrea
 }
 
 /** An error event, or an event whose data is not JSON, as the failure it is. */
-function failIfBroken(event: SseEvent, upstream: EntryProtocol): void {
-  const report = protocolOf(upstream).streamError(event);
+function failIfBroken(event: SseEvent, upstream: Protocol): void {
+  const report = upstream.streamError(event);
   if (report) {
     const what = report.message ? `: ${report.message}` : ".";
     throw new UpstreamFailure(

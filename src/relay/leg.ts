@@ -1,10 +1,11 @@
 /** A stream attempt read to its commit point, as a leg of the client's answer (stream.ts). */
-import type { Usage } from "../protocols/types.ts";
+
 import type { StreamConverter } from "../translate/translation.ts";
 import type { Answered } from "./attempts.ts";
 import { readToCommit } from "./commit.ts";
 import { type RelayRequest, timeoutsOf, upstreamOf } from "./relay_request.ts";
 import type { Leg } from "./stream.ts";
+import type { Usage } from "../usage.ts";
 
 /**
  * An answered attempt's stream read to its commit point, as the leg the client's stream

@@ -1,5 +1,5 @@
+import type { Usage } from "../usage.ts";
 /** How a relayed request ended, as settlement and the access log need it. */
-import type { Usage } from "../protocols/types.ts";
 
 /** The end of one relayed request. */
 export interface RelayOutcome {

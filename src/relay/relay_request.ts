@@ -4,24 +4,26 @@
  * request is held (routes/relay.ts).
  */
 import type { Hold } from "../billing/accounting.ts";
-import type { Config, EntryProtocol, Timeouts } from "../config/schema.ts";
+import type { Config, Timeouts } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { RequestRecord } from "../observability/record.ts";
+import type { Protocol } from "../protocols/index.ts";
 import type { EntryRequest } from "../protocols/types.ts";
 import type { Attempt, RoutePlan } from "../routing/router.ts";
 import type { StoredTurn } from "../stored/stored_responses.ts";
 import type { Translator } from "../translate/translator.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
 import type { Send } from "../upstream/call.ts";
-import { answersIn } from "../upstream/transport.ts";
+import { answersIn, upstreamProtocol } from "../routing/transport.ts";
 import type { Attempts } from "./attempts.ts";
 import type { Settlement } from "./settle.ts";
 
 /** An admitted, held request on its way upstream. */
 export interface RelayRequest {
-  entry: EntryProtocol;
+  /** The client's protocol. */
+  entry: Protocol;
   request: EntryRequest;
   config: Config;
   requestId: string;
@@ -56,13 +58,14 @@ export function timeoutsOf(
 }
 
 /** The protocol an attempt's upstream answers `relay`'s request in. */
-export function upstreamOf(relay: Pick<RelayRequest, "entry">, attempt: Attempt): EntryProtocol {
+export function upstreamOf(relay: Pick<RelayRequest, "entry">, attempt: Attempt): Protocol {
   return answersIn(attempt.channel, relay.entry);
 }
 
 /** Whether a channel continues an answer given as a trailing assistant turn (a rescue). */
 export function takesPrefill(config: Config, attempt: Pick<Attempt, "channel" | "model">) {
-  if (attempt.channel.protocol === "responses") return false;
+  const { channel } = attempt;
+  if (upstreamProtocol(channel)?.takesPrefill === false) return false;
   return attempt.channel.prefill ?? config.models[attempt.model]?.prefill ?? false;
 }
 

@@ -7,13 +7,13 @@
 import type { Hold } from "../billing/accounting.ts";
 import { type AttemptRecord, totalUsage } from "../billing/attempt_record.ts";
 import { estimateUsage } from "../billing/estimate.ts";
-import type { EntryProtocol } from "../config/schema.ts";
+import type { Protocol } from "../protocols/index.ts";
 import type { Admission } from "../limits/limiter.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { RequestRecord } from "../observability/record.ts";
 import { type CountTokens, loadTokenCounter } from "../tokens/token_count.ts";
-import type { Usage } from "../protocols/types.ts";
 import type { Delivered, RelayOutcome } from "./outcome.ts";
+import type { Usage } from "../usage.ts";
 
 /** What settling one request needs from its route. */
 export interface SettlementParts {
@@ -21,7 +21,7 @@ export interface SettlementParts {
   admission: Admission;
   record: RequestRecord;
   metrics: Metrics;
-  entry: EntryProtocol;
+  entry: Protocol;
   /** The client's body, whose prompt an estimate counts when the upstream reported no usage. */
   body: Record<string, unknown>;
   /** Its input tokens when admission counted them already (not counted again). */

@@ -10,18 +10,18 @@
  * clean end for a cut answer. A client that goes away aborts the upstream request.
  */
 import type { AttemptRecord } from "../billing/attempt_record.ts";
-import type { EntryProtocol } from "../config/schema.ts";
-import type { Usage } from "../protocols/types.ts";
 import type { Attempt } from "../routing/router.ts";
 import { GatewayError } from "../errors.ts";
-import { protocolOf } from "../protocols/index.ts";
-import { encodeSse, type SseBatch, type SseEvent } from "../protocols/sse.ts";
+import type { Protocol } from "../protocols/index.ts";
+import { encodeSse, type SseEvent } from "../translate/sse.ts";
 import type { StreamConverter } from "../translate/translation.ts";
 import type { Alarm, AlarmClock, Ringing } from "../clock/alarm_clock.ts";
 import { type UpstreamExchange, UpstreamFailure } from "../upstream/call.ts";
 import { isMalformed } from "./commit.ts";
 import type { RelayOutcome } from "./outcome.ts";
 import { shuttingDown } from "./verdict.ts";
+import type { Usage } from "../usage.ts";
+import { type SseBatch } from "../upstream/sse.ts";
 
 const ENCODER = new TextEncoder();
 /** The upstream's stream ended after its last batch: nothing more but the closing events. */
@@ -48,7 +48,7 @@ export interface Leg {
   events: AsyncIterator<SseBatch>;
   converter: StreamConverter;
   /** The protocol its upstream answers in. */
-  upstream: EntryProtocol;
+  upstream: Protocol;
   /** The client's bytes held back until commit, sent first. */
   held: Uint8Array[];
   /** Its upstream's body ended at commit (an answer that ended before any content). */
@@ -66,7 +66,7 @@ export interface StreamRelay {
   /** The committed leg; rejects with the client's error when every attempt failed. */
   first: Promise<Leg>;
   keepalive: Keepalive;
-  entry: EntryProtocol;
+  entry: Protocol;
   requestId: string;
   /** A leg that continues the answer after `cut` (a rescue), or undefined when none can. */
   rescue(cut: Cut): Promise<Leg | undefined>;
@@ -142,7 +142,7 @@ class RelayStream implements UnderlyingDefaultSource<Uint8Array>, Ringing {
       const gatewayError = error instanceof GatewayError ? error : shuttingDown();
       this.#end("failed", gatewayError.message, undefined);
       this.#enqueue(this.#encode(
-        protocolOf(this.#relay.entry).streamErrorEvents(gatewayError, this.#relay.requestId),
+        this.#relay.entry.streamErrorEvents(gatewayError, this.#relay.requestId),
       ));
       await this.#close();
       return false;
@@ -247,7 +247,7 @@ class RelayStream implements UnderlyingDefaultSource<Uint8Array>, Ringing {
   async #relayBatch(batch: SseBatch): Promise<boolean> {
     const leg = this.#leg!;
     const { converter } = leg;
-    const wire = protocolOf(leg.upstream);
+    const wire = leg.upstream;
     let upstreamEvents = batch.events;
     let malformed = false;
     for (let i = 0; i < upstreamEvents.length; i++) {

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
-import type { SseBatch, SseEvent } from "../protocols/sse.ts";
+import type { SseEvent } from "../translate/sse.ts";
 import type { StreamConverter } from "../translate/translation.ts";
 import { AlarmClock, type Ringing } from "../clock/alarm_clock.ts";
 import type { UpstreamExchange } from "../upstream/call.ts";
 import type { RelayOutcome } from "./outcome.ts";
 import { type Leg, relayStream, type StreamRelay } from "./stream.ts";
+import type { SseBatch } from "../upstream/sse.ts";
+import { protocolOf } from "../protocols/index.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -65,14 +67,14 @@ function relayOf(
     exchange: silentExchange(),
     events: options.events,
     converter: options.converter,
-    upstream: "chat",
+    upstream: protocolOf("chat"),
     held: [encoder.encode(FIRST)],
     ended: false,
   };
   return relayStream({
     first: Promise.resolve(leg),
     keepalive: options.keepalive,
-    entry: "chat",
+    entry: protocolOf("chat"),
     requestId: "req_test",
     rescue: () => Promise.resolve(undefined),
     onEnd: options.onEnd,

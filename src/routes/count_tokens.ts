@@ -1,15 +1,16 @@
 /**
- * POST /v1/messages/count_tokens (Claude Code calls it before requests): relayed to
- * a messages channel of the model when there is one, else counted locally with the
- * tokenizer over the body the request would send to the model's first channel. It is
- * free: no hold, no ledger row.
+ * An entry protocol's token count (`POST /v1/messages/count_tokens`, which Claude Code calls
+ * before requests): relayed to a channel of the model that speaks the entry's protocol and
+ * has the endpoint, when there is one, else counted locally with the tokenizer over the
+ * body the request would send to the model's first channel. It is free: no hold, no ledger
+ * row.
  */
 import { estimateUsage } from "../billing/estimate.ts";
 import { loadTokenCounter } from "../tokens/token_count.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
-import type { EntryProtocol } from "../config/schema.ts";
+import type { ChannelConfig } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
-import { parseCountTokensRequest } from "../protocols/messages/index.ts";
+import type { Protocol } from "../protocols/protocol.ts";
 import { Attempts, type AttemptSource } from "../relay/attempts.ts";
 import { readWhole } from "../relay/commit.ts";
 import { timeoutsOf } from "../relay/relay_request.ts";
@@ -17,13 +18,13 @@ import { readJsonBody } from "../relay/body.ts";
 import { createTranslator } from "../translate/translator.ts";
 import type { KeyRoute } from "../middleware/request_context.ts";
 import type { RelayDeps } from "./relay.ts";
-import { answersIn, isEcho } from "../upstream/transport.ts";
-import type { ChannelConfig } from "../config/schema.ts";
-import { protocolOf } from "../protocols/index.ts";
-import { answerLimitsOf } from "../upstream/send.ts";
+import { answersIn, upstreamProtocol } from "../routing/transport.ts";
+import { answerLimitsOf } from "../relay/send.ts";
 
-/** The count_tokens handler. */
-export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute {
+/** The count handler of `entry`, a protocol with a token-count endpoint. */
+export function countTokensRoute(entry: Protocol, deps: Omit<RelayDeps, "accounting">): KeyRoute {
+  const endpoint = entry.countTokens;
+  if (!endpoint) throw new Error(`The ${entry.name} protocol has no token-count endpoint.`);
   return async function countTokens(context, principal) {
     const { config } = context.snapshot;
     const { requestId, request: client } = context;
@@ -31,15 +32,15 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
       maxBytes: config.server.max_body_bytes,
       timeoutMs: config.timeouts.body,
     }, deps.clock);
-    const request = parseCountTokensRequest(body.value);
-    const plan = deps.router.plan(config, principal, request.model, "messages");
+    const request = endpoint.parseRequest(body.value, {});
+    const plan = deps.router.plan(config, principal, request.model, entry);
     // The protocol of the first channel that cannot count tokens, if one comes up.
-    let elsewhere: EntryProtocol | undefined;
-    const messagesChannels: AttemptSource = {
+    let elsewhere: Protocol | undefined;
+    const counting: AttemptSource = {
       next() {
         for (let attempt = plan.next(); attempt; attempt = plan.next()) {
-          if (countsTokens(attempt.channel)) return attempt;
-          elsewhere ??= answersIn(attempt.channel, "messages");
+          if (countsTokens(attempt.channel, entry)) return attempt;
+          elsewhere ??= answersIn(attempt.channel, entry);
         }
         return undefined;
       },
@@ -56,15 +57,15 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
       now: deps.now,
       random: deps.random,
       timeoutsOf: (attempt) => timeoutsOf(config, attempt),
-      overloadedStatus: 529,
+      overloadedStatus: entry.overloadedStatus,
     });
-    const result = await attempts.run(messagesChannels, {
+    const result = await attempts.run(counting, {
       send: (attempt) =>
         deps.sender({
           attempt,
           operation: "count_tokens",
-          entry: "messages",
-          body: { ...request.body, model: attempt.upstreamModel },
+          entry,
+          body: entry.passthrough({ ...request, stream: false }).body(attempt.upstreamModel),
           clientHeaders: context.headers,
           search: context.search,
           stream: false,
@@ -80,10 +81,10 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
     }
     if (attempts.count > 0) throw result.error;
 
-    const target = elsewhere ?? "messages";
+    const target = elsewhere ?? entry;
     const translator = createTranslator({
-      entry: "messages",
-      request: { protocol: "messages", model: request.model, stream: false, body: request.body },
+      entry,
+      request: { model: request.model, stream: false, body: request.body },
       requestId,
       defaultMaxOutputTokens: config.models[request.model]?.max_output_tokens ??
         DEFAULT_MAX_OUTPUT_TOKENS,
@@ -99,16 +100,16 @@ export function countTokensRoute(deps: Omit<RelayDeps, "accounting">): KeyRoute 
       // Counting never refuses: what cannot be translated is counted as the client sent it.
       if (!(error instanceof GatewayError)) throw error;
     }
-    const protocol = upstreamBody === request.body ? "messages" : target;
+    const protocol = upstreamBody === request.body ? entry : target;
     const count = await loadTokenCounter();
-    return Response.json({
-      input_tokens: estimateUsage(protocol, upstreamBody, "", count).input_tokens,
-    });
+    return Response.json(
+      endpoint.answer(estimateUsage(protocol, upstreamBody, "", count).input_tokens),
+    );
   };
 }
 
-/** Whether a channel's upstream has a token-count endpoint (the messages protocol's). */
-function countsTokens(channel: ChannelConfig): boolean {
-  return !isEcho(channel) &&
-    protocolOf(answersIn(channel, "messages")).upstream.countTokensPath !== undefined;
+/** Whether a channel's upstream speaks `entry`'s protocol and has its token-count endpoint. */
+function countsTokens(channel: ChannelConfig, entry: Protocol): boolean {
+  const upstream = upstreamProtocol(channel);
+  return upstream === entry && upstream.upstream.countTokensPath !== undefined;
 }

@@ -6,8 +6,8 @@
 import { hash } from "node:crypto";
 import type { Config } from "../config/schema.ts";
 import type { RequestContext } from "../middleware/request_context.ts";
-import { perConfig } from "../routing/catalog.ts";
 import type { Router } from "../routing/router.ts";
+import { perConfig } from "../config/per_config.ts";
 
 /** How long /readyz waits for the database before calling it unreachable. */
 const DATABASE_CHECK_MS = 2_000;

@@ -7,10 +7,10 @@
 import type { Principal } from "../auth/principal.ts";
 import type { Accounting } from "../billing/accounting.ts";
 import { holdInputTokens, likelyInputTokens } from "../billing/estimate.ts";
-import type { Config, EntryProtocol } from "../config/schema.ts";
+import type { Config } from "../config/schema.ts";
 import type { Logger } from "../log.ts";
 import type { Observer } from "../observability/observer.ts";
-import { protocolOf } from "../protocols/index.ts";
+import type { Protocol } from "../protocols/index.ts";
 import { Attempts } from "../relay/attempts.ts";
 import { answerStream } from "../relay/answer_stream.ts";
 import { answerWhole } from "../relay/answer_whole.ts";
@@ -21,7 +21,7 @@ import { conversationName } from "../routing/conversation.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
 import { createTranslator, type Translator } from "../translate/translator.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
-import { answerLimitsOf, type SendOptions } from "../upstream/send.ts";
+import { answerLimitsOf, type SendOptions } from "../relay/send.ts";
 import type { ShutdownWatch } from "../clock/shutdown_watch.ts";
 import type { Send } from "../upstream/call.ts";
 import { readJsonBody } from "../relay/body.ts";
@@ -51,18 +51,18 @@ export interface RelayDeps {
 }
 
 /** The handler of one entry point. */
-export function relayRoute(entry: EntryProtocol, deps: RelayDeps): KeyRoute {
+export function relayRoute(entry: Protocol, deps: RelayDeps): KeyRoute {
   // The entry point's keep-alive, encoded once for all of its streams.
-  const keepalive = ENCODER.encode(protocolOf(entry).keepalive);
+  const keepalive = ENCODER.encode(entry.keepalive);
   return async function relay(context, principal) {
     const { config } = context.snapshot;
     const { record } = context;
-    record.entry = entry;
+    record.entry = entry.name;
     const body = await readJsonBody(context, {
       maxBytes: config.server.max_body_bytes,
       timeoutMs: config.timeouts.body,
     }, deps.clock);
-    const parsed = protocolOf(entry).parseRequest(body.value);
+    const parsed = entry.parseRequest(body.value, {});
     record.model = parsed.model;
     const turn = await deps.responses?.begin(config, principal, parsed.body);
     // A resolved conversation is what the channel is sent, and what is billed.
@@ -101,7 +101,7 @@ const ENCODER = new TextEncoder();
 
 /** An admitted request, as `forward` takes it on. */
 interface Admitted {
-  entry: EntryProtocol;
+  entry: Protocol;
   request: EntryRequest;
   /** The body as it goes upstream. */
   raw: Uint8Array;
@@ -136,7 +136,7 @@ async function forward(
     requestId,
     principal,
     config,
-    entry,
+    entry: entry.name,
     model: request.model,
     pricedModel: plan.models[0],
     stream: request.stream,
@@ -162,7 +162,7 @@ async function forward(
     now: deps.now,
     random: deps.random,
     timeoutsOf: (attempt) => timeoutsOf(config, attempt),
-    overloadedStatus: protocolOf(entry).overloadedStatus,
+    overloadedStatus: entry.overloadedStatus,
     // The upstream found the request too long: on to a model with a larger window.
     tooLong: (attempt) =>
       Promise.resolve(

@@ -11,10 +11,7 @@
  * id. Pure: nothing here reads a clock, a store or the network.
  */
 import { hash } from "node:crypto";
-import type { EntryProtocol } from "../config/schema.ts";
-import { asRecord } from "../protocols/json_read.ts";
-import { protocolOf } from "../protocols/index.ts";
-import { collectText } from "../protocols/prompt_text.ts";
+import { type Protocol, protocolOf } from "../protocols/index.ts";
 import type { EntryRequest } from "../protocols/types.ts";
 
 /** Characters of a client-given name that go into a name. */
@@ -40,7 +37,9 @@ export function conversationName(
   const named = namedBy(request, headers, chain);
   const source = named
     ? `${named[0]}\u0000${named[1].slice(0, NAME_SOURCE_CHARS)}`
-    : `prompt\u0000${request.model}\u0000${promptStart(request.protocol, request.body)}`;
+    : `prompt\u0000${request.model}\u0000${
+      promptStart(protocolOf(request.protocol), request.body)
+    }`;
   return hash("sha256", `${keyId}\u0000${source}`, "base64url").slice(0, 22);
 }
 
@@ -64,35 +63,16 @@ function namedBy(
 /**
  * The start of the conversation: its system prompt (with any system turns before the
  * first user message) and its first user message, as text (so `input: "hi"` and an input
- * item saying "hi" start alike). Every later turn starts with the same. Each of the two
- * goes in by its head and tail only (`SAMPLE_CHARS` each), since hashing costs in
- * proportion to the text and an agent's prompt runs to a hundred KB: a long shared system
- * prompt differs at its end (an agent's working directory, the date), and a first message
- * at either end (its boilerplate first, the task last, or the other way).
+ * item saying "hi" start alike), as its protocol reads them. Every later turn starts with
+ * the same. Each of the two goes in by its head and tail only (`SAMPLE_CHARS` each), since
+ * hashing costs in proportion to the text and an agent's prompt runs to a hundred KB: a
+ * long shared system prompt differs at its end (an agent's working directory, the date),
+ * and a first message at either end (its boilerplate first, the task last, or the other way).
  */
-export function promptStart(entry: EntryProtocol, body: Record<string, unknown>): string {
-  const fields = protocolOf(entry).conversation;
-  const leading = fields.leading ? collectText(body[fields.leading]) : [];
-  let opening: string[] = [];
-  const turns = body[fields.turns];
-  if (typeof turns === "string") opening = [turns];
-  else if (Array.isArray(turns)) {
-    for (const turn of turns.slice(0, MAX_LEADING_TURNS)) {
-      const record = asRecord(turn);
-      if (!record) continue;
-      const texts = collectText(record.content);
-      if (record.role === "user") {
-        opening = texts;
-        break;
-      }
-      leading.push(...texts);
-    }
-  }
+export function promptStart(protocol: Protocol, body: Record<string, unknown>): string {
+  const { leading, opening } = protocol.conversation.start(body);
   return `${sample(leading.join("\n"))}\u0000${sample(opening.join("\n"))}`;
 }
-
-/** Turns read while looking for the first user message (system turns lead it, if any). */
-const MAX_LEADING_TURNS = 16;
 
 /** A text's head and tail, `SAMPLE_CHARS` each; a short text whole. */
 function sample(text: string): string {

@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import type { EntryProtocol } from "../config/schema.ts";
+import type { ProtocolName } from "../protocols/types.ts";
 import { conversationName, NAME_SOURCE_CHARS, SAMPLE_CHARS } from "./conversation.ts";
 
 const SYSTEM = "You are a careful assistant.";
 
 /** The name of a request with `body`, from key `key_a` for model `m` unless `cues` says. */
 function name(
-  entry: EntryProtocol,
+  entry: ProtocolName,
   body: Record<string, unknown>,
   cues: { headers?: ReadonlyMap<string, string>; keyId?: string; model?: string; chain?: string } =
     {},
@@ -104,6 +105,25 @@ Deno.test("conversation name: a long text is named by its head and tail", () => 
     name("chat", { prompt_cache_key: `${key}1` }),
     name("chat", { prompt_cache_key: `${key}2` }),
   );
+});
+
+Deno.test("conversation name (gemini): its turns' parts and its system instruction name it", () => {
+  const system = { parts: [{ text: SYSTEM }] };
+  const first = { systemInstruction: system, contents: [{ parts: [{ text: "Plan a trip." }] }] };
+  const next = {
+    systemInstruction: system,
+    contents: [
+      { role: "user", parts: [{ text: "Plan a trip." }] },
+      { role: "model", parts: [{ text: "Where to?" }] },
+      { role: "user", parts: [{ text: "Lisbon." }] },
+    ],
+  };
+  assert.equal(name("gemini", next), name("gemini", first));
+  // What the prompt says counts: another opening, another system instruction.
+  const other = { ...first, contents: [{ role: "user", parts: [{ text: "Plan a dinner." }] }] };
+  assert.notEqual(name("gemini", other), name("gemini", first));
+  const terse = { ...first, systemInstruction: { parts: [{ text: "Be terse." }] } };
+  assert.notEqual(name("gemini", terse), name("gemini", first));
 });
 
 /** Requests that name their conversation, and what else must (or must not) share the name. */

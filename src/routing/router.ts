@@ -5,12 +5,13 @@
  * affinity on, a conversation goes first to the channel key that last served it, ahead of
  * the others of its priority (never ahead of a higher one).
  */
-import type { ChannelConfig, Config, EntryProtocol } from "../config/schema.ts";
+import type { ChannelConfig, Config } from "../config/schema.ts";
+import type { Protocol } from "../protocols/index.ts";
 import { GatewayError } from "../errors.ts";
 import type { Principal } from "../auth/principal.ts";
 import { type AffinityTable, type Binding, createAffinityTable } from "./affinity.ts";
-import { buildCatalog, perConfig } from "./catalog.ts";
-import { answersIn } from "../upstream/transport.ts";
+import { buildCatalog } from "./catalog.ts";
+import { answersIn } from "./transport.ts";
 import { type ChannelHealthState, createHealth, type Health } from "./health.ts";
 import {
   type BoundKey,
@@ -21,7 +22,7 @@ import {
   type PlanAffinity,
   type RoutePlan,
 } from "./plan.ts";
-
+import { perConfig } from "../config/per_config.ts";
 export { type AffinityResult, type Attempt, type AttemptFailure, type RoutePlan } from "./plan.ts";
 
 /**
@@ -45,7 +46,7 @@ export interface Router {
     config: Config,
     principal: Principal,
     model: string,
-    entry: EntryProtocol,
+    entry: Protocol,
     conversation?: string,
   ): RoutePlan;
 }
@@ -220,7 +221,7 @@ function hasUsableKey(channel: ChannelConfig, health: Health): boolean {
  */
 function orderChannels(
   channels: readonly ChannelConfig[],
-  entry: EntryProtocol,
+  entry: Protocol,
   health: Health,
   random: () => number,
   bound?: ChannelConfig,

@@ -3,6 +3,7 @@ import { testPrincipal } from "../auth/test_support.ts";
 import { type Config, type EntryProtocol, parseConfig } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import { type Attempt, createRouter } from "./router.ts";
+import { protocolOf } from "../protocols/index.ts";
 
 const config = parseConfig({
   groups: { default: { models: ["*"] }, small: { models: ["mini"] } },
@@ -38,18 +39,18 @@ const drain = (plan: { next(): Attempt | undefined }) => {
 
 Deno.test("router: higher priority first, keys rotate, model_map applies", () => {
   const router = createRouter({ now: () => 0 });
-  const first = router.plan(config, principal(), "mini", "chat");
+  const first = router.plan(config, principal(), "mini", protocolOf("chat"));
   const attempt = first.next()!;
   assert.equal(attempt.channel.name, "high");
   assert.equal(attempt.key, "k0");
   assert.equal(attempt.upstreamModel, "mini-2025");
-  const second = router.plan(config, principal(), "mini", "chat").next()!;
+  const second = router.plan(config, principal(), "mini", protocolOf("chat")).next()!;
   assert.equal(second.key, "k1");
 });
 
 Deno.test("router: a rejected key leaves rotation; a failed channel moves on to the next", () => {
   const router = createRouter({ now: () => 0 });
-  const plan = router.plan(config, principal(), "mini", "chat");
+  const plan = router.plan(config, principal(), "mini", protocolOf("chat"));
   const a = plan.next()!;
   plan.fail(a, "key_rejected");
   const b = plan.next()!;
@@ -57,7 +58,7 @@ Deno.test("router: a rejected key leaves rotation; a failed channel moves on to 
   assert.notEqual(b.key, a.key);
   plan.fail(b, "channel_failed");
   assert.equal(plan.next()!.channel.name, "low");
-  const later = drain(router.plan(config, principal(), "mini", "chat"));
+  const later = drain(router.plan(config, principal(), "mini", protocolOf("chat")));
   assert.ok(later.every((attempt) => attempt.key !== a.key));
 });
 
@@ -71,7 +72,12 @@ Deno.test("router: equal priority shares by weight", () => {
   });
   // random() below 3/4 of the total weight picks "heavy" first, above it "light".
   const pick = (r: number) =>
-    createRouter({ now: () => 0, random: () => r }).plan(weighted, principal(), "m", "chat").next()!
+    createRouter({ now: () => 0, random: () => r }).plan(
+      weighted,
+      principal(),
+      "m",
+      protocolOf("chat"),
+    ).next()!
       .channel.name;
   assert.equal(pick(0.1), "heavy");
   assert.equal(pick(0.74), "heavy");
@@ -90,11 +96,11 @@ Deno.test("router: restrictions and missing channels are 403 and 503", () => {
     return "ok";
   };
   assert.equal(
-    code(() => router.plan(config, principal({ models: ["big"] }), "mini", "chat")),
+    code(() => router.plan(config, principal({ models: ["big"] }), "mini", protocolOf("chat"))),
     "403 access_denied",
   );
   assert.equal(
-    code(() => router.plan(config, principal({ group: "small" }), "big", "chat")),
+    code(() => router.plan(config, principal({ group: "small" }), "big", protocolOf("chat"))),
     "503 model_not_found",
   );
   assert.deepEqual(router.modelsFor(config, principal({ group: "small" })), ["mini"]);
@@ -112,14 +118,19 @@ Deno.test("router: every channel serves every entry point, its own protocol firs
   });
   const router = createRouter({ now: () => 0, random: () => 0 });
   const order = (entry: "chat" | "responses" | "messages") =>
-    drain(router.plan(mixed, principal(), "m", entry)).map((attempt) => attempt.channel.name);
+    drain(router.plan(mixed, principal(), "m", protocolOf(entry))).map((attempt) =>
+      attempt.channel.name
+    );
   // Weight decides only among channels of the same protocol family: chat comes first on chat.
   assert.deepEqual(order("chat"), ["gpt", "claude", "backup"]);
   assert.deepEqual(order("messages"), ["claude", "gpt", "backup"]);
   // A lower priority stays later even when it speaks the entry point's protocol.
   assert.deepEqual(order("responses"), ["claude", "gpt", "backup"]);
   // A model whose only channel speaks another protocol is served, not 503.
-  assert.equal(router.plan(config, principal(), "sonnet", "chat").next()!.channel.name, "claude");
+  assert.equal(
+    router.plan(config, principal(), "sonnet", protocolOf("chat")).next()!.channel.name,
+    "claude",
+  );
 });
 
 /** Two chat channels of equal priority for model `m`, two keys each, and a backup. */
@@ -139,7 +150,7 @@ function affinityRouter(random = () => 0.5) {
   let now = 0;
   const router = createRouter({ now: () => now, random });
   const serve = (config: Config, conversation?: string, entry: EntryProtocol = "chat") => {
-    const plan = router.plan(config, principal(), "m", entry, conversation);
+    const plan = router.plan(config, principal(), "m", protocolOf(entry), conversation);
     const attempt = plan.next()!;
     plan.succeed(attempt);
     return { served: `${attempt.channel.name}/${attempt.key}`, affinity: plan.affinity() };
@@ -167,7 +178,7 @@ Deno.test("router affinity: a failure moves the conversation, which then sticks 
   const config = pair();
   const { router, serve } = affinityRouter(() => 0.1);
   assert.equal(serve(config, "c").served, "a/a0");
-  const plan = router.plan(config, principal(), "m", "chat", "c");
+  const plan = router.plan(config, principal(), "m", protocolOf("chat"), "c");
   const bound = plan.next()!;
   assert.equal(`${bound.channel.name}/${bound.key}`, "a/a0");
   plan.fail(bound, "key_limited");
@@ -177,7 +188,7 @@ Deno.test("router affinity: a failure moves the conversation, which then sticks 
   assert.equal(plan.affinity(), "miss");
   assert.deepEqual(serve(config, "c"), { served: "a/a1", affinity: "hit" });
 
-  const failing = router.plan(config, principal(), "m", "chat", "c");
+  const failing = router.plan(config, principal(), "m", protocolOf("chat"), "c");
   failing.fail(failing.next()!, "channel_failed");
   const elsewhere = failing.next()!;
   assert.equal(elsewhere.channel.name, "b");
@@ -190,12 +201,12 @@ Deno.test("router affinity: a binding whose key rests or whose channel cools is 
   const { router, serve } = affinityRouter(() => 0.1);
   assert.equal(serve(config, "c").served, "a/a0");
   // A turn finds a0 rate limited and gives up: a0 rests, and the next turn goes to a1.
-  const limited = router.plan(config, principal(), "m", "chat", "c");
+  const limited = router.plan(config, principal(), "m", protocolOf("chat"), "c");
   limited.fail(limited.next()!, "key_limited", 60_000);
   assert.equal(limited.affinity(), "miss");
   assert.deepEqual(serve(config, "c"), { served: "a/a1", affinity: "miss" });
   // Channel "a" says it is overloaded: it cools, and the conversation moves to "b".
-  const overloaded = router.plan(config, principal(), "m", "chat", "c");
+  const overloaded = router.plan(config, principal(), "m", protocolOf("chat"), "c");
   overloaded.fail(overloaded.next()!, "channel_overloaded");
   assert.deepEqual(serve(config, "c"), { served: "b/b0", affinity: "miss" });
   assert.deepEqual(serve(config, "c"), { served: "b/b0", affinity: "hit" });
@@ -212,7 +223,7 @@ Deno.test("router affinity: priority comes first; within a priority the binding 
   });
   const { router, serve } = affinityRouter(() => 0);
   // The main channel fails once: the conversation is served and bound below it.
-  const plan = router.plan(config, principal(), "m", "chat", "c");
+  const plan = router.plan(config, principal(), "m", protocolOf("chat"), "c");
   plan.fail(plan.next()!, "channel_failed");
   const served = plan.next()!;
   assert.equal(served.channel.name, "gpt");
@@ -224,7 +235,7 @@ Deno.test("router affinity: priority comes first; within a priority the binding 
   // Without "main", a conversation bound to the messages channel stays there for a chat
   // client, ahead of the chat channel that would otherwise come first.
   const equal = parseConfig({ ...config, channels: config.channels.slice(1) });
-  const bind = router.plan(equal, principal(), "m", "messages", "d");
+  const bind = router.plan(equal, principal(), "m", protocolOf("messages"), "d");
   const claude = bind.next()!;
   assert.equal(claude.channel.name, "claude");
   bind.succeed(claude);
@@ -271,7 +282,7 @@ Deno.test("router affinity: bindings expire after affinity_ttl_s idle; each mode
   });
   const router = createRouter({ now: () => 0, random: () => 0.9 });
   const served = (model: string) => {
-    const plan = router.plan(twoModels, principal(), model, "chat", "session");
+    const plan = router.plan(twoModels, principal(), model, protocolOf("chat"), "session");
     const attempt = plan.next()!;
     plan.succeed(attempt);
     return `${attempt.channel.name} ${plan.affinity()}`;

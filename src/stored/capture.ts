@@ -3,7 +3,7 @@
  * `response.completed` (or `response.incomplete`) event of a stream, whichever protocol
  * the channel spoke (translated events and a responses channel's own look alike).
  */
-import type { SseEvent } from "../protocols/sse.ts";
+import type { SseEvent } from "../translate/sse.ts";
 import type { StreamConverter } from "../translate/translation.ts";
 
 /** A response object (OpenAI `Response`), as far as keeping it reads it. */

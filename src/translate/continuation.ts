@@ -7,10 +7,11 @@
  * and usage is reported as the client's one answer: the first call's input, and all the
  * output of both.
  */
-import type { Usage } from "../protocols/types.ts";
+
 import type { StreamDecoder } from "./codec.ts";
 import type { IrEvent } from "./ir.ts";
 import type { Transcript } from "./transcript.ts";
+import type { Usage } from "../usage.ts";
 
 /** What the client's answer already counts. */
 export interface ContinuedUsage {

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { protocolOf } from "../protocols/index.ts";
-import type { SseEvent } from "../protocols/sse.ts";
+import type { SseEvent } from "./sse.ts";
 import type { EntryProtocol } from "../config/schema.ts";
 import { createTranslator } from "./translator.ts";
 
@@ -12,8 +12,8 @@ const TOOLS_NONE = { model: "m", max_tokens: 100, stream: true };
 
 function translatorFor(entry: EntryProtocol, body: Record<string, unknown>) {
   return createTranslator({
-    entry,
-    request: protocolOf(entry).parseRequest(body),
+    entry: protocolOf(entry),
+    request: protocolOf(entry).parseRequest(body, {}),
     requestId: "req_1",
     defaultMaxOutputTokens: 100,
     reasoning: false,
@@ -82,18 +82,18 @@ Deno.test("continuation: a translated stream goes on through the client's encode
     stream_options: { include_usage: true },
     messages: [{ role: "user", content: "hi" }],
   });
-  const converter = translator.toward("messages").stream("claude", true);
+  const converter = translator.toward(protocolOf("messages")).stream("claude", true);
   const before = converter.events(CUT_MESSAGES);
   const resumed = converter.resume()!;
   const text = resumed.transcript.continuable()!;
   assert.equal(text, "Hello world. How ");
   const prefill = text.trimEnd();
-  const body = translator.prefilled("chat", "gpt", prefill, 40);
+  const body = translator.prefilled(protocolOf("chat"), "gpt", prefill, 40);
   const sent = body.messages as { role: string; content: unknown }[];
   assert.deepEqual(sent.at(-1), { role: "assistant", content: "Hello world. How" });
   assert.equal(body.max_tokens ?? body.max_completion_tokens, 40);
 
-  const continued = translator.continued("chat", resumed, text.slice(prefill.length), {
+  const continued = translator.continued(protocolOf("chat"), resumed, text.slice(prefill.length), {
     input: { input_tokens: 10, output_tokens: 0, cached_tokens: 0, cache_write_tokens: 0 },
     outputTokens: 4,
   });
@@ -121,10 +121,10 @@ Deno.test("continuation: a same-protocol stream is continued by an encoder broug
     ...TOOLS_NONE,
     messages: [{ role: "user", content: "hi" }],
   });
-  const converter = translator.toward("messages").stream("claude", true);
+  const converter = translator.toward(protocolOf("messages")).stream("claude", true);
   assert.equal(converter.events(CUT_MESSAGES), CUT_MESSAGES, "passed through as it came");
   const resumed = converter.resume()!;
-  const continued = translator.continued("chat", resumed, " ", {
+  const continued = translator.continued(protocolOf("chat"), resumed, " ", {
     input: { input_tokens: 10, output_tokens: 0, cached_tokens: 0, cache_write_tokens: 0 },
     outputTokens: 4,
   });
@@ -152,7 +152,7 @@ Deno.test("continuation: a cut inside a tool call or before any text is not cont
     ...TOOLS_NONE,
     messages: [{ role: "user", content: "hi" }],
   });
-  const toolCut = translator.toward("messages").stream("claude", true);
+  const toolCut = translator.toward(protocolOf("messages")).stream("claude", true);
   toolCut.events([
     CUT_MESSAGES[0]!,
     messages("content_block_start", {
@@ -165,10 +165,10 @@ Deno.test("continuation: a cut inside a tool call or before any text is not cont
     }),
   ]);
   assert.equal(toolCut.resume()!.transcript.continuable(), undefined);
-  const silent = translator.toward("messages").stream("claude", true);
+  const silent = translator.toward(protocolOf("messages")).stream("claude", true);
   silent.events(CUT_MESSAGES.slice(0, 2));
   assert.equal(silent.resume()!.transcript.continuable(), undefined, "no text to continue");
-  const untracked = translator.toward("messages").stream("claude", false);
+  const untracked = translator.toward(protocolOf("messages")).stream("claude", false);
   untracked.events(CUT_MESSAGES);
   assert.equal(
     untracked.resume(),

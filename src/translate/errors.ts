@@ -1,6 +1,6 @@
 /** Errors of translation: a request field the target cannot honour, and upstream stream errors. */
-import type { EntryProtocol } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
+import type { Codec } from "./codec.ts";
 import type { IrStreamError } from "./ir.ts";
 
 /** The 400 for a client field that cannot be translated to the channel's protocol. */
@@ -14,13 +14,17 @@ export function convertError(field: string, why: string): GatewayError {
 }
 
 /**
- * The client's error for an upstream stream error: the messages protocol's 529
- * `overloaded_error` stays 529 for messages clients and is 503 for OpenAI ones.
+ * The client's error for an upstream stream error: an upstream overloaded is the client
+ * protocol's overload (`overloadedStatus`: messages clients' 529 `overloaded_error`, 503
+ * for the others').
  */
-export function upstreamStreamError(error: IrStreamError, entry: EntryProtocol): GatewayError {
+export function upstreamStreamError(
+  error: IrStreamError,
+  client: Pick<Codec, "overloadedStatus">,
+): GatewayError {
   const detail = error.message ? `: ${error.message}` : ".";
   if (error.status === 529 || error.type === "overloaded_error") {
-    return entry === "messages"
+    return client.overloadedStatus === 529
       ? new GatewayError(529, "overloaded_error", `The upstream is overloaded${detail}`)
       : new GatewayError(503, "channel:no_available_key", `The upstream is overloaded${detail}`);
   }

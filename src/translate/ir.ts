@@ -1,10 +1,10 @@
+import type { Usage } from "../usage.ts";
 /**
  * The internal representation every translation goes through: a request, a whole
  * response, and a stream of typed events. Each protocol decodes its own wire format
  * into these types and encodes them back, so a protocol costs two modules, not a
  * converter per pair. Pure data: nothing here knows a wire format.
  */
-import type { Usage } from "../protocols/types.ts";
 
 // ---------------------------------------------------------------------------------
 // Content parts

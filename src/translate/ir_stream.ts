@@ -4,21 +4,23 @@
  * the client. A translated stream is one (translated.ts), and so is a rescue's
  * continuation, which goes on through the encoder the client's stream already has.
  */
-import type { EntryProtocol } from "../config/schema.ts";
 import type { GatewayError } from "../errors.ts";
-import type { SseEvent } from "../protocols/sse.ts";
-import type { Usage } from "../protocols/types.ts";
-import type { StreamDecoder, StreamEncoder } from "./codec.ts";
+import type { SseEvent } from "./sse.ts";
+import type { Codec, StreamDecoder, StreamEncoder } from "./codec.ts";
 import { upstreamStreamError } from "./errors.ts";
 import type { IrEvent } from "./ir.ts";
 import type { Transcript } from "./transcript.ts";
 import type { StreamConverter } from "./translation.ts";
+import type { Usage } from "../usage.ts";
 
-/** A converter from `decoder`'s upstream to `encoder`'s client, noting into `transcript`. */
+/**
+ * A converter from `decoder`'s upstream to `encoder`'s client (of protocol `client`), noting
+ * into `transcript`.
+ */
 export function irStreamConverter(
   decoder: StreamDecoder,
   encoder: StreamEncoder,
-  entry: EntryProtocol,
+  client: Codec,
   transcript?: Transcript,
 ): StreamConverter {
   let usage: Usage | undefined;
@@ -28,7 +30,7 @@ export function irStreamConverter(
     for (const event of events) {
       if (failure) return;
       if (event.type === "error") {
-        failure = upstreamStreamError(event.error, entry);
+        failure = upstreamStreamError(event.error, client);
         out.push(...encoder.error(failure));
         return;
       }

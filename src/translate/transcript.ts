@@ -4,8 +4,9 @@
  * answer can be continued from a prefill (text, not cut inside a tool call or reasoning),
  * with what text, and brings a fresh encoder to where the client's stream stands.
  */
-import type { Usage } from "../protocols/types.ts";
+
 import type { IrEvent, IrOpaque, IrStreamPart } from "./ir.ts";
+import type { Usage } from "../usage.ts";
 
 /** One part of the answer as the client has it. */
 interface TranscriptPart {

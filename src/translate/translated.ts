@@ -3,11 +3,8 @@
  * and encoded for the channel, the upstream's answer decoded and encoded for the
  * client, usage and produced text read off the IR as they pass.
  */
-import type { EntryProtocol } from "../config/schema.ts";
 import { orderedId } from "../ids.ts";
-import { asRecord } from "../protocols/json_read.ts";
-import type { ResponseEncodeContext } from "./codec.ts";
-import { codecOf } from "./codecs.ts";
+import type { Codec, ResponseEncodeContext } from "./codec.ts";
 import type { IrRequest, IrResponse } from "./ir.ts";
 import { irStreamConverter } from "./ir_stream.ts";
 import { Transcript } from "./transcript.ts";
@@ -16,13 +13,12 @@ import type { Translation, TranslatorOptions } from "./translation.ts";
 /** The translation of a request toward a channel of another protocol. */
 export function translated(
   options: TranslatorOptions,
-  upstream: EntryProtocol,
+  target: Codec,
   request: () => IrRequest,
 ): Translation {
-  const client = codecOf(options.entry);
-  const target = codecOf(upstream);
+  const client = options.entry;
   return {
-    upstream,
+    upstream: target,
     upstreamBytes: () => undefined,
     upstreamBody: (upstreamModel) =>
       target.encodeRequest(request(), {
@@ -48,7 +44,7 @@ export function translated(
       irStreamConverter(
         target.createStreamDecoder(),
         client.createStreamEncoder(answerContext(options, request(), upstreamModel)),
-        options.entry,
+        client,
         track ? new Transcript() : undefined,
       ),
   };
@@ -72,7 +68,6 @@ export function answerContext(
     requestId: options.requestId,
     newId,
     now: options.now,
-    includeUsage: asRecord(options.request.body.stream_options)?.include_usage === true,
     get inputTokensHint() {
       return options.inputTokensHint();
     },

@@ -5,13 +5,21 @@
  * (passthrough.ts); another is translated through the IR (translated.ts); translator.ts
  * picks one.
  */
-import type { EntryProtocol } from "../config/schema.ts";
 import type { GatewayError } from "../errors.ts";
-import type { SseEvent } from "../protocols/sse.ts";
-import type { EntryRequest, Usage } from "../protocols/types.ts";
-import type { WholeAnswer } from "../upstream/response.ts";
-import type { StreamEncoder } from "./codec.ts";
+import type { SseEvent } from "./sse.ts";
+import type { ClientRequest, Codec, StreamEncoder } from "./codec.ts";
 import type { Transcript } from "./transcript.ts";
+import type { Usage } from "../usage.ts";
+
+/**
+ * A whole (non-stream) answer: the upstream's bytes, which a same-protocol client gets
+ * as they came, their text, and the JSON parsed from it.
+ */
+export interface WholeAnswer {
+  bytes: Uint8Array<ArrayBuffer>;
+  text: string;
+  json: unknown;
+}
 
 /** A whole upstream answer, converted for the client. */
 export interface ConvertedResponse {
@@ -50,7 +58,7 @@ export interface StreamConverter {
 /** One request's translation toward one upstream protocol. */
 export interface Translation {
   /** The protocol the upstream speaks. */
-  readonly upstream: EntryProtocol;
+  readonly upstream: Codec;
   /** The upstream body for a channel that knows the model as `upstreamModel`. */
   upstreamBody(upstreamModel: string): Record<string, unknown>;
   /**
@@ -71,8 +79,9 @@ export interface Translation {
 
 /** What translations of one request are built from. */
 export interface TranslatorOptions {
-  entry: EntryProtocol;
-  request: EntryRequest;
+  /** The client's protocol. */
+  entry: Codec;
+  request: ClientRequest;
   /**
    * The client's body as it sent it, when `request` carries another (a stored conversation
    * resolved): translated answers echo its parameters.

@@ -5,10 +5,8 @@
  * request that asks a channel to continue it and the converter that joins the
  * continuation onto the client's stream (a rescue).
  */
-import type { EntryProtocol } from "../config/schema.ts";
-import { codecOf } from "./codecs.ts";
 import { continuationDecoder, type ContinuedUsage } from "./continuation.ts";
-import type { StreamEncoder } from "./codec.ts";
+import type { Codec, StreamEncoder } from "./codec.ts";
 import type { IrRequest } from "./ir.ts";
 import { irStreamConverter } from "./ir_stream.ts";
 import { passthrough } from "./passthrough.ts";
@@ -23,14 +21,14 @@ export interface ContinuedStream extends StreamConverter {
 
 /** Hands out the translation toward each upstream protocol, built once per protocol. */
 export interface Translator {
-  toward(upstream: EntryProtocol): Translation;
+  toward(upstream: Codec): Translation;
   /**
    * The body asking a channel of `upstream`'s protocol to continue an answer whose text so
    * far is `prefill` (given as a trailing assistant turn), with at most `maxOutputTokens`
    * more; the client's reasoning settings are left out (a prefill cannot follow them).
    */
   prefilled(
-    upstream: EntryProtocol,
+    upstream: Codec,
     upstreamModel: string,
     prefill: string,
     maxOutputTokens?: number,
@@ -41,7 +39,7 @@ export interface Translator {
    * saw after `prefill`, `counted` what its answer already counts.
    */
   continued(
-    upstream: EntryProtocol,
+    upstream: Codec,
     resumed: { encoder: StreamEncoder; transcript: Transcript },
     shown: string,
     counted: ContinuedUsage,
@@ -50,11 +48,12 @@ export interface Translator {
 
 /** A translator for one request. */
 export function createTranslator(options: TranslatorOptions): Translator {
-  const built = new Map<EntryProtocol, Translation>();
+  const built = new Map<Codec, Translation>();
   let decoded: IrRequest | undefined;
   const request = (): IrRequest => {
     if (!decoded) {
-      decoded = codecOf(options.entry).decodeRequest(options.request.body);
+      const { body, model, stream } = options.request;
+      decoded = options.entry.decodeRequest(body, { model, stream });
       for (const field of decoded.dropped) {
         options.drop(field, "no equivalent upstream, and it does not change the answer");
       }
@@ -84,7 +83,7 @@ export function createTranslator(options: TranslatorOptions): Translator {
         turns: [...asked.turns, { role: "assistant", parts: [{ type: "text", text: prefill }] }],
         maxOutputTokens: maxOutputTokens ?? asked.maxOutputTokens,
       };
-      return codecOf(upstream).encodeRequest(continuing, {
+      return upstream.encodeRequest(continuing, {
         model: upstreamModel,
         defaultMaxOutputTokens: options.defaultMaxOutputTokens,
         drop: options.drop,
@@ -93,7 +92,7 @@ export function createTranslator(options: TranslatorOptions): Translator {
     },
     continued(upstream, resumed, shown, counted) {
       const decoder = continuationDecoder(
-        codecOf(upstream).createStreamDecoder(),
+        upstream.createStreamDecoder(),
         resumed.transcript,
         shown,
         counted,

@@ -5,11 +5,11 @@
  * every count: the prompt once (or not at all, when the caller counted it already), the
  * reply once, and a cut to the output cap found in one pass.
  */
-import type { EntryProtocol } from "../config/schema.ts";
-import { protocolOf, replyId } from "../protocols/index.ts";
+import { type Protocol, replyId } from "../protocols/index.ts";
+import type { RequestRoute } from "../translate/codec.ts";
 import { countPromptTokens, type CountTokens } from "../tokens/token_count.ts";
 import type { TextReply } from "../protocols/types.ts";
-import { encodeSseBytes, type SseEvent } from "../protocols/sse.ts";
+import { encodeSseBytes, type SseEvent } from "../translate/sse.ts";
 import type { StopSignal } from "../clock/stop_signal.ts";
 
 /** What the echo channel needs from its caller. */
@@ -22,6 +22,8 @@ export interface EchoOptions {
   count: CountTokens;
   /** The request's input tokens, when the gateway counted them already (the context check). */
   inputTokens?: number;
+  /** What the request's path says (the model, for a protocol whose path names it). */
+  route?: RequestRoute;
 }
 
 /** Options of `echoReply`. */
@@ -32,22 +34,23 @@ export interface EchoReplyOptions {
   prefix?: string;
   /** The request's input tokens, when counted already: then the prompt is not counted again. */
   inputTokens?: number;
+  /** What the request's path says (the model, for a protocol whose path names it). */
+  route?: RequestRoute;
 }
 
 /** Answers a validated entry-point body as an upstream would, in the same protocol. */
 export function echoResponse(
-  protocol: EntryProtocol,
+  protocol: Protocol,
   body: Record<string, unknown>,
   options: EchoOptions,
 ): Response {
-  const reply = echoReply(protocol, body, options);
-  const wire = protocolOf(protocol);
-  if (body.stream !== true) {
-    return new Response(JSON.stringify(wire.buildReply(reply, body)), {
+  const { reply, stream } = echoReply(protocol, body, options);
+  if (!stream) {
+    return new Response(JSON.stringify(protocol.buildReply(reply, body)), {
       headers: { "content-type": "application/json" },
     });
   }
-  const events = wire.buildReplyEvents(reply, body);
+  const events = protocol.buildReplyEvents(reply, body);
   return new Response(eventStream(events, options.signal), {
     headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
   });
@@ -55,21 +58,21 @@ export function echoResponse(
 
 /**
  * The reply the echo channel gives: the last user text (after `prefix`), cut at a word
- * boundary to the request's output token cap, with its token usage.
+ * boundary to the request's output token cap, with its token usage; and whether the
+ * request asked for it as a stream.
  */
 export function echoReply(
-  protocol: EntryProtocol,
+  protocol: Protocol,
   body: Record<string, unknown>,
   options: EchoReplyOptions,
-): TextReply {
-  const wire = protocolOf(protocol);
-  const request = wire.parseRequest(body);
-  const prompt = wire.promptText(body);
+): { reply: TextReply; stream: boolean } {
+  const request = protocol.parseRequest(body, options.route ?? {});
+  const prompt = protocol.promptText(body);
   const text = (options.prefix ?? "") + prompt.lastUserText;
   const words = splitWords(text);
   const { deltas, tokens } = fitTokens(text, words, request.maxOutputTokens, options.count);
-  return {
-    id: replyId(wire),
+  const reply: TextReply = {
+    id: replyId(protocol),
     model: request.model,
     created: Math.floor(options.now() / 1000),
     deltas,
@@ -81,6 +84,7 @@ export function echoReply(
       cache_write_tokens: 0,
     },
   };
+  return { reply, stream: request.stream };
 }
 
 /** Splits text into stream pieces, each a word with the whitespace before it. */

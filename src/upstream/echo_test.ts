@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { countTokens } from "gpt-tokenizer";
 import type { EntryProtocol } from "../config/schema.ts";
-import type { SseEvent } from "../protocols/sse.ts";
+import type { SseEvent } from "../translate/sse.ts";
 import { protocolOf } from "../protocols/index.ts";
 import { loadTokenCounter } from "../tokens/token_count.ts";
 import { echoResponse } from "./echo.ts";
@@ -63,7 +63,7 @@ async function events(response: Response): Promise<SseEvent[]> {
 const json = (event: SseEvent) => JSON.parse(event.data);
 
 Deno.test("echo answers chat with a chat.completion", async () => {
-  const body = await echoResponse("chat", BODIES.chat, { now, count }).json();
+  const body = await echoResponse(protocolOf("chat"), BODIES.chat, { now, count }).json();
   assert.match(body.id, /^chatcmpl-/);
   assert.equal(body.object, "chat.completion");
   assert.equal(body.created, 1_700_000_000);
@@ -75,7 +75,7 @@ Deno.test("echo answers chat with a chat.completion", async () => {
 });
 
 Deno.test("echo answers responses with a response object", async () => {
-  const body = await echoResponse("responses", BODIES.responses, { now, count }).json();
+  const body = await echoResponse(protocolOf("responses"), BODIES.responses, { now, count }).json();
   assert.match(body.id, /^resp_/);
   assert.equal(body.object, "response");
   assert.equal(body.status, "completed");
@@ -86,7 +86,7 @@ Deno.test("echo answers responses with a response object", async () => {
 });
 
 Deno.test("echo answers a responses string input", async () => {
-  const body = await echoResponse("responses", { model: "echo", input: "just this" }, {
+  const body = await echoResponse(protocolOf("responses"), { model: "echo", input: "just this" }, {
     now,
     count,
   })
@@ -96,7 +96,7 @@ Deno.test("echo answers a responses string input", async () => {
 });
 
 Deno.test("echo answers messages with a message", async () => {
-  const body = await echoResponse("messages", BODIES.messages, { now, count }).json();
+  const body = await echoResponse(protocolOf("messages"), BODIES.messages, { now, count }).json();
   assert.match(body.id, /^msg_/);
   assert.equal(body.type, "message");
   assert.deepEqual(body.content, [{ type: "text", text: LAST }]);
@@ -105,23 +105,30 @@ Deno.test("echo answers messages with a message", async () => {
 });
 
 Deno.test("echo truncates to the output cap at a word boundary", async () => {
-  const chat = await echoResponse("chat", { ...BODIES.chat, max_tokens: 3 }, { now, count }).json();
+  const chat = await echoResponse(protocolOf("chat"), { ...BODIES.chat, max_tokens: 3 }, {
+    now,
+    count,
+  }).json();
   assert.equal(chat.choices[0].message.content, "Hello there,");
   assert.equal(chat.choices[0].finish_reason, "length");
   assert.equal(chat.usage.completion_tokens, countTokens("Hello there,"));
 
   const responses = await echoResponse(
-    "responses",
+    protocolOf("responses"),
     { ...BODIES.responses, max_output_tokens: 3 },
     { now, count },
   ).json();
   assert.equal(responses.status, "incomplete");
   assert.deepEqual(responses.incomplete_details, { reason: "max_output_tokens" });
 
-  const messages = await echoResponse("messages", { ...BODIES.messages, max_tokens: 1 }, {
-    now,
-    count,
-  })
+  const messages = await echoResponse(
+    protocolOf("messages"),
+    { ...BODIES.messages, max_tokens: 1 },
+    {
+      now,
+      count,
+    },
+  )
     .json();
   assert.deepEqual(messages.content, [{ type: "text", text: "Hello" }]);
   assert.equal(messages.stop_reason, "max_tokens");
@@ -129,7 +136,7 @@ Deno.test("echo truncates to the output cap at a word boundary", async () => {
 
 Deno.test("echo streams chat chunks word by word, with a usage chunk when asked", async () => {
   const body = { ...BODIES.chat, stream: true, stream_options: { include_usage: true } };
-  const seen = await events(echoResponse("chat", body, { now, count }));
+  const seen = await events(echoResponse(protocolOf("chat"), body, { now, count }));
   assert.deepEqual(seen.at(-1), { data: "[DONE]" });
   const chunks = seen.slice(0, -1).map(json);
   assert.ok(chunks.every((c) => c.object === "chat.completion.chunk" && c.id === chunks[0].id));
@@ -144,17 +151,21 @@ Deno.test("echo streams chat chunks word by word, with a usage chunk when asked"
 });
 
 Deno.test("echo streams chat without a usage chunk unless asked", async () => {
-  const seen = await events(echoResponse("chat", { ...BODIES.chat, stream: true }, { now, count }));
+  const seen = await events(
+    echoResponse(protocolOf("chat"), { ...BODIES.chat, stream: true }, { now, count }),
+  );
   const chunks = seen.slice(0, -1).map(json);
   assert.equal(chunks.at(-1).choices[0].finish_reason, "stop");
   assert.ok(chunks.every((c) => !("usage" in c)));
 });
 
 Deno.test("echo streams the full responses event sequence", async () => {
-  const seen = await events(echoResponse("responses", { ...BODIES.responses, stream: true }, {
-    now,
-    count,
-  }));
+  const seen = await events(
+    echoResponse(protocolOf("responses"), { ...BODIES.responses, stream: true }, {
+      now,
+      count,
+    }),
+  );
   assert.deepEqual(seen.map((e) => e.event), [
     "response.created",
     "response.in_progress",
@@ -180,10 +191,12 @@ Deno.test("echo streams the full responses event sequence", async () => {
 });
 
 Deno.test("echo streams the full messages event sequence", async () => {
-  const seen = await events(echoResponse("messages", { ...BODIES.messages, stream: true }, {
-    now,
-    count,
-  }));
+  const seen = await events(
+    echoResponse(protocolOf("messages"), { ...BODIES.messages, stream: true }, {
+      now,
+      count,
+    }),
+  );
   assert.deepEqual(seen.map((e) => e.event), [
     "message_start",
     "content_block_start",
@@ -206,7 +219,10 @@ Deno.test("echo streams the full messages event sequence", async () => {
 });
 
 Deno.test("echo stream stops cleanly when cancelled", async () => {
-  const response = echoResponse("messages", { ...BODIES.messages, stream: true }, { now, count });
+  const response = echoResponse(protocolOf("messages"), { ...BODIES.messages, stream: true }, {
+    now,
+    count,
+  });
   const reader = response.body!.getReader();
   assert.equal((await reader.read()).done, false);
   await reader.cancel();
@@ -214,7 +230,7 @@ Deno.test("echo stream stops cleanly when cancelled", async () => {
 
 Deno.test("echo stream errors with the abort reason when the signal aborts", async () => {
   const controller = new AbortController();
-  const response = echoResponse("chat", { ...BODIES.chat, stream: true }, {
+  const response = echoResponse(protocolOf("chat"), { ...BODIES.chat, stream: true }, {
     now,
     count,
     signal: controller.signal,
@@ -228,7 +244,8 @@ Deno.test("echo stream errors with the abort reason when the signal aborts", asy
 Deno.test("echo takes input tokens the gateway counted already, and cuts a long reply to the cap", async () => {
   const words = "The quick brown fox jumps over the lazy dog. ".repeat(25_000);
   const body = { model: "echo", max_tokens: 1_000, messages: [{ role: "user", content: words }] };
-  const reply = await echoResponse("chat", body, { now, count, inputTokens: 123 }).json();
+  const reply = await echoResponse(protocolOf("chat"), body, { now, count, inputTokens: 123 })
+    .json();
   assert.equal(reply.usage.prompt_tokens, 123);
   const content: string = reply.choices[0].message.content;
   assert.ok(words.startsWith(content));

@@ -4,9 +4,9 @@
  * it (a control character, a character outside ASCII) is the client's 400, refused before
  * any channel is tried: never a 502, never a failure counted against a channel.
  */
-import { type ChannelConfig, ENTRY_PROTOCOLS, type EntryProtocol } from "../config/schema.ts";
+import type { ChannelConfig } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
-import { protocolOf } from "../protocols/index.ts";
+import { PROTOCOL_LIST, type ProtocolName, protocolOf } from "../protocols/index.ts";
 import { FIELD_VALUE } from "./http1/fields.ts";
 import type { Http1Request } from "./http1/request.ts";
 
@@ -22,9 +22,9 @@ export interface ClientHeaders {
 export type UpstreamRequest = Http1Request;
 
 /**
- * What every request of one channel, key, operation and streaming shares: its URL but
- * for the query, its headers but for the client's forwarded ones, and which of those
- * the client may set.
+ * What every request of one channel, key, operation and streaming (and model, for a
+ * protocol whose path names it) shares: its URL but for the query, its headers but for the
+ * client's forwarded ones, and which of those the client may set.
  */
 export interface RequestTemplate {
   readonly url: string;
@@ -37,26 +37,43 @@ export interface RequestTemplate {
   readonly keepsQuery: boolean;
 }
 
-/** The template of requests on `channel` with `key` (its headers frozen: see Http1Request). */
+/** What one attempt asks of its channel. */
+export interface UpstreamCall {
+  channel: ChannelConfig;
+  operation: UpstreamOperation;
+  /** The channel key, if the channel has keys. */
+  key: string | undefined;
+  /** The model as the channel knows it (after `model_map`). */
+  model: string;
+  stream: boolean;
+}
+
+/** The wire of a channel's protocol (never the echo's: it is called over no wire). */
+function wireOf(channel: ChannelConfig) {
+  return protocolOf(channel.protocol as ProtocolName).upstream;
+}
+
+/** The template of requests of `call` (its headers frozen: see Http1Request). */
 export function requestTemplate(
-  channel: ChannelConfig,
-  operation: UpstreamOperation,
-  key: string | undefined,
-  stream: boolean,
+  { channel, operation, key, model, stream }: UpstreamCall,
 ): RequestTemplate {
-  const wire = protocolOf(channel.protocol as EntryProtocol).upstream;
+  const wire = wireOf(channel);
   const base = (channel.base_url ?? "").replace(/\/+$/, "");
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: stream ? "text/event-stream" : "application/json",
   };
-  if (key && wire.credential === "x-api-key") headers["x-api-key"] = key;
-  else if (key) headers.authorization = `Bearer ${key}`;
+  const { credential } = wire;
+  if (key) headers[credential.header] = credential.scheme ? `${credential.scheme} ${key}` : key;
   // The channel's own headers win over everything, the client's forwarded ones included.
   for (const [name, value] of Object.entries(channel.headers)) headers[name.toLowerCase()] = value;
   const fallback = wire.defaultHeader;
+  const path = operation === "count_tokens"
+    ? wire.countTokensPath?.(model)
+    : wire.path(model, stream);
+  if (path === undefined) throw new Error(`${channel.protocol} channels have no token count`);
   return {
-    url: `${base}${operation === "count_tokens" ? wire.countTokensPath : wire.path}`,
+    url: base + path,
     headers: Object.freeze(headers),
     forwarded: wire.forwardedHeaders.filter((name) => headers[name] === undefined),
     defaultHeader: fallback && headers[fallback.name] === undefined ? fallback : undefined,
@@ -66,16 +83,19 @@ export function requestTemplate(
 
 /**
  * Templates made once a channel (of one config: a reload makes new channels) and kept
- * for the channel's life: each request then sets only what is its own.
+ * for the channel's life: each request then sets only what is its own. A protocol whose
+ * path names the model has a template for each model of the channel.
  */
 export function requestTemplates(): typeof requestTemplate {
   const made = new WeakMap<ChannelConfig, Map<string, RequestTemplate>>();
-  return (channel, operation, key, stream) => {
+  return (call) => {
+    const { channel } = call;
     let byKind = made.get(channel);
     if (!byKind) made.set(channel, byKind = new Map());
-    const kind = `${operation} ${stream} ${key ?? ""}`;
+    let kind = `${call.operation} ${call.stream} ${call.key ?? ""}`;
+    if (wireOf(channel).modelInPath) kind += ` ${call.model}`;
     let template = byKind.get(kind);
-    if (!template) byKind.set(kind, template = requestTemplate(channel, operation, key, stream));
+    if (!template) byKind.set(kind, template = requestTemplate(call));
     return template;
   };
 }
@@ -109,7 +129,7 @@ export function upstreamRequest(template: RequestTemplate, options: {
 
 /** Every header a client may have forwarded, whichever channel serves it. */
 const ANY_FAMILY: readonly string[] = [
-  ...new Set(ENTRY_PROTOCOLS.flatMap((name) => protocolOf(name).upstream.forwardedHeaders)),
+  ...new Set(PROTOCOL_LIST.flatMap((protocol) => protocol.upstream.forwardedHeaders)),
 ];
 
 /**

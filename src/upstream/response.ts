@@ -31,16 +31,6 @@ export interface UpstreamResponse {
   readonly body: BodyReader | null;
 }
 
-/**
- * A whole (non-stream) answer: the upstream's bytes, which a same-protocol client gets
- * as they came, their text, and the JSON parsed from it.
- */
-export interface WholeAnswer {
-  bytes: Uint8Array<ArrayBuffer>;
-  text: string;
-  json: unknown;
-}
-
 /** A fetch Response as an UpstreamResponse (the echo channel's, the doctor's). */
 export function fromFetchResponse(response: Response): UpstreamResponse {
   return {

@@ -7,10 +7,22 @@
  * without bound.
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
-import type { SseBatch, SseEvent } from "../protocols/sse.ts";
+import type { SseEvent } from "../translate/sse.ts";
 import { type BodyReader, streamReader } from "./response.ts";
 import type { StopSignal } from "../clock/stop_signal.ts";
 import { answerTooLarge, DEFAULT_ANSWER_LIMITS } from "./http1/limits.ts";
+
+/**
+ * The events of one network chunk of an upstream stream. `bytes` is the chunk itself
+ * when it holds exactly those events (it began and ended on an event boundary), so a
+ * relay that changes nothing forwards it as it came instead of encoding the events again.
+ */
+export interface SseBatch {
+  events: SseEvent[];
+  bytes?: Uint8Array;
+  /** The stream's last batch: its body ended with it (nothing more will be read). */
+  last?: boolean;
+}
 
 /**
  * The events of an SSE body chunk by chunk, `data` untouched, with the chunk's bytes when

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { SseEvent } from "../protocols/sse.ts";
+import type { SseEvent } from "../translate/sse.ts";
 import type { BodyReader } from "./response.ts";
 import { readSse, readSseBatches } from "./sse.ts";
 import { UpstreamFailure } from "./call.ts";

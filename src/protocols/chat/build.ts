@@ -3,7 +3,7 @@
  * `chat.completion.chunk` stream (OpenAI `ChatCompletion`, `ChatCompletionChunk`).
  */
 import type { TextReply } from "../types.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import { encodeUsage } from "./usage.ts";
 
 /** Options of the chunk stream. */

@@ -1,5 +1,5 @@
 /** The chat-completions protocol's translation codec (`POST /v1/chat/completions`). */
-import type { Codec } from "../../translate/codec.ts";
+import type { IrCodec } from "../../translate/codec.ts";
 import { decodeChatRequest } from "./request_decode.ts";
 import { encodeChatRequest } from "./request_encode.ts";
 import { decodeChatResponse } from "./response_decode.ts";
@@ -8,7 +8,7 @@ import { createChatStreamDecoder } from "./stream_decode.ts";
 import { createChatStreamEncoder } from "./stream_encode.ts";
 
 /** Chat completions to and from the IR: requests, whole answers and chunk streams. */
-export const chatCodec: Codec = {
+export const chatCodec: IrCodec = {
   decodeRequest: decodeChatRequest,
   encodeRequest: encodeChatRequest,
   decodeResponse: decodeChatResponse,

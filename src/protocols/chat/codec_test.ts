@@ -8,6 +8,7 @@ import {
   fixtureStream,
   requestContext,
 } from "./test_support.ts";
+import { protocolOf } from "../index.ts";
 
 // Chat to chat through the IR, as the golden suite runs every pair: each recorded case
 // goes through the codec object end to end without loss of what the client sees.
@@ -22,7 +23,7 @@ for (const name of CASES) {
     for (const event of fixtureStream(name)) {
       for (const ir of decoder.decode(event)) {
         if (ir.type === "error") {
-          out.push(...encoder.error(upstreamStreamError(ir.error, "chat")));
+          out.push(...encoder.error(upstreamStreamError(ir.error, protocolOf("chat"))));
           break;
         }
         out.push(...encoder.encode(ir));

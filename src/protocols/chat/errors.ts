@@ -1,13 +1,13 @@
 /** Errors inside a chat-completions stream: chunks that carry `error` (they are not named events). */
-import { errorBody, type GatewayError } from "../../errors.ts";
+import { type GatewayError, OPENAI_SHAPE } from "../../errors.ts";
 import { statusOfErrorType } from "../error_status.ts";
 import { asRecord, parseEventData, stringOr } from "../json_read.ts";
-import type { SseEvent } from "../sse.ts";
-import type { StreamErrorReport } from "../types.ts";
+import type { SseEvent } from "../../translate/sse.ts";
+import type { StreamErrorReport } from "../../translate/codec.ts";
 
 /** The OpenAI SDKs raise an APIError for a chunk that carries `error`: the error body itself. */
 export function streamErrorEvents(error: GatewayError, requestId: string): SseEvent[] {
-  return [{ data: JSON.stringify(errorBody(error, "openai", requestId)) }];
+  return [{ data: JSON.stringify(OPENAI_SHAPE.body(error, requestId)) }];
 }
 
 /** The error a chunk reports, if it is an error chunk. */

@@ -5,7 +5,6 @@
  * before the user text of its turn; reasoning is not sent back (chat has no standard
  * field for it, and a foreign signature would mean nothing to a chat upstream).
  */
-import type { RequestEncodeContext } from "../../translate/codec.ts";
 import type {
   IrAssistantPart,
   IrText,
@@ -14,9 +13,7 @@ import type {
   IrUserPart,
 } from "../../translate/ir.ts";
 import { encodeDocument, encodeImage } from "./content.ts";
-
-/** Notes one loss of translation (see `dropOnce`). */
-export type Drop = (what: string, why: string) => void;
+import type { Drop } from "../../translate/encoding.ts";
 
 /** The chat `messages` of a system prompt and turns. */
 export function encodeMessages(
@@ -35,16 +32,6 @@ export function encodeMessages(
     }
   }
   return messages;
-}
-
-/** The context's `drop`, reporting each kind of loss once per request, not once per part. */
-export function dropOnce(context: RequestEncodeContext): Drop {
-  const seen = new Set<string>();
-  return (what, why) => {
-    if (seen.has(what)) return;
-    seen.add(what);
-    context.drop(what, why);
-  };
 }
 
 function noteCacheControl(part: { cacheControl?: unknown }, drop: Drop): void {

@@ -4,7 +4,7 @@
  * now), and whether the stream ended properly (a `finish_reason`, or `[DONE]`).
  */
 import { asRecord, parseEventData } from "../json_read.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 
 /** Whether the chunk carries content; parsed, since it is asked only until the first one. */
 export function streamContent(event: SseEvent): boolean {

@@ -27,7 +27,8 @@ import type { RequestEncodeContext } from "../../translate/codec.ts";
 import { convertError } from "../../translate/errors.ts";
 import type { IrOutputFormat, IrRequest, IrTool, IrToolChoice } from "../../translate/ir.ts";
 import { effortOfBudget } from "../../translate/reasoning.ts";
-import { type Drop, dropOnce, encodeMessages } from "./messages_encode.ts";
+import { encodeMessages } from "./messages_encode.ts";
+import { type Drop, dropOnce } from "../../translate/encoding.ts";
 
 /** The chat-completions upstream body of a request. */
 export function encodeChatRequest(

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import type { Usage } from "../types.ts";
 import type { IrResponse } from "../../translate/ir.ts";
 import { decodeChatResponse } from "./response_decode.ts";
 import { fixtureJson } from "./test_support.ts";
+import type { Usage } from "../../usage.ts";
 
 const usage = (input: number, output: number, extra: Partial<Usage> = {}): Usage => ({
   input_tokens: input,

@@ -10,7 +10,7 @@
 import { streamError } from "./errors.ts";
 import { usageFromResponse } from "./usage.ts";
 import { asRecord, fields, listOf, parseEventData, stringOr } from "../json_read.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import type { StreamDecoder } from "../../translate/codec.ts";
 import type { IrEvent, IrStreamError } from "../../translate/ir.ts";
 import { finishOfChat } from "./finish.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import type { IrEvent } from "../../translate/ir.ts";
 import { decodeChatResponse } from "./response_decode.ts";
 import { createChatStreamDecoder } from "./stream_decode.ts";

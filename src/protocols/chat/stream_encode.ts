@@ -12,14 +12,15 @@
  */
 import { encodeUsage } from "./usage.ts";
 import type { GatewayError } from "../../errors.ts";
-import { protocolOf } from "../index.ts";
-import type { SseEvent } from "../sse.ts";
-import type { Usage } from "../types.ts";
+import { streamErrorEvents } from "./errors.ts";
+import { asRecord } from "../json_read.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import type { ResponseEncodeContext, StreamEncoder } from "../../translate/codec.ts";
 import type { IrEvent, IrReasoning, IrStreamPart } from "../../translate/ir.ts";
 import { chatFinishOf } from "./finish.ts";
 import { detailsOfReasoning } from "./reasoning_details.ts";
 import { customInput, customToolNames } from "./response_encode.ts";
+import type { Usage } from "../../usage.ts";
 
 /** The part being sent: what its deltas need (a call's chat index, a reasoning part's text). */
 type Open =
@@ -36,6 +37,8 @@ class ChatStreamEncoder implements StreamEncoder {
   readonly #context: ResponseEncodeContext;
   readonly #id: string;
   readonly #custom: Set<string>;
+  /** Whether the client asked for the usage chunk (`stream_options.include_usage`). */
+  readonly #includeUsage: boolean;
   #created = 0;
   #started = false;
   #finished = false;
@@ -52,6 +55,7 @@ class ChatStreamEncoder implements StreamEncoder {
     this.#context = context;
     this.#id = context.newId("chatcmpl-");
     this.#custom = customToolNames(context.request);
+    this.#includeUsage = asRecord(context.body.stream_options)?.include_usage === true;
   }
 
   encode(event: IrEvent): SseEvent[] {
@@ -85,7 +89,7 @@ class ChatStreamEncoder implements StreamEncoder {
     this.#closeCustom(out);
     // A stream cut without a finish still ends as the client expects.
     if (!this.#finished) this.#finish(out, chatFinishOf("stop", this.#calls > 0));
-    if (this.#context.includeUsage && this.#usage) {
+    if (this.#includeUsage && this.#usage) {
       out.push(this.#chunk([], encodeUsage(this.#usage)));
     }
     out.push({ data: "[DONE]" });
@@ -96,7 +100,7 @@ class ChatStreamEncoder implements StreamEncoder {
   error(error: GatewayError): SseEvent[] {
     if (this.#ended) return [];
     this.#ended = true;
-    return protocolOf("chat").streamErrorEvents(error, this.#context.requestId);
+    return streamErrorEvents(error, this.#context.requestId);
   }
 
   #part(
@@ -186,7 +190,7 @@ class ChatStreamEncoder implements StreamEncoder {
     // Delta chunks are most of a stream and differ only in their delta: the rest is written once.
     const head = JSON.stringify(this.#chunkHead());
     this.#deltaHead = `${head.slice(0, -1)},"choices":[{"index":0,"delta":`;
-    const usage = this.#context.includeUsage ? ',"usage":null' : "";
+    const usage = this.#includeUsage ? ',"usage":null' : "";
     this.#deltaTail = `,"logprobs":null,"finish_reason":null}]${usage}}`;
     out.push(this.#delta({ role: "assistant", content: "", refusal: null }));
   }
@@ -224,7 +228,7 @@ class ChatStreamEncoder implements StreamEncoder {
   #chunk(choices: unknown[], usage?: Record<string, unknown>): SseEvent {
     const chunk: Record<string, unknown> = { ...this.#chunkHead(), choices };
     // With include_usage the API puts `usage: null` on every chunk but the last.
-    if (this.#context.includeUsage) chunk.usage = usage ?? null;
+    if (this.#includeUsage) chunk.usage = usage ?? null;
     return { data: JSON.stringify(chunk) };
   }
 }

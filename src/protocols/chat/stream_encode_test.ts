@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import { GatewayError } from "../../errors.ts";
-import { encodeSse, type SseEvent } from "../sse.ts";
+import { encodeSse, type SseEvent } from "../../translate/sse.ts";
 import type { IrEvent } from "../../translate/ir.ts";
 import { createChatStreamDecoder } from "./stream_decode.ts";
 import { createChatStreamEncoder } from "./stream_encode.ts";

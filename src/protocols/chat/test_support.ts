@@ -6,8 +6,7 @@
 import assert from "node:assert/strict";
 import { createParser } from "eventsource-parser";
 import fc from "fast-check";
-import type { SseEvent } from "../sse.ts";
-import type { Usage } from "../types.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import type {
   RequestEncodeContext,
   ResponseEncodeContext,
@@ -21,6 +20,7 @@ import type {
   IrStreamError,
   IrStreamPart,
 } from "../../translate/ir.ts";
+import type { Usage } from "../../usage.ts";
 
 /** The transcript cases every protocol records. */
 export const CASES = [
@@ -166,19 +166,25 @@ export function irRequest(fields: Partial<IrRequest> = {}): IrRequest {
   };
 }
 
-/** A response encoder context with counter ids and a fixed clock (2025-08-01T00:00:00Z). */
-export function answerContext(fields: Partial<ResponseEncodeContext> = {}): ResponseEncodeContext {
+/**
+ * A response encoder context with counter ids and a fixed clock (2025-08-01T00:00:00Z), for
+ * a client that asked for the usage chunk (chat's `stream_options.include_usage`) unless
+ * `includeUsage` is false.
+ */
+export function answerContext(
+  fields: Partial<ResponseEncodeContext> & { includeUsage?: boolean } = {},
+): ResponseEncodeContext {
   let counter = 0;
+  const { includeUsage = true, ...given } = fields;
   return {
     model: "client-model",
     request: irRequest(),
-    body: {},
+    body: { stream_options: { include_usage: includeUsage } },
     newId: (prefix) => `${prefix}${++counter}`,
     now: () => 1_754_006_400_000,
     requestId: "req_test",
-    includeUsage: true,
     inputTokensHint: 0,
-    ...fields,
+    ...given,
   };
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import type { IrEvent } from "../../translate/ir.ts";
 import { createChatStreamDecoder } from "./stream_decode.ts";
 import { FIELDS, textOfChunk } from "./text_chunk.ts";

@@ -4,8 +4,9 @@
  */
 import { asRecord, parseEventData } from "../json_read.ts";
 import { type OpenAiUsageFields, readOpenAiUsage } from "../openai_usage.ts";
-import type { SseEvent } from "../sse.ts";
-import type { Usage, UsageTap } from "../types.ts";
+import type { SseEvent } from "../../translate/sse.ts";
+import type { Usage } from "../../usage.ts";
+import type { UsageTap } from "../../translate/codec.ts";
 
 /** Where a chat-completions `usage` object keeps its counts. */
 const USAGE_FIELDS: OpenAiUsageFields = {

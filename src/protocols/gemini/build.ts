@@ -2,7 +2,7 @@
  * Builds Gemini replies of the echo channel: the `GenerateContentResponse` and its
  * `streamGenerateContent?alt=sse` chunks (response_shape.ts).
  */
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import type { TextReply } from "../types.ts";
 import { CLOSING_PART, type ResponseFields, responseOf } from "./response_shape.ts";
 

@@ -3,7 +3,7 @@
  * (the model and streaming are in the path); called with the body alone, as `Codec` calls
  * it today, the request has the body's `model` if any and does not stream.
  */
-import type { Codec } from "../../translate/codec.ts";
+import type { IrCodec } from "../../translate/codec.ts";
 import { decodeGeminiRequest } from "./request_decode.ts";
 import { encodeGeminiRequest } from "./request_encode.ts";
 import { decodeGeminiResponse } from "./response_decode.ts";
@@ -19,4 +19,4 @@ export const geminiCodec = {
   encodeResponse: encodeGeminiResponse,
   createStreamDecoder: createGeminiStreamDecoder,
   createStreamEncoder: createGeminiStreamEncoder,
-} satisfies Codec;
+} satisfies IrCodec;

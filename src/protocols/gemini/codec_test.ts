@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import type { EntryProtocol } from "../../config/schema.ts";
 import { CASES, decodeAllWith, transcripts } from "../chat/test_support.ts";
 import type { StreamDecoder, StreamEncoder } from "../../translate/codec.ts";
-import { codecOf } from "../../translate/codecs.ts";
+import { protocolOf } from "../index.ts";
 import { upstreamStreamError } from "../../translate/errors.ts";
 import type { IrAssistantPart, IrRequest } from "../../translate/ir.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import { geminiCodec } from "./codec.ts";
 import { finishOfReason, reasonOfFinish } from "./finish.ts";
 import {
@@ -24,7 +24,7 @@ function relay(events: SseEvent[], decoder: StreamDecoder, encoder: StreamEncode
   for (const event of events) {
     for (const ir of decoder.decode(event)) {
       if (ir.type === "error") {
-        return [...out, ...encoder.error(upstreamStreamError(ir.error, "chat"))];
+        return [...out, ...encoder.error(upstreamStreamError(ir.error, protocolOf("chat")))];
       }
       out.push(...encoder.encode(ir));
     }
@@ -65,13 +65,13 @@ Deno.test("gemini codec: Gemini CLI's request reaches every other protocol's cha
   const targets: EntryProtocol[] = ["chat", "responses", "messages"];
   for (const target of targets) {
     const context = requestContext(`${target}-model`);
-    const body = codecOf(target).encodeRequest(request, context);
+    const body = protocolOf(target).encodeRequest(request, context);
     assert.equal(body.stream, true, target);
     assert.equal((body.tools as unknown[]).length, 8, target);
     assert.match(JSON.stringify(body), /What does main\.ts do\?/, target);
     assert.match(JSON.stringify(body), /interactive CLI agent/, target);
   }
-  const messages = codecOf("messages").encodeRequest(request, requestContext());
+  const messages = protocolOf("messages").encodeRequest(request, requestContext());
   assert.equal(messages.top_k, undefined, "dropped beside thinking, as Anthropic requires");
   assert.deepEqual(messages.thinking, { type: "enabled", budget_tokens: 4_095 });
 });
@@ -144,7 +144,7 @@ for (const protocol of ["chat", "responses", "messages"] as const) {
   const { fixtureStream: upstreamStream } = transcripts(protocol);
   for (const name of CASES) {
     Deno.test(`gemini codec: a ${protocol} upstream's ${name} stream for a Gemini client`, () => {
-      const codec = codecOf(protocol);
+      const codec = protocolOf(protocol);
       const upstream = foldEvents(decodeAllWith(codec.createStreamDecoder(), upstreamStream(name)));
       const out = relay(
         upstreamStream(name),

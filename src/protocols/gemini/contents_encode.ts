@@ -19,14 +19,12 @@
  * (`ensureActiveLoopHasThoughtSignatures`).
  */
 import type { IrAssistantPart, IrTurn, IrUserPart } from "../../translate/ir.ts";
-import { inputOf } from "../messages/content.ts";
 import { mediaPart, responseOfResult } from "./content.ts";
+import { inputOf } from "../../translate/encoding.ts";
+import type { Drop } from "../../translate/encoding.ts";
 
 /** A content or part as sent. */
 type Json = Record<string, unknown>;
-/** Notes one loss of translation. */
-export type Drop = (what: string, why: string) => void;
-
 /** The `thoughtSignature` that lets Gemini 3 take a function call it did not make. */
 export const PLACEHOLDER_SIGNATURE = "skip_thought_signature_validator";
 

@@ -4,10 +4,10 @@
  * as an HTTP error body and, in a stream, as a plain `data:` line that the SDKs raise
  * as an `ApiError` (`@google/genai` `throwIfStreamErrorChunk` needs a numeric `code`).
  */
-import type { GatewayError } from "../../errors.ts";
+import type { ErrorShape, GatewayError } from "../../errors.ts";
 import { asRecord, parseEventData, stringOr } from "../json_read.ts";
-import type { SseEvent } from "../sse.ts";
-import type { StreamErrorReport } from "../types.ts";
+import type { SseEvent } from "../../translate/sse.ts";
+import type { StreamErrorReport } from "../../translate/codec.ts";
 
 /**
  * The `status` name of each HTTP status tollgate answers with (`google.rpc.Code`, whose
@@ -99,6 +99,9 @@ function retryAfterSeconds(headers: Record<string, string> | undefined): number 
   }
   return undefined;
 }
+
+/** Google's error shape, for an error that ends a request before its answer began. */
+export const GEMINI_SHAPE: ErrorShape = { body: geminiErrorBody };
 
 /** The stream's error: one `data:` line with the error body (no event name, as Google sends it). */
 export function streamErrorEvents(error: GatewayError, requestId: string): SseEvent[] {

@@ -3,55 +3,36 @@
  * `models.streamGenerateContent` with `?alt=sse`, `models.countTokens`). Unlike the other
  * protocols its model and whether it streams are in the path
  * (`/models/{model}:streamGenerateContent`), not the body: parsing takes them from the
- * route, and a channel's path is made for each model.
+ * route, a channel's path is made for each model, and a channel of its own is sent the
+ * client's body as it is (no `model` in it to map). Its channel key goes in
+ * `x-goog-api-key` (Gemini API reference, "API keys"), and the client's query never goes
+ * along (it may hold the client's tollgate key as `?key=`).
  *
- * It implements `Protocol` but for three members the interface cannot yet express (typed
- * `GeminiProtocol`): its `name` is not an `EntryProtocol` yet, `upstream` builds its path
- * from the model and takes the key as `x-goog-api-key`, and `parseRequest` takes the route.
+ * Registered (protocols/index.ts), but not yet an entry point or a channel protocol: the
+ * config's enums and the routes do not name it.
  */
 import * as z from "zod/mini";
+import type { ClientRequest, Passthrough, RequestRoute } from "../../translate/codec.ts";
 import { asRecord } from "../json_read.ts";
-import type { Protocol } from "../protocol.ts";
+import { collectText, conversationStart } from "../prompt_text.ts";
+import type { Protocol, TokenCountEndpoint } from "../protocol.ts";
 import { readEnvelope } from "../request.ts";
 import { model as modelSchema } from "../schema_fields.ts";
 import type { EntryRequest } from "../types.ts";
 import { buildGenerateContentEvents, buildGenerateContentResponse } from "./build.ts";
-import { streamError, streamErrorEvents } from "./errors.ts";
-import { streamContent, streamEnded } from "./progress.ts";
+import { geminiCodec } from "./codec.ts";
+import { GEMINI_SHAPE, streamError, streamErrorEvents } from "./errors.ts";
 import { numberField, objectField } from "./fields.ts";
+import { streamContent, streamEnded } from "./progress.ts";
 import { contentList, CountTokensRequestSchema, GenerateContentRequestSchema } from "./schema.ts";
 import { eventText, promptText, responseText } from "./text.ts";
-import { createUsageTap, encodeUsage, usageFromResponse } from "./usage.ts";
+import { createUsageTap, usageFromResponse } from "./usage.ts";
 
 /** What the path of a request says: the model, and whether the answer streams. */
-export interface GeminiRoute {
+export interface GeminiRoute extends RequestRoute {
   model: string;
   stream: boolean;
 }
-
-/** A parsed Gemini request (`EntryRequest` with the protocol `gemini`). */
-export type GeminiEntryRequest = Omit<EntryRequest, "protocol"> & { protocol: "gemini" };
-
-/** How a Gemini channel is called: its `base_url` ends in the API version (`.../v1beta`). */
-export interface GeminiUpstreamWire {
-  /** `/models/{model}:generateContent`, or `:streamGenerateContent?alt=sse`. */
-  path(model: string, stream: boolean): string;
-  /** `/models/{model}:countTokens`. */
-  countTokensPath(model: string): string;
-  /** The channel key goes in `x-goog-api-key` (Gemini API reference, "API keys"). */
-  readonly credential: "x-goog-api-key";
-  readonly forwardedHeaders: readonly string[];
-  /** Never: the client's query may hold its tollgate key (`?key=`). */
-  readonly keepsQuery: false;
-}
-
-/** The Gemini protocol's members, typed where `Protocol` cannot say them yet. */
-export type GeminiProtocol = Omit<Protocol, "name" | "upstream" | "parseRequest"> & {
-  readonly name: "gemini";
-  readonly upstream: GeminiUpstreamWire;
-  /** Validates a body against the route's model; throws a 400 `invalid_request` naming the field. */
-  parseRequest(body: unknown, route: GeminiRoute): GeminiEntryRequest;
-};
 
 /** The methods of a model a client may call, as the path names them after the colon. */
 export type GeminiMethod = "generateContent" | "streamGenerateContent" | "countTokens";
@@ -82,8 +63,26 @@ function modelSegment(model: string): string {
   return encodeURIComponent(model.replace(/^models\//, ""));
 }
 
+/** A Gemini request to a Gemini channel: the client's body as it is, its model in the path. */
+function unchanged(request: ClientRequest): Passthrough {
+  return { body: () => request.body, bytes: (_model, raw) => raw, hides: () => false };
+}
+
+/** A content without a role is the user's (the API's default for a single turn). */
+const CONTENTS = {
+  content: "parts",
+  isUser: (role: unknown) => role === undefined || role === "user",
+};
+
+/** `models/{model}:countTokens`. */
+const countTokens: TokenCountEndpoint = {
+  parseRequest: (body, route) => parseCountTokensRequest(body, route.model),
+  answer: countTokensResponse,
+};
+
 /** The Gemini protocol. */
-export const gemini: GeminiProtocol = {
+export const gemini: Protocol = {
+  ...geminiCodec,
   name: "gemini",
   upstream: {
     path: (model, stream) =>
@@ -91,33 +90,44 @@ export const gemini: GeminiProtocol = {
         stream ? "streamGenerateContent?alt=sse" : "generateContent"
       }`,
     countTokensPath: (model) => `/models/${modelSegment(model)}:countTokens`,
-    credential: "x-goog-api-key",
+    modelInPath: true,
+    credential: { header: "x-goog-api-key" },
     forwardedHeaders: [],
     keepsQuery: false,
   },
+  errorShape: GEMINI_SHAPE,
   overloadedStatus: 503,
   fields: { input: "contents", maxOutput: "generationConfig.maxOutputTokens" },
-  conversation: { leading: "systemInstruction", turns: "contents" },
+  conversation: {
+    start: (body) =>
+      conversationStart(
+        collectText(objectField(body, "systemInstruction")?.parts),
+        body.contents,
+        CONTENTS,
+      ),
+  },
   idPrefix: "",
   // Gemini CLI's stream parser stalls on an SSE comment: a silent stream is kept with nothing.
   keepalive: "",
+  takesPrefill: true,
+  countTokens,
   parseRequest(body, route) {
     const { body: object } = readEnvelope(GenerateContentRequestSchema, body);
     const model = readModel(route.model);
     const max = numberField(objectField(object, "generationConfig"), "maxOutputTokens");
-    const request: GeminiEntryRequest = {
+    const request: EntryRequest = {
       protocol: "gemini",
       model,
-      stream: route.stream,
+      stream: route.stream === true,
       body: object,
     };
     if (max !== undefined) request.maxOutputTokens = max;
     return request;
   },
+  passthrough: unchanged,
   promptText,
   usageFromResponse,
   createUsageTap,
-  encodeUsage,
   responseText,
   eventText,
   buildReply: (reply) => buildGenerateContentResponse(reply),
@@ -131,7 +141,7 @@ export const gemini: GeminiProtocol = {
 // The model of the path, checked as the other protocols check a body's `model`.
 const RouteSchema = z.object({ model: modelSchema });
 
-function readModel(model: string): string {
+function readModel(model: string | undefined): string {
   return readEnvelope(RouteSchema, { model }).fields.model;
 }
 
@@ -143,7 +153,10 @@ export interface GeminiCountTokensRequest {
 }
 
 /** Validates a countTokens body; throws like `parseRequest`. */
-export function parseCountTokensRequest(body: unknown, model: string): GeminiCountTokensRequest {
+export function parseCountTokensRequest(
+  body: unknown,
+  model: string | undefined,
+): GeminiCountTokensRequest {
   const { body: object } = readEnvelope(CountTokensRequestSchema, body);
   const request = asRecord(object.generateContentRequest);
   if (object.contents != null) {

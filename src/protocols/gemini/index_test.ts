@@ -265,10 +265,11 @@ Deno.test("gemini channels: the model in the path, the key in x-goog-api-key, no
     "/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
   );
   assert.equal(
-    upstream.countTokensPath("gemini-2.5-flash"),
+    upstream.countTokensPath!("gemini-2.5-flash"),
     "/models/gemini-2.5-flash:countTokens",
   );
-  assert.equal(upstream.credential, "x-goog-api-key");
+  assert.deepEqual(upstream.credential, { header: "x-goog-api-key" });
+  assert.equal(upstream.modelInPath, true);
   assert.equal(upstream.keepsQuery, false, "a client's `?key=` must never go upstream");
   assert.equal(gemini.keepalive, "", "Gemini CLI's parser stalls on SSE comments");
   assert.equal(gemini.overloadedStatus, 503);

@@ -4,7 +4,7 @@
  * stream ended properly (a chunk with the candidate's `finishReason`).
  */
 import { asRecord, parseEventData } from "../json_read.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 
 /** Whether the chunk carries content; parsed, since it is asked only until the first one. */
 export function streamContent(event: SseEvent): boolean {

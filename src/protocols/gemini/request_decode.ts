@@ -36,7 +36,7 @@ import { effortNamed, effortOfBudget } from "../../translate/reasoning.ts";
 import { asRecord, listOf, stringOr } from "../json_read.ts";
 import { decodeContents, decodeSystemInstruction } from "./contents_decode.ts";
 import { camelName, field, numberField, objectField, stringField } from "./fields.ts";
-import type { GeminiRoute } from "./index.ts";
+import type { RequestRoute } from "../../translate/codec.ts";
 import { jsonSchemaOf } from "./json_schema.ts";
 
 // Every top-level field this decoder reads; any other a client sets is reported as dropped.
@@ -74,7 +74,7 @@ const SEARCH_TOOLS = ["googleSearch", "googleSearchRetrieval"];
  */
 export function decodeGeminiRequest(
   body: Record<string, unknown>,
-  route?: GeminiRoute,
+  route?: RequestRoute,
 ): IrRequest {
   if (stringField(body, "cachedContent")) {
     throw convertError(

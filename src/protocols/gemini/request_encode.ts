@@ -28,9 +28,10 @@
 import type { RequestEncodeContext } from "../../translate/codec.ts";
 import { convertError } from "../../translate/errors.ts";
 import type { IrRequest, IrTool } from "../../translate/ir.ts";
-import { dropOnce } from "../chat/messages_encode.ts";
 import { BUDGET_BY_EFFORT } from "../../translate/reasoning.ts";
-import { type Drop, encodeContents } from "./contents_encode.ts";
+import { encodeContents } from "./contents_encode.ts";
+import { dropOnce } from "../../translate/encoding.ts";
+import { type Drop } from "../../translate/encoding.ts";
 
 // `GenerationConfig.stopSequences`: "The API supports up to 5 stop sequences".
 const MAX_STOP_SEQUENCES = 5;

@@ -17,11 +17,11 @@
  */
 import type { ResponseEncodeContext } from "../../translate/codec.ts";
 import type { IrAssistantPart, IrOpaque, IrResponse } from "../../translate/ir.ts";
-import { inputOf } from "../messages/content.ts";
-import { estimatedUsage } from "../messages/response_encode.ts";
 import { signatureOf } from "./content.ts";
 import { reasonOfFinish } from "./finish.ts";
 import { responseOf } from "./response_shape.ts";
+import { inputOf } from "../../translate/encoding.ts";
+import { estimatedUsage } from "../../translate/encoding.ts";
 
 type Json = Record<string, unknown>;
 

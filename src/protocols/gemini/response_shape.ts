@@ -5,8 +5,9 @@
  * the model's role. Stream chunks carry only their new parts; the last one the
  * `finishReason` and the usage.
  */
-import type { Usage } from "../types.ts";
+
 import { encodeUsage } from "./usage.ts";
+import type { Usage } from "../../usage.ts";
 
 /** What a response or chunk says beside its parts. */
 export interface ResponseFields {

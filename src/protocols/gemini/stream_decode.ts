@@ -11,7 +11,7 @@
 import type { StreamDecoder } from "../../translate/codec.ts";
 import type { IrEvent } from "../../translate/ir.ts";
 import { asRecord, fields, listOf, parseEventData, stringOr } from "../json_read.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import { argumentsOf } from "./content.ts";
 import { streamError } from "./errors.ts";
 import { finishOfReason } from "./finish.ts";

@@ -10,13 +10,13 @@
 import type { GatewayError } from "../../errors.ts";
 import type { ResponseEncodeContext, StreamEncoder } from "../../translate/codec.ts";
 import type { IrEvent, IrFinish } from "../../translate/ir.ts";
-import { estimatedUsage } from "../messages/response_encode.ts";
-import type { SseEvent } from "../sse.ts";
-import type { Usage } from "../types.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import { streamErrorEvents } from "./errors.ts";
 import { reasonOfFinish } from "./finish.ts";
 import { functionCallPart, SignatureCarrier } from "./response_encode.ts";
 import { CLOSING_PART, responseOf } from "./response_shape.ts";
+import type { Usage } from "../../usage.ts";
+import { estimatedUsage } from "../../translate/encoding.ts";
 
 type Open =
   | { kind: "text" | "reasoning" }

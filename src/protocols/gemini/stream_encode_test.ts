@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { GatewayError } from "../../errors.ts";
 import type { IrEvent } from "../../translate/ir.ts";
-import { encodeSse } from "../sse.ts";
+import { encodeSse } from "../../translate/sse.ts";
 import { createGeminiStreamEncoder } from "./stream_encode.ts";
 import {
   answerContext,

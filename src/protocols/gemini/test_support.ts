@@ -6,7 +6,7 @@
  */
 import type { IrEvent } from "../../translate/ir.ts";
 import { decodeAllWith, parseSse } from "../chat/test_support.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import { createGeminiStreamDecoder } from "./stream_decode.ts";
 
 export {

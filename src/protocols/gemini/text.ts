@@ -1,6 +1,6 @@
 /** Text in the Gemini protocol: the prompt's, and what an upstream produced. */
 import { asRecord, fields, keyedStrings, listOf, parseEventData, stringOr } from "../json_read.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import type { PromptText } from "../types.ts";
 import { field, objectField } from "./fields.ts";
 

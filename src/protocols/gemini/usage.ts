@@ -12,8 +12,9 @@
  * | `totalTokenCount`         | written as input + output; read only when the output counts are absent |
  */
 import { asRecord, tokenCount } from "../json_read.ts";
-import type { SseEvent } from "../sse.ts";
-import type { Usage, UsageTap } from "../types.ts";
+import type { SseEvent } from "../../translate/sse.ts";
+import type { Usage } from "../../usage.ts";
+import type { UsageTap } from "../../translate/codec.ts";
 
 /** Usage of a `usageMetadata` object, or undefined when it reports no count. */
 export function readUsageMetadata(value: unknown): Usage | undefined {

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import type { Usage } from "../types.ts";
 import { fixtureJson, fixtureStream } from "./test_support.ts";
 import {
   createUsageTap,
@@ -8,6 +7,7 @@ import {
   usageFromResponse,
   usageMetadataText,
 } from "./usage.ts";
+import type { Usage } from "../../usage.ts";
 
 const CASES: { name: string; metadata: unknown; usage: Usage | undefined }[] = [
   {

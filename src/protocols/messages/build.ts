@@ -3,7 +3,7 @@
  * `Message`, `RawMessageStreamEvent`).
  */
 import type { TextReply } from "../types.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import { encodeUsage } from "./usage.ts";
 
 const STOP_REASON = { stop: "end_turn", length: "max_tokens" } as const;

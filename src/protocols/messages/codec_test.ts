@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import { upstreamStreamError } from "../../translate/errors.ts";
 import { messagesCodec } from "./codec.ts";
 import {
@@ -11,6 +11,7 @@ import {
   foldEvents,
   requestContext,
 } from "./test_support.ts";
+import { protocolOf } from "../index.ts";
 
 // Messages to messages through the IR, as the golden suite runs every pair: each recorded
 // case goes through the codec object end to end, and the client's stream read back is
@@ -27,7 +28,7 @@ for (const name of CASES) {
     for (const event of fixtureStream(name)) {
       for (const ir of decoder.decode(event)) {
         if (ir.type === "error") {
-          out.push(...encoder.error(upstreamStreamError(ir.error, "messages")));
+          out.push(...encoder.error(upstreamStreamError(ir.error, protocolOf("messages"))));
           failed = true;
           break;
         }

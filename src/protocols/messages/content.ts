@@ -119,14 +119,3 @@ function fnv1a(text: string): string {
   }
   return hash.toString(16).padStart(8, "0");
 }
-
-/** Arguments JSON as the `input` object (`{}` when the model wrote none or broken JSON). */
-export function inputOf(args: string): Record<string, unknown> {
-  try {
-    const parsed = JSON.parse(args);
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed;
-  } catch {
-    // Broken or empty arguments: the API requires an object, so the call goes with none.
-  }
-  return {};
-}

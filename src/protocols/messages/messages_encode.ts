@@ -7,13 +7,12 @@
  * thinking, since the API rejects a signature it did not make.
  */
 import type { IrAssistantPart, IrText, IrTurn, IrUserPart } from "../../translate/ir.ts";
-import { cacheField, encodeDocument, encodeImage, inputOf, toolId } from "./content.ts";
+import { cacheField, encodeDocument, encodeImage, toolId } from "./content.ts";
+import { inputOf } from "../../translate/encoding.ts";
+import type { Drop } from "../../translate/encoding.ts";
 
 /** A content block or message as sent. */
 export type Block = Record<string, unknown>;
-/** Notes one loss of translation. */
-export type Drop = (what: string, why: string) => void;
-
 /** `system`: a string, or text blocks when any part carries a `cache_control` marker. */
 export function encodeSystem(parts: IrText[]): string | Block[] {
   if (!parts.some((part) => part.cacheControl)) return parts.map((part) => part.text).join("\n\n");

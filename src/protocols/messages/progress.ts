@@ -4,7 +4,7 @@
  * properly (`message_delta` with the stop reason, or `message_stop`).
  */
 import { asRecord, parseEventData } from "../json_read.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 
 /** The event's type: its name, or the `type` its data begins with when a proxy dropped names. */
 function typeOf(event: SseEvent): string | undefined {

@@ -33,13 +33,9 @@ import { convertError } from "../../translate/errors.ts";
 import type { IrRequest, IrTool } from "../../translate/ir.ts";
 import { BUDGET_BY_EFFORT } from "../../translate/reasoning.ts";
 import { cacheField } from "./content.ts";
-import {
-  type Block,
-  type Drop,
-  encodeSystem,
-  encodeTurns,
-  unsignedToolLoop,
-} from "./messages_encode.ts";
+import { type Block, encodeSystem, encodeTurns, unsignedToolLoop } from "./messages_encode.ts";
+import { type Drop } from "../../translate/encoding.ts";
+import { dropOnce } from "../../translate/encoding.ts";
 
 // Anthropic's web search tool types are dated (`web_search_20250305`); OpenAI's are not
 // (`web_search_preview`) or dated otherwise (`web_search_2025_08_26`).
@@ -53,7 +49,7 @@ export function encodeMessagesRequest(
   context: RequestEncodeContext,
 ): Record<string, unknown> {
   refuse(request);
-  const drop = dropOnce(context.drop);
+  const drop = dropOnce(context);
   const body: Record<string, unknown> = { model: context.model };
   const system = [
     ...request.system,
@@ -111,14 +107,6 @@ function refuse(request: IrRequest): void {
 }
 
 // One debug line per kind of loss, however many parts it hit.
-function dropOnce(drop: Drop): Drop {
-  const seen = new Set<string>();
-  return (what, why) => {
-    if (seen.has(what)) return;
-    seen.add(what);
-    drop(what, why);
-  };
-}
 
 /** `thinking`, or undefined when the request says nothing or thinking cannot go. */
 function encodeThinking(

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import type { Usage } from "../types.ts";
 import type { IrFinish, IrResponse } from "../../translate/ir.ts";
 import { finishOfStop, stopOfFinish } from "./finish.ts";
 import { decodeMessagesResponse } from "./response_decode.ts";
 import { CASES, fixtureJson, hasFixture } from "./test_support.ts";
+import type { Usage } from "../../usage.ts";
 
 const usage = (input: number, output: number, cached = 0, written = 0): Usage => ({
   input_tokens: input + cached + written,

@@ -5,12 +5,13 @@
  * opaque.ts, so it comes back when the client sends the history), or redacted thinking.
  */
 import { encodeUsage } from "./usage.ts";
-import type { Usage } from "../types.ts";
 import type { ResponseEncodeContext } from "../../translate/codec.ts";
 import type { IrAssistantPart, IrResponse } from "../../translate/ir.ts";
 import { wrapOpaque } from "../../translate/opaque.ts";
-import { inputOf, toolId } from "./content.ts";
+import { toolId } from "./content.ts";
 import { stopOfFinish } from "./finish.ts";
+import { inputOf } from "../../translate/encoding.ts";
+import { estimatedUsage } from "../../translate/encoding.ts";
 
 /** The content block of an answer's part, as a messages client reads it. */
 export function blockOf(part: IrAssistantPart): Record<string, unknown> {
@@ -36,16 +37,6 @@ export function blockOf(part: IrAssistantPart): Record<string, unknown> {
         input: inputOf(part.arguments),
       };
   }
-}
-
-/** Usage to report when the upstream said none: the gateway's input estimate, no output. */
-export function estimatedUsage(context: ResponseEncodeContext): Usage {
-  return {
-    input_tokens: context.inputTokensHint,
-    output_tokens: 0,
-    cached_tokens: 0,
-    cache_write_tokens: 0,
-  };
 }
 
 /** The client's `message` body for an answer. */

@@ -9,7 +9,7 @@
 import { asRecord, fields, parseEventData, stringOr } from "../json_read.ts";
 import { streamError } from "./errors.ts";
 import { createUsageTap } from "./usage.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import type { StreamDecoder } from "../../translate/codec.ts";
 import type { IrEvent } from "../../translate/ir.ts";
 import { deltaValue, readBlockDelta } from "./block_delta.ts";

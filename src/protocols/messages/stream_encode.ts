@@ -8,17 +8,17 @@
  * usage, then `message_stop`. Event names equal each payload's `type`.
  */
 import type { GatewayError } from "../../errors.ts";
-import { protocolOf } from "../index.ts";
+import { streamErrorEvents } from "./errors.ts";
 import { encodeUsage } from "./usage.ts";
-import type { SseEvent } from "../sse.ts";
-import type { Usage } from "../types.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import type { ResponseEncodeContext, StreamEncoder } from "../../translate/codec.ts";
 import type { IrEvent, IrFinish, IrOpaque, IrStreamPart } from "../../translate/ir.ts";
 import { wrapOpaque } from "../../translate/opaque.ts";
 import { type BlockDeltaType, VALUE_FIELDS } from "./block_delta.ts";
 import { toolId } from "./content.ts";
 import { stopOfFinish } from "./finish.ts";
-import { estimatedUsage } from "./response_encode.ts";
+import type { Usage } from "../../usage.ts";
+import { estimatedUsage } from "../../translate/encoding.ts";
 
 /**
  * The part being sent. A reasoning part's block starts with its first delta: redacted
@@ -176,7 +176,7 @@ export function createMessagesStreamEncoder(context: ResponseEncodeContext): Str
       if (ended) return [];
       ended = true;
       // A strict client reads the error and stops: nothing else is closed first.
-      return protocolOf("messages").streamErrorEvents(error, context.requestId);
+      return streamErrorEvents(error, context.requestId);
     },
   };
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
 import { GatewayError } from "../../errors.ts";
-import { encodeSse, type SseEvent } from "../sse.ts";
+import { encodeSse, type SseEvent } from "../../translate/sse.ts";
 import type { ResponseEncodeContext } from "../../translate/codec.ts";
 import { upstreamStreamError } from "../../translate/errors.ts";
 import type { IrEvent } from "../../translate/ir.ts";
@@ -16,6 +16,7 @@ import {
   ODD,
   oddPart,
 } from "./test_support.ts";
+import { protocolOf } from "../index.ts";
 
 type Payload = Record<string, unknown>;
 
@@ -25,7 +26,7 @@ function encodeAll(events: IrEvent[], context: ResponseEncodeContext = answerCon
   const out: SseEvent[] = [];
   for (const event of events) {
     if (event.type === "error") {
-      return [...out, ...encoder.error(upstreamStreamError(event.error, "messages"))];
+      return [...out, ...encoder.error(upstreamStreamError(event.error, protocolOf("messages")))];
     }
     out.push(...encoder.encode(event));
   }

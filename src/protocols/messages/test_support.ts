@@ -2,7 +2,7 @@
  * Test helpers of the messages codec: its recorded transcripts, plus the shared helpers
  * of the chat codec's support (contexts, SSE parsing, IR stream folding).
  */
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import type { IrEvent } from "../../translate/ir.ts";
 import { assertSameAsParse, decodeAllWith, namedSse, transcripts } from "../chat/test_support.ts";
 import { createMessagesStreamDecoder } from "./stream_decode.ts";

@@ -3,8 +3,9 @@
  * out cache reads and writes, so they are added to reach tollgate's `input_tokens`.
  */
 import { asRecord, parseEventData, tokenCount } from "../json_read.ts";
-import type { SseEvent } from "../sse.ts";
-import type { Usage, UsageTap } from "../types.ts";
+import type { SseEvent } from "../../translate/sse.ts";
+import type { Usage } from "../../usage.ts";
+import type { UsageTap } from "../../translate/codec.ts";
 
 const FIELDS = [
   "input_tokens",

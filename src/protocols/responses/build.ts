@@ -3,7 +3,7 @@
  * `Response`, `ResponseStreamEvent`), one output message with one `output_text` part.
  */
 import type { TextReply } from "../types.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import { encodeUsage } from "./usage.ts";
 
 // Request parameters the API echoes on the response object, with its defaults.

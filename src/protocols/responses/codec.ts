@@ -1,5 +1,5 @@
 /** The responses protocol's translation codec (`POST /v1/responses`). */
-import type { Codec } from "../../translate/codec.ts";
+import type { IrCodec } from "../../translate/codec.ts";
 import { decodeResponsesRequest } from "./request_decode.ts";
 import { encodeResponsesRequest } from "./request_encode.ts";
 import { decodeResponsesResponse } from "./response_decode.ts";
@@ -8,7 +8,7 @@ import { createResponsesStreamDecoder } from "./stream_decode.ts";
 import { createResponsesStreamEncoder } from "./stream_encode.ts";
 
 /** OpenAI responses to and from the IR: requests, whole answers and event streams. */
-export const responsesCodec: Codec = {
+export const responsesCodec: IrCodec = {
   decodeRequest: decodeResponsesRequest,
   encodeRequest: encodeResponsesRequest,
   decodeResponse: decodeResponsesResponse,

@@ -9,6 +9,7 @@ import {
   fixtureStream,
   requestContext,
 } from "./test_support.ts";
+import { protocolOf } from "../index.ts";
 
 // Responses to responses through the IR, as the golden suite runs every pair: each recorded
 // case goes through the codec object end to end, the client stream in the strict grammar.
@@ -24,7 +25,7 @@ for (const name of CASES) {
     for (const event of fixtureStream(name)) {
       for (const ir of decoder.decode(event)) {
         if (ir.type === "error") {
-          out.push(...encoder.error(upstreamStreamError(ir.error, "responses")));
+          out.push(...encoder.error(upstreamStreamError(ir.error, protocolOf("responses"))));
           failed = true;
           break;
         }

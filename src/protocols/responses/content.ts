@@ -5,9 +5,9 @@
  */
 import { fields, stringOr } from "../json_read.ts";
 import { dataUrl, documentOfFile, sourceOfUrl } from "../chat/content.ts";
-import type { Drop } from "../chat/messages_encode.ts";
 import { convertError } from "../../translate/errors.ts";
 import type { IrDocument, IrImage, IrText } from "../../translate/ir.ts";
+import type { Drop } from "../../translate/encoding.ts";
 
 /** A part of input content: what user messages and tool outputs hold. */
 export type InputPart = IrText | IrImage | IrDocument;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import { STRING_CONTENT } from "../json_shape.ts";
 import { DELTA_EVENT, DELTA_KINDS, readDeltaEvent } from "./delta_event.ts";
 import {

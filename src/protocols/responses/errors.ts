@@ -2,8 +2,8 @@
 import type { GatewayError } from "../../errors.ts";
 import { statusOfErrorType } from "../error_status.ts";
 import { asRecord, parseEventData, stringOr } from "../json_read.ts";
-import type { SseEvent } from "../sse.ts";
-import type { StreamErrorReport } from "../types.ts";
+import type { SseEvent } from "../../translate/sse.ts";
+import type { StreamErrorReport } from "../../translate/codec.ts";
 
 /** The `error` event (OpenAI `ResponseErrorEvent`) that ends a stream. */
 export function streamErrorEvents(error: GatewayError, requestId: string): SseEvent[] {

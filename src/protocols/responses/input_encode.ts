@@ -5,10 +5,11 @@
  * their results, and reasoning items only when they carry OpenAI's own
  * `encrypted_content` (another provider's state would be rejected).
  */
-import type { Drop } from "../chat/messages_encode.ts";
+
 import { customInput } from "../chat/response_encode.ts";
 import type { IrAssistantPart, IrToolResult, IrTurn, IrUserPart } from "../../translate/ir.ts";
 import { encodeInputPart } from "./content.ts";
+import type { Drop } from "../../translate/encoding.ts";
 
 type Item = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
  * `response.incomplete`; `response.failed` is an error, streamError's).
  */
 import { asRecord, parseEventData } from "../json_read.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 
 /** The event's type: its name, or its data's `type` when a proxy dropped names. */
 function typeOf(event: SseEvent): string | undefined {

@@ -22,13 +22,14 @@
  * | stop, topK          | dropped (no equivalent)                                       |
  * | n > 1, audio        | refused                                                       |
  */
-import { type Drop, dropOnce } from "../chat/messages_encode.ts";
+
 import { customToolNames } from "../chat/response_encode.ts";
 import type { RequestEncodeContext } from "../../translate/codec.ts";
 import { convertError } from "../../translate/errors.ts";
 import type { IrOutputFormat, IrRequest, IrTool } from "../../translate/ir.ts";
 import { effortOfBudget } from "../../translate/reasoning.ts";
 import { encodeInput } from "./input_encode.ts";
+import { type Drop, dropOnce } from "../../translate/encoding.ts";
 
 type Item = Record<string, unknown>;
 

@@ -5,12 +5,12 @@
  * `custom_tool_call`), the client's parameters echoed as the API does, status and usage.
  */
 import { encodeUsage } from "./usage.ts";
-import type { Usage } from "../types.ts";
 import { customToolNames } from "../chat/response_encode.ts";
 import type { ResponseEncodeContext } from "../../translate/codec.ts";
 import type { IrAssistantPart, IrFinish, IrResponse } from "../../translate/ir.ts";
 import { outcomeOf } from "./finish.ts";
 import { callItem, contentPart, itemIdOf, messageItem, reasoningItem } from "./items.ts";
+import type { Usage } from "../../usage.ts";
 
 type Item = Record<string, unknown>;
 

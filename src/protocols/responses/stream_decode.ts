@@ -9,7 +9,7 @@
  */
 import { fields, parseEventData, stringOr } from "../json_read.ts";
 import { usageFromResponse } from "./usage.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import type { StreamDecoder } from "../../translate/codec.ts";
 import type { IrEvent } from "../../translate/ir.ts";
 import { DELTA_KINDS, type DeltaType, readDeltaEvent } from "./delta_event.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import { decodeAll, foldEvents, sse } from "./test_support.ts";
 
 type Fields = Record<string, unknown>;

@@ -11,14 +11,14 @@
  * share one message item, as the API's own answers do.
  */
 import type { GatewayError } from "../../errors.ts";
-import { protocolOf } from "../index.ts";
-import type { SseEvent } from "../sse.ts";
-import type { Usage } from "../types.ts";
+import { streamErrorEvents } from "./errors.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import { customInput, customToolNames } from "../chat/response_encode.ts";
 import type { ResponseEncodeContext, StreamEncoder } from "../../translate/codec.ts";
 import type { IrEvent, IrFinish, IrOpaque, IrStreamPart } from "../../translate/ir.ts";
 import { callItem, contentPart, itemIdOf, messageItem, reasoningItem } from "./items.ts";
 import { responseObject } from "./response_encode.ts";
+import type { Usage } from "../../usage.ts";
 
 type Item = Record<string, unknown>;
 
@@ -108,7 +108,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
   error(error: GatewayError): SseEvent[] {
     if (this.#ended) return [];
     this.#ended = true;
-    return protocolOf("responses").streamErrorEvents(error, this.#context.requestId).map(
+    return streamErrorEvents(error, this.#context.requestId).map(
       (event) => {
         const { type, ...rest } = JSON.parse(event.data);
         const data = JSON.stringify({ type, sequence_number: this.#sequence++, ...rest });

@@ -6,7 +6,7 @@
 import { statusOfErrorType } from "../error_status.ts";
 import { asRecord, stringOr } from "../json_read.ts";
 import { streamError } from "./errors.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import type { IrAssistantPart, IrEvent, IrStreamError } from "../../translate/ir.ts";
 
 /** The kinds of IR part a responses stream carries. */

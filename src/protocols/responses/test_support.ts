@@ -5,7 +5,7 @@
  * chat codec's support (contexts, SSE parsing, IR stream folding).
  */
 import assert from "node:assert/strict";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import type { ResponseEncodeContext } from "../../translate/codec.ts";
 import type { IrEvent } from "../../translate/ir.ts";
 import {

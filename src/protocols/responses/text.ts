@@ -1,7 +1,7 @@
 /** Text in the responses protocol: the prompt's, and what an upstream produced. */
 import { fields, keyedStrings, listOf, stringOr } from "../json_read.ts";
 import { collectText, promptOfMessages } from "../prompt_text.ts";
-import type { SseEvent } from "../sse.ts";
+import type { SseEvent } from "../../translate/sse.ts";
 import type { PromptText } from "../types.ts";
 
 /** The prompt text of a responses request: instructions, then the input (string or items). */

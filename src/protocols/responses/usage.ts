@@ -4,8 +4,9 @@
  */
 import { asRecord, parseEventData } from "../json_read.ts";
 import { type OpenAiUsageFields, readOpenAiUsage } from "../openai_usage.ts";
-import type { SseEvent } from "../sse.ts";
-import type { Usage, UsageTap } from "../types.ts";
+import type { SseEvent } from "../../translate/sse.ts";
+import type { Usage } from "../../usage.ts";
+import type { UsageTap } from "../../translate/codec.ts";
 
 // The terminal events of a response stream; each carries the final `response` object.
 const FINAL_EVENTS = new Set(["response.completed", "response.incomplete", "response.failed"]);

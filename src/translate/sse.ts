@@ -1,22 +1,13 @@
-/** Server-sent events as tollgate encodes them: the one place that writes `data:` lines. */
+/**
+ * Server-sent events as codecs read and write them (every protocol streams its answers as
+ * SSE), and their encoder: the one place that writes `data:` lines.
+ */
 
 /** One server-sent event; `data` is kept as the raw string so relays lose nothing. */
 export interface SseEvent {
   event?: string;
   data: string;
   id?: string;
-}
-
-/**
- * The events of one network chunk of an upstream stream. `bytes` is the chunk itself
- * when it holds exactly those events (it began and ended on an event boundary), so a
- * relay that changes nothing forwards it as it came instead of encoding the events again.
- */
-export interface SseBatch {
-  events: SseEvent[];
-  bytes?: Uint8Array;
-  /** The stream's last batch: its body ended with it (nothing more will be read). */
-  last?: boolean;
 }
 
 const ENCODER = new TextEncoder();

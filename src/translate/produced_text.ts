@@ -5,7 +5,6 @@
  * stream's kept events are turned into their text and let go, so a long stream (a coding
  * agent's thousands of tokens) keeps its text, not every event it relayed.
  */
-import type { Protocol } from "./protocol.ts";
 import type { SseEvent } from "./sse.ts";
 
 /**
@@ -23,7 +22,9 @@ export interface OutputTextCollector {
 }
 
 /** A collector for one stream in the given upstream protocol. */
-export function outputTextCollector(protocol: Protocol): OutputTextCollector {
+export function outputTextCollector(
+  protocol: { eventText(event: SseEvent): string },
+): OutputTextCollector {
   let kept: SseEvent[] = [];
   let keptChars = 0;
   /** The text of the events let go, a string of its own for each batch of them. */

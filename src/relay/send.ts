@@ -1,27 +1,28 @@
 /** Turns an attempt into a Send: a POST to the channel, or the built-in echo. */
-import type { Config, EntryProtocol } from "../config/schema.ts";
-import { perConfig } from "../routing/catalog.ts";
-import { type AnswerLimits, answerLimits } from "./http1/limits.ts";
+import type { Config } from "../config/schema.ts";
+import type { Protocol } from "../protocols/index.ts";
+import { type AnswerLimits, answerLimits } from "../upstream/http1/limits.ts";
 import type { Attempt } from "../routing/router.ts";
-import type { Send } from "./call.ts";
-import { echoResponse } from "./echo.ts";
-import { isEcho } from "./transport.ts";
-import type { HttpClient } from "./http1/client.ts";
+import type { Send } from "../upstream/call.ts";
+import { echoResponse } from "../upstream/echo.ts";
+import { isEcho } from "../routing/transport.ts";
+import type { HttpClient } from "../upstream/http1/client.ts";
 import { loadTokenCounter } from "../tokens/token_count.ts";
 import {
   type ClientHeaders,
   requestTemplates,
   type UpstreamOperation,
   upstreamRequest,
-} from "./request.ts";
-import { fromFetchResponse } from "./response.ts";
+} from "../upstream/request.ts";
+import { fromFetchResponse } from "../upstream/response.ts";
+import { perConfig } from "../config/per_config.ts";
 
 /** What a send needs beside the attempt. */
 export interface SendOptions {
   attempt: Attempt;
   operation: UpstreamOperation;
   /** The protocol the echo channel should answer in. */
-  entry: EntryProtocol;
+  entry: Protocol;
   body: Record<string, unknown>;
   /** Bytes to send in place of `body`: the client's own, its model perhaps replaced. */
   raw?: Uint8Array;
@@ -61,9 +62,16 @@ export function createSender(
           now,
           count: await loadTokenCounter(),
           inputTokens: options.inputTokens,
+          route: { model: attempt.upstreamModel, stream: options.stream },
         }));
     }
-    const template = templateOf(attempt.channel, options.operation, attempt.key, options.stream);
+    const template = templateOf({
+      channel: attempt.channel,
+      operation: options.operation,
+      key: attempt.key,
+      model: attempt.upstreamModel,
+      stream: options.stream,
+    });
     const request = upstreamRequest(template, {
       body: options.raw ?? options.body,
       clientHeaders: options.clientHeaders,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { protocolOf } from "./index.ts";
-import { KEPT_EVENT_CHARS, outputTextCollector } from "./text.ts";
+import { protocolOf } from "../protocols/index.ts";
+import { KEPT_EVENT_CHARS, outputTextCollector } from "./produced_text.ts";
 
 const chatChunk = (content: string) => ({
   data: JSON.stringify({
