@@ -7,7 +7,7 @@ import { issueKey } from "../src/auth/issue_key.ts";
 import { createAccount } from "../src/db/accounts.ts";
 import type { Db } from "../src/db/database.ts";
 import { type NewHold, type Settle, settlementOf } from "../src/db/store.ts";
-import { newRequestId } from "../src/middleware/request_context.ts";
+import { newRequestId } from "../src/api/request_context.ts";
 
 /** An account and key the bench's holds go to. */
 export interface HoldTarget {

@@ -13,29 +13,29 @@ import type { EntryProtocol } from "./config/schema.ts";
 import type { ConfigSnapshot } from "./config/store.ts";
 import { asGatewayError, errorResponse, GatewayError } from "./errors.ts";
 import { describeError, type Logger } from "./log.ts";
-import { headerLimits } from "./middleware/header_limits.ts";
-import { hostHeader } from "./middleware/host_header.ts";
-import { browserCors } from "./middleware/cors.ts";
+import { headerLimits } from "./api/header_limits.ts";
+import { hostHeader } from "./api/host_header.ts";
+import { browserCors } from "./api/cors.ts";
 import {
   type GatewayEnv,
   type KeyRoute,
   type RequestContext,
   requestContext,
-} from "./middleware/request_context.ts";
-import { countTokensRoute } from "./routes/count_tokens.ts";
-import { listModels, retrieveModel } from "./routes/models.ts";
-import { allowedMethods, pathNotFound } from "./routes/not_found.ts";
-import { relayRoute } from "./routes/relay.ts";
-import { deleteResponse, listInputItems, retrieveResponse } from "./routes/responses.ts";
+} from "./api/request_context.ts";
+import { countTokensRoute } from "./api/count_tokens.ts";
+import { listModels, retrieveModel } from "./api/models.ts";
+import { allowedMethods, pathNotFound } from "./api/not_found.ts";
+import { relayRoute } from "./api/relay.ts";
+import { deleteResponse, listInputItems, retrieveResponse } from "./api/responses.ts";
 import type { StoredResponses } from "./stored/stored_responses.ts";
 import type { AdminService } from "./admin/service.ts";
 import type { Sessions } from "./admin/sessions.ts";
-import { adminRoutes } from "./routes/admin.ts";
-import { bodyTooLarge } from "./relay/body.ts";
+import { adminRoutes } from "./api/admin.ts";
+import { bodyTooLarge } from "./api/body.ts";
 import { createRouter, type Router } from "./routing/router.ts";
 import { createObserver, type Observer } from "./observability/observer.ts";
-import { healthz, readyz } from "./routes/health.ts";
-import { metricsRoute } from "./routes/metrics.ts";
+import { healthz, readyz } from "./api/health.ts";
+import { metricsRoute } from "./api/metrics.ts";
 import { createSender } from "./relay/send.ts";
 import { checkForwardedHeaders } from "./upstream/request.ts";
 import type { HttpClient } from "./upstream/http1/client.ts";

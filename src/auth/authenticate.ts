@@ -1,6 +1,6 @@
 /** Authentication: the key from the headers, then every state check of the catalogue. */
 import type { Config } from "../config/schema.ts";
-import type { RequestContext } from "../middleware/request_context.ts";
+import type { RequestContext } from "../api/request_context.ts";
 import { GatewayError } from "../errors.ts";
 import { anyCidrContains, type Cidr, parseCidr } from "./cidr.ts";
 import { clientIp } from "./client_ip.ts";

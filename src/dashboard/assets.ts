@@ -5,7 +5,7 @@
  */
 import { hash } from "node:crypto";
 import { Hono } from "hono";
-import type { AdminEnv } from "../middleware/admin_access.ts";
+import type { AdminEnv } from "../api/admin_access.ts";
 import css from "./assets/dashboard.css" with { type: "text" };
 import script from "./assets/dashboard.js" with { type: "text" };
 import icon from "./assets/icon.svg" with { type: "text" };

@@ -6,8 +6,8 @@
 import type { NewAccountInput } from "../admin/accounts.ts";
 import { invalidField } from "../admin/errors.ts";
 import type { KeyFields } from "../admin/keys.ts";
-import type { RequestContext } from "../middleware/request_context.ts";
-import { readBody } from "../relay/body.ts";
+import type { RequestContext } from "../api/request_context.ts";
+import { readBody } from "../api/body.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
 
 /** A form's fields, from a urlencoded body read within the request's limits. */

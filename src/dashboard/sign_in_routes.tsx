@@ -14,7 +14,7 @@ import {
   checkSameOrigin,
   forgetSession,
   rememberSession,
-} from "../middleware/admin_access.ts";
+} from "../api/admin_access.ts";
 import { given, readForm } from "./forms.ts";
 import { SignInPage } from "./sign_in.tsx";
 

@@ -7,7 +7,7 @@
 import type { AdminService } from "../admin/service.ts";
 import type { LatencyJson } from "../admin/latency.ts";
 import type { Bucket, UsageCounts, UsagePointJson, UsageReport } from "../admin/usage.ts";
-import { optional } from "../routes/admin_api_input.ts";
+import { optional } from "../api/admin_api_input.ts";
 import type { Stack } from "./chart.tsx";
 
 const HOUR_MS = 60 * 60 * 1000;

@@ -1,7 +1,7 @@
 /**
  * One admitted request as its relay carries it: what its attempts, its answer (whole or
  * streamed), its rescues and its settlement share. Built by the relay route once the
- * request is held (routes/relay.ts).
+ * request is held (api/relay.ts).
  */
 import type { Hold } from "../billing/accounting.ts";
 import type { Config, Timeouts } from "../config/schema.ts";

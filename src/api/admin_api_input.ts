@@ -8,9 +8,9 @@ import * as z from "zod/mini";
 import type { RequestsQuery } from "../admin/requests.ts";
 import type { Bucket, UsageQuery } from "../admin/usage.ts";
 import { GatewayError } from "../errors.ts";
-import type { RequestContext } from "../middleware/request_context.ts";
+import type { RequestContext } from "./request_context.ts";
 import { readEnvelope } from "../protocols/request.ts";
-import { readJsonBody } from "../relay/body.ts";
+import { readJsonBody } from "./body.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
 
 const text = z.string({ error: "a string" });

@@ -1,7 +1,7 @@
 /** GET /v1/models: the models a key may use, readable by both SDK families. */
 import type { Principal } from "../auth/principal.ts";
 import type { Config } from "../config/schema.ts";
-import type { RequestContext } from "../middleware/request_context.ts";
+import type { RequestContext } from "./request_context.ts";
 import { GatewayError } from "../errors.ts";
 import type { Router } from "../routing/router.ts";
 

@@ -8,7 +8,7 @@ import { type Context, Hono } from "hono";
 import type { AdminService } from "../admin/service.ts";
 import { GatewayError } from "../errors.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
-import type { AdminEnv, Caller } from "../middleware/admin_access.ts";
+import type { AdminEnv, Caller } from "./admin_access.ts";
 import {
   AccountChangeSchema,
   KeyUpdateSchema,

@@ -2,7 +2,7 @@
  * GET /metrics: the Prometheus exposition. Off with `[server] metrics = false`; with a
  * `metrics_token` it needs that token as a Bearer credential (an API key does not do).
  */
-import type { RequestContext } from "../middleware/request_context.ts";
+import type { RequestContext } from "./request_context.ts";
 import { hashKeySecret, timingSafeEqualText } from "../auth/keys.ts";
 import { GatewayError } from "../errors.ts";
 import type { Metrics } from "../observability/metrics.ts";

@@ -5,7 +5,7 @@
  */
 import { hash } from "node:crypto";
 import type { Config } from "../config/schema.ts";
-import type { RequestContext } from "../middleware/request_context.ts";
+import type { RequestContext } from "./request_context.ts";
 import type { Router } from "../routing/router.ts";
 import { perConfig } from "../config/per_config.ts";
 

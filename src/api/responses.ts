@@ -4,7 +4,7 @@
  * an expired one is 404.
  */
 import { GatewayError } from "../errors.ts";
-import type { KeyRoute } from "../middleware/request_context.ts";
+import type { KeyRoute } from "./request_context.ts";
 import type { Item } from "../stored/items.ts";
 import type { StoredResponses } from "../stored/stored_responses.ts";
 

@@ -8,7 +8,7 @@ import { dashboardAssets } from "../dashboard/assets.ts";
 import { type DashboardDeps, dashboardPages } from "../dashboard/routes.tsx";
 import { securityHeaders } from "../dashboard/security.ts";
 import { GatewayError } from "../errors.ts";
-import { adminAccess, type AdminEnv } from "../middleware/admin_access.ts";
+import { adminAccess, type AdminEnv } from "./admin_access.ts";
 import { adminApi } from "./admin_api.ts";
 
 /** The admin routes' dependencies: the admin service, sessions, and the app's authentication. */
