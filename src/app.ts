@@ -1,49 +1,56 @@
 /**
  * Builds tollgate's Hono app from its dependencies (nothing here is module-level state):
- * the routes of design.md's HTTP surface, each request's context, and the one place
- * errors are rendered. The server (server.ts) serves it with `Deno.serve`; tests call
- * `app.request()` or serve it themselves.
+ * the middleware every request passes (its variables, Host, header limits, 405s from the
+ * routes themselves), the routes of design.md's HTTP surface each behind the middleware it
+ * needs, and the one place errors are rendered. The server (server.ts) serves it with
+ * `Deno.serve`; tests call `app.request()` or serve it themselves.
  */
 import { type Context, Hono } from "hono";
+import { methodNotAllowed } from "hono/method-not-allowed";
+import type { AdminService } from "./admin/service.ts";
+import type { Sessions } from "./admin/sessions.ts";
+import { adminAccess, type AdminEnv } from "./api/admin_access.ts";
+import { adminApi } from "./api/admin_api.ts";
+import { authenticated } from "./api/authenticated.ts";
+import { bodyLimit } from "./api/body.ts";
+import { browserCors } from "./api/cors.ts";
+import { countTokensHandler } from "./api/count_tokens.ts";
+import { exposed } from "./api/exposed.ts";
+import { forwardedHeaders } from "./api/forwarded_headers.ts";
+import { headerLimits } from "./api/header_limits.ts";
+import { healthz, readyz } from "./api/health.ts";
+import { hostHeader } from "./api/host_header.ts";
+import { metricsRoute } from "./api/metrics.ts";
+import { listModels, retrieveModel } from "./api/models.ts";
+import { baseUrlMistake, methodNotAllowed as wrongMethod, pathNotFound } from "./api/not_found.ts";
+import { relayHandler } from "./api/relay.ts";
+import { type GatewayEnv, requestContext } from "./api/request_context.ts";
+import {
+  deleteResponse,
+  inputItemsQuery,
+  listInputItems,
+  retrieveResponse,
+} from "./api/responses.ts";
 import { authenticate } from "./auth/authenticate.ts";
 import { cacheKeyLookup } from "./auth/key_cache.ts";
 import type { KeyLookup } from "./auth/principal.ts";
 import type { Accounting } from "./billing/accounting.ts";
-import type { EntryProtocol } from "./config/schema.ts";
-import type { ConfigSnapshot } from "./config/store.ts";
-import { asGatewayError, errorResponse, GatewayError } from "./errors.ts";
-import { describeError, type Logger } from "./log.ts";
-import { headerLimits } from "./api/header_limits.ts";
-import { hostHeader } from "./api/host_header.ts";
-import { browserCors } from "./api/cors.ts";
-import {
-  type GatewayEnv,
-  type KeyRoute,
-  type RequestContext,
-  requestContext,
-} from "./api/request_context.ts";
-import { countTokensRoute } from "./api/count_tokens.ts";
-import { listModels, retrieveModel } from "./api/models.ts";
-import { allowedMethods, pathNotFound } from "./api/not_found.ts";
-import { relayRoute } from "./api/relay.ts";
-import { deleteResponse, listInputItems, retrieveResponse } from "./api/responses.ts";
-import type { StoredResponses } from "./stored/stored_responses.ts";
-import type { AdminService } from "./admin/service.ts";
-import type { Sessions } from "./admin/sessions.ts";
-import { adminRoutes } from "./api/admin.ts";
-import { bodyTooLarge } from "./api/body.ts";
-import { createRouter, type Router } from "./routing/router.ts";
-import { createObserver, type Observer } from "./observability/observer.ts";
-import { healthz, readyz } from "./api/health.ts";
-import { metricsRoute } from "./api/metrics.ts";
-import { createSender } from "./relay/send.ts";
-import { checkForwardedHeaders } from "./upstream/request.ts";
-import type { HttpClient } from "./upstream/http1/client.ts";
-import { watchShutdown } from "./clock/shutdown_watch.ts";
 import { AlarmClock } from "./clock/alarm_clock.ts";
+import { watchShutdown } from "./clock/shutdown_watch.ts";
+import type { ConfigSnapshot } from "./config/store.ts";
+import { dashboardAssets } from "./dashboard/assets.ts";
+import { dashboardPages } from "./dashboard/routes.tsx";
+import { securityHeaders } from "./dashboard/security.ts";
+import { asGatewayError, errorResponse, GatewayError } from "./errors.ts";
 import type { Limiter } from "./limits/limiter.ts";
 import { createMemoryLimiter } from "./limits/memory_limiter.ts";
-import { protocolOf } from "./protocols/index.ts";
+import { describeError, type Logger } from "./log.ts";
+import { createObserver, type Observer } from "./observability/observer.ts";
+import { type Protocol, protocolOf } from "./protocols/index.ts";
+import { createSender } from "./relay/send.ts";
+import { createRouter, type Router } from "./routing/router.ts";
+import type { StoredResponses } from "./stored/stored_responses.ts";
+import type { HttpClient } from "./upstream/http1/client.ts";
 
 /** Everything the app is built from; tests pass their own. */
 export interface AppDeps {
@@ -76,14 +83,13 @@ export interface AppDeps {
 /** tollgate's app: a Hono app whose `fetch` the server hands each request. */
 export type App = Hono<GatewayEnv>;
 
-/** A route: a request's response (or a thrown GatewayError). */
-type Route = (context: RequestContext) => Response | Promise<Response>;
-
 /** The tollgate app: routes of design.md's HTTP surface over the given dependencies. */
 export function createApp(deps: AppDeps): App {
   const now = deps.now ?? Date.now;
   const router = deps.router ?? createRouter({ now, random: deps.random });
   const observer = deps.observer ?? createObserver();
+  // One timer for the deadlines and keep-alives of every exchange of the app.
+  const clock = deps.clock ?? new AlarmClock();
   const relayDeps = {
     router,
     accounting: deps.accounting,
@@ -93,142 +99,126 @@ export function createApp(deps: AppDeps): App {
     now,
     random: deps.random ?? Math.random,
     shutdown: deps.shutdownSignal && watchShutdown(deps.shutdownSignal),
-    observer,
-    // One timer for the deadlines and keep-alives of every exchange of the app.
-    clock: deps.clock ?? new AlarmClock(),
+    metrics: observer.metrics,
+    clock,
   };
   const auth = authenticate({ lookup: cacheKeyLookup(deps.lookupKey, now), now });
-  const withKey = (route: KeyRoute): Route => async (context) =>
-    route(context, await auth(context));
-  const entryPoint = (entry: EntryProtocol, route: KeyRoute) =>
-    handler(exposed(entry, withBody(forwardable(withKey(route)))));
+  const authed = authenticated(auth);
 
   const app = new Hono<GatewayEnv>();
   app.use(requestContext({
     config: deps.config,
     now,
-    report: (context) => observer.finished(context.record, context.snapshot.config.server),
+    report: (record, snapshot) => observer.finished(record, snapshot.config.server),
   }));
+  app.use(methodNotAllowed({ app, onMethodNotAllowed: wrongMethodAnswer }));
   app.use(hostHeader());
   app.use(headerLimits());
   app.use("/v1/*", browserCors());
-  app.onError((error, c) => failed(c.get("context"), error));
-  // Not thrown: Hono calls this outside the middleware's error handling.
-  app.notFound((c) => {
-    const context = c.get("context");
-    const { path, request } = context;
-    const allow = allowedMethods(path);
-    if (allow.length === 0 || allow.includes(request.method)) {
-      return failed(context, pathNotFound(path, request.method));
-    }
-    return failed(
-      context,
-      new GatewayError(
-        405,
-        "method_not_allowed",
-        `${path} takes ${allow.join(" or ")}, not ${request.method}.`,
-        { headers: { allow: allow.join(", ") }, messagesType: "invalid_request_error" },
-      ),
-    );
-  });
+  app.onError((error, c) => failed(c, error));
+  // Answered, not thrown: `methodNotAllowed` turns it into a 405 where the path takes others.
+  app.notFound((c) => errorOf(c, pathNotFound(c.req.path, c.req.method)));
 
   // GET routes answer HEAD as well (Hono sends their headers without the body).
-  app.get("/healthz", handler(healthz()));
-  app.get("/readyz", handler(readyz({ router, databaseReady: deps.databaseReady })));
-  app.get("/metrics", handler(metricsRoute(observer.metrics)));
-  app.get("/v1/models", handler(withKey(listModels(router))));
-  const retrieve = retrieveModel(router);
-  app.get("/v1/models/:id", (c) => {
-    const id = c.req.param("id");
-    return withKey((context, principal) => retrieve(context, principal, id))(c.get("context"));
-  });
-  const { chat, messages } = { chat: protocolOf("chat"), messages: protocolOf("messages") };
-  app.post("/v1/chat/completions", entryPoint("chat", relayRoute(chat, relayDeps)));
-  const { responses } = deps;
+  app.get("/healthz", healthz());
+  app.get("/readyz", readyz({ router, databaseReady: deps.databaseReady }));
+  app.get("/metrics", metricsRoute(observer.metrics));
+  app.get("/v1/models", authed, listModels(router));
+  app.get("/v1/models/:id", authed, retrieveModel(router));
+
+  // Each entry point: exposure, the body limit and the forwarded-header check before the
+  // key (design.md's flow), then its handler.
+  const chat = protocolOf("chat");
+  const responses = protocolOf("responses");
+  const messages = protocolOf("messages");
+  const entryPoint = (entry: Protocol) =>
+    [
+      exposed(entry),
+      bodyLimit(),
+      forwardedHeaders(),
+      authed,
+    ] as const;
+  app.post("/v1/chat/completions", ...entryPoint(chat), relayHandler(chat, relayDeps));
   app.post(
     "/v1/responses",
-    entryPoint("responses", relayRoute(protocolOf("responses"), { ...relayDeps, responses })),
+    ...entryPoint(responses),
+    relayHandler(responses, { ...relayDeps, responses: deps.responses }),
   );
-  if (responses) {
-    const stored =
-      (route: (store: StoredResponses, id: string) => KeyRoute) => (c: Context<GatewayEnv>) =>
-        exposed("responses", withKey(route(responses, c.req.param("id")!)))(c.get("context"));
-    app.get("/v1/responses/:id", stored(retrieveResponse));
-    app.delete("/v1/responses/:id", stored(deleteResponse));
-    app.get("/v1/responses/:id/input_items", stored(listInputItems));
-  }
-  app.post("/v1/messages", entryPoint("messages", relayRoute(messages, relayDeps)));
+  const store = deps.responses;
+  app.get("/v1/responses/:id", exposed(responses), authed, retrieveResponse(store));
+  app.delete("/v1/responses/:id", exposed(responses), authed, deleteResponse(store));
+  app.get(
+    "/v1/responses/:id/input_items",
+    exposed(responses),
+    authed,
+    inputItemsQuery,
+    listInputItems(store),
+  );
+  app.post("/v1/messages", ...entryPoint(messages), relayHandler(messages, relayDeps));
   app.post(
     "/v1/messages/count_tokens",
-    entryPoint("messages", countTokensRoute(messages, relayDeps)),
+    ...entryPoint(messages),
+    countTokensHandler(messages, relayDeps),
   );
   if (deps.admin) {
     app.route(
       "/admin",
-      adminRoutes({
-        ...deps.admin,
-        authenticate: auth,
-        log: deps.log,
-        now,
-        clock: relayDeps.clock,
-      }),
+      adminRoutes({ ...deps.admin, authenticate: auth, log: deps.log, now, clock }),
     );
   }
   return app;
 
   /** The response of an error, logged when it is tollgate's fault. */
-  function failed(context: RequestContext, error: unknown): Response {
+  function failed(c: Context<GatewayEnv>, error: unknown): Response {
     const gatewayError = asGatewayError(error);
     if (gatewayError.status === 500) {
       deps.log.error("request failed", {
-        request_id: context.requestId,
+        request_id: c.var.requestId,
         code: gatewayError.code,
         error: describeError(gatewayError.cause ?? gatewayError),
       });
     }
-    return errorResponse(gatewayError, context.shape, context.requestId);
+    return errorOf(c, gatewayError);
   }
 }
 
-/** A Hono handler for a route of the request's context. */
-function handler(route: Route) {
-  return (c: Context<GatewayEnv>) => route(c.get("context"));
-}
-
-/** 404 for an entry point the config does not expose (checked per request: config reloads). */
-function exposed(entry: EntryProtocol, route: Route): Route {
-  return function exposed(context) {
-    const enabled = context.snapshot.config.server.entry_points;
-    if (!enabled.includes(entry)) {
-      throw new GatewayError(
-        404,
-        "not_found",
-        `The ${entry} entry point is not enabled on this gateway; enabled: ${
-          enabled.join(", ") || "none"
-        }.`,
-      );
-    }
-    return route(context);
-  };
+/** An error as the request's shape renders it, with its request id. */
+function errorOf(c: Context<GatewayEnv>, error: GatewayError): Response {
+  return errorResponse(error, c.var.errorShape, c.var.requestId);
 }
 
 /**
- * 400 before authentication for a forwarded header (`anthropic-version`, `anthropic-beta`,
- * `openai-beta`) no upstream could be sent: the client's fault, never a channel's.
+ * The 405 of a path whose routes take other methods; a base-URL mistake stays the 404 that
+ * names it (`/v1/responses/responses` is no response's id).
  */
-function forwardable(route: Route): Route {
-  return function forwardable(context) {
-    checkForwardedHeaders(context.headers);
-    return route(context);
-  };
+function wrongMethodAnswer(c: Context<GatewayEnv>, methods: string[]): Response {
+  if (baseUrlMistake(c.req.path)) return c.res;
+  return errorOf(c, wrongMethod(c.req.path, c.req.method, methods));
 }
 
-/** 413 before authentication for a body whose declared size is over the limit (design.md's flow). */
-function withBody(route: Route): Route {
-  return function bodyLimit(context) {
-    const limit = context.snapshot.config.server.max_body_bytes;
-    const declared = Number(context.headers.get("content-length") ?? 0);
-    if (declared > limit) throw bodyTooLarge(limit);
-    return route(context);
-  };
+/**
+ * Everything under /admin: the dashboard's files, then the caller (a key or a session),
+ * then the admin API (`/admin/api`, JSON) and the dashboard's pages. None of it goes through
+ * the /v1 middleware (CORS, entry points); `[server] dashboard = false` turns all of it off.
+ */
+function adminRoutes(
+  deps: Parameters<typeof dashboardPages>[0] & Parameters<typeof adminAccess>[0],
+): Hono<AdminEnv> {
+  const admin = new Hono<AdminEnv>();
+  admin.use(async function dashboardEnabled(c, next) {
+    if (!c.var.snapshot.config.server.dashboard) {
+      throw new GatewayError(
+        404,
+        "not_found",
+        "The dashboard and the admin API are turned off on this gateway ([server] dashboard = false).",
+      );
+    }
+    await next();
+  });
+  admin.use(...securityHeaders());
+  admin.route("/", dashboardAssets());
+  admin.use(adminAccess(deps));
+  admin.route("/api", adminApi(deps.service, deps.clock));
+  admin.route("/", dashboardPages(deps));
+  return admin;
 }

@@ -290,6 +290,8 @@ Deno.test("admin API: 401 without a key, 403 for a key that is not admin (but /m
     const bad: [string, string, unknown, string][] = [
       ["GET", "/admin/api/usage?since=yesterday", undefined, "since"],
       ["GET", "/admin/api/usage?bucket=week", undefined, "bucket"],
+      ["GET", "/admin/api/usage?bucket=constructor", undefined, "bucket"],
+      ["GET", "/admin/api/me?bucket=constructor", undefined, "bucket"],
       ["GET", "/admin/api/requests?limit=0", undefined, "limit"],
       ["GET", "/admin/api/requests?limit=ten", undefined, "limit"],
       ["GET", "/admin/api/requests?status=lost", undefined, "status"],

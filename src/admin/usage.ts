@@ -67,7 +67,7 @@ export interface UsageReport {
 /** Sums usage for `query`; an account or key that does not exist has none. */
 export async function usageReport(deps: AdminDeps, query: UsageQuery): Promise<UsageReport> {
   const bucket = query.bucket;
-  if (bucket !== undefined && !(bucket in BUCKET_MS)) {
+  if (bucket !== undefined && !Object.hasOwn(BUCKET_MS, bucket)) {
     throw invalidField("bucket", `Invalid bucket "${bucket}": use "hour" or "day".`);
   }
   const since = query.since === undefined ? undefined : timeField("since", query.since);

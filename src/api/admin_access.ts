@@ -15,7 +15,8 @@ import { anyCidrContains, type Cidr, parseCidr, parseIp } from "../auth/cidr.ts"
 import { extractApiKey } from "../auth/extract.ts";
 import type { Principal } from "../auth/principal.ts";
 import { GatewayError } from "../errors.ts";
-import type { RequestContext } from "./request_context.ts";
+import { authenticateRequest } from "./authenticated.ts";
+import { type GatewayEnv, type GatewayVariables, peerAddress } from "./request_context.ts";
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = "tollgate_session";
@@ -32,11 +33,10 @@ export interface Caller {
   session?: string;
 }
 
-/** The Hono environment of the admin routes: the request's context and its caller. */
+/** The Hono environment of the admin routes: the request's variables and its caller. */
 export interface AdminEnv {
-  Bindings: { remoteAddr?: Deno.Addr } | undefined;
-  Variables: {
-    context: RequestContext;
+  Bindings: GatewayEnv["Bindings"];
+  Variables: GatewayVariables & {
     /** Absent when the request brought no key and no session in force. */
     caller?: Caller;
     /** Why a session the request brought no longer holds (its key was disabled, ...). */
@@ -50,9 +50,9 @@ export function adminAccess(options: {
   sessions: Sessions;
 }): MiddlewareHandler<AdminEnv> {
   return async function adminAccess(c, next) {
-    const context = c.get("context");
-    if (extractApiKey(context.headers) !== undefined) {
-      c.set("caller", { principal: await options.authenticate(context, { quotaExempt: true }) });
+    if (extractApiKey(c.req.raw.headers) !== undefined) {
+      const principal = await authenticateRequest(c, options.authenticate, { quotaExempt: true });
+      c.set("caller", { principal });
       return await next();
     }
     const token = getCookie(c, SESSION_COOKIE);
@@ -63,9 +63,9 @@ export function adminAccess(options: {
       forgetSession(c);
       return await next();
     }
-    if (!SAFE_METHODS.has(context.request.method)) checkSameOrigin(context);
+    if (!SAFE_METHODS.has(c.req.method)) checkSameOrigin(c);
     try {
-      const principal = await options.authenticate(context, {
+      const principal = await authenticateRequest(c, options.authenticate, {
         keyHash: session.keyHash,
         quotaExempt: true,
       });
@@ -84,17 +84,17 @@ export function adminAccess(options: {
  * Refuses (403) a request that did not come from a page of this server's own origin, as the
  * browser tells it in `Origin` and `Sec-Fetch-Site`: a form another site posts here.
  */
-export function checkSameOrigin(context: RequestContext): void {
-  const site = context.headers.get("sec-fetch-site") ?? null;
-  const origin = context.headers.get("origin") ?? null;
+export function checkSameOrigin(c: Context<GatewayEnv>): void {
+  const site = c.req.header("sec-fetch-site") ?? null;
+  const origin = c.req.header("origin") ?? null;
   const sameSite = site === null || site === "same-origin";
-  const sameOrigin = origin === null ? site === "same-origin" : origin === ownOrigin(context);
+  const sameOrigin = origin === null ? site === "same-origin" : origin === ownOrigin(c);
   if (!sameSite || !sameOrigin) {
     throw new GatewayError(
       403,
       "access_denied",
       `Refused a change sent from ${origin ?? "an unknown origin"} with the dashboard's ` +
-        `session: open the dashboard at ${ownOrigin(context)}/admin and make it there, or send ` +
+        `session: open the dashboard at ${ownOrigin(c)}/admin and make it there, or send ` +
         "the admin key as `Authorization: Bearer <key>`.",
     );
   }
@@ -104,9 +104,9 @@ export function checkSameOrigin(context: RequestContext): void {
  * This server's origin as the browser sees it: the scheme (a trusted proxy's
  * `X-Forwarded-Proto` when it terminates TLS) and the `Host` the request was sent to.
  */
-export function ownOrigin(context: RequestContext): string {
-  const url = new URL(context.request.url);
-  return `${schemeOf(context, url)}://${url.host}`;
+export function ownOrigin(c: Context<GatewayEnv>): string {
+  const url = new URL(c.req.url);
+  return `${schemeOf(c, url)}://${url.host}`;
 }
 
 /** Sets the cookie of a session just opened (`Secure` when the browser reached us over HTTPS). */
@@ -115,12 +115,11 @@ export function rememberSession(
   session: { token: string; expiresAt: number },
   now: number,
 ): void {
-  const context = c.get("context");
   setCookie(c, SESSION_COOKIE, session.token, {
     httpOnly: true,
     sameSite: "Strict",
     path: COOKIE_PATH,
-    secure: schemeOf(context, new URL(context.request.url)) === "https",
+    secure: schemeOf(c, new URL(c.req.url)) === "https",
     maxAge: Math.max(0, Math.floor((session.expiresAt - now) / 1000)),
   });
 }
@@ -130,18 +129,18 @@ export function forgetSession(c: Context<AdminEnv>): void {
   deleteCookie(c, SESSION_COOKIE, { path: COOKIE_PATH });
 }
 
-function schemeOf(context: RequestContext, url: URL): "http" | "https" {
-  const forwarded = context.headers.get("x-forwarded-proto")?.split(",")[0]?.trim();
-  if ((forwarded === "https" || forwarded === "http") && fromTrustedProxy(context)) {
+function schemeOf(c: Context<GatewayEnv>, url: URL): "http" | "https" {
+  const forwarded = c.req.header("x-forwarded-proto")?.split(",")[0]?.trim();
+  if ((forwarded === "https" || forwarded === "http") && fromTrustedProxy(c)) {
     return forwarded;
   }
   return url.protocol === "https:" ? "https" : "http";
 }
 
 /** Whether the peer is one of `[server] trusted_proxies`, whose forwarded headers are believed. */
-function fromTrustedProxy(context: RequestContext): boolean {
-  const peer = parseIp(context.remoteAddr);
-  const proxies = context.snapshot.config.server.trusted_proxies
+function fromTrustedProxy(c: Context<GatewayEnv>): boolean {
+  const peer = parseIp(peerAddress(c));
+  const proxies = c.var.snapshot.config.server.trusted_proxies
     .map(parseCidr)
     .filter((cidr): cidr is Cidr => cidr !== undefined);
   return peer !== undefined && anyCidrContains(proxies, peer);

@@ -1,50 +1,39 @@
 /**
  * The admin API (`/admin/api`, design.md): the admin service over HTTP, in the CLI's `--json`
- * shapes, with the CLI's flag names as query parameters and body fields. An admin key may
- * call all of it; any key may call `GET /me`. Its errors are the gateway's (OpenAI shape),
- * rendered by the app.
+ * shapes, with the CLI's flag names as query parameters and body fields (checked by zod
+ * before a handler runs: admin_api_input.ts). An admin key may call all of it; any key may
+ * call `GET /me`. Its errors are the gateway's (OpenAI shape), rendered by the app; a path it
+ * does not serve is 404, a method it does not take 405 (the app's `methodNotAllowed`).
  */
 import { type Context, Hono } from "hono";
 import type { AdminService } from "../admin/service.ts";
-import { GatewayError } from "../errors.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
+import { errorResponse, GatewayError } from "../errors.ts";
 import type { AdminEnv, Caller } from "./admin_access.ts";
 import {
   AccountChangeSchema,
+  KeysQuerySchema,
   KeyUpdateSchema,
   NewAccountSchema,
   NewKeySchema,
-  optional,
-  readInput,
-  requestsQuery,
+  RequestsQuerySchema,
   TopUpSchema,
-  usageQuery,
+  UsageQuerySchema,
+  validBody,
 } from "./admin_api_input.ts";
-
-/** Each path of the API and the methods it takes, for a 405's `Allow`. */
-const ROUTES: readonly [RegExp, readonly string[]][] = [
-  [/^\/(accounts|keys)$/, ["GET", "HEAD", "POST"]],
-  [/^\/accounts\/[^/]+$/, ["PATCH"]],
-  [/^\/accounts\/[^/]+\/topup$/, ["POST"]],
-  [/^\/keys\/[^/]+$/, ["PATCH", "DELETE"]],
-  [/^\/(usage|requests|channels|me)$/, ["GET", "HEAD"]],
-  [/^\/requests\/[^/]+$/, ["GET", "HEAD"]],
-];
+import { validQuery } from "./query.ts";
 
 /** The admin API's routes, to mount at `/admin/api` behind `adminAccess`. */
 export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEnv> {
   const api = new Hono<AdminEnv>();
-  const query = (c: Context<AdminEnv>) => new URL(c.req.url).searchParams;
-  const context = (c: Context<AdminEnv>) => c.get("context");
 
   api.use(async function signedIn(c, next) {
     if (c.get("caller") === undefined) throw notSignedIn(c.get("sessionEnded"));
     await next();
   });
-  api.get("/me", async (c) => {
-    const { principal } = callerOf(c);
-    const { model, since, until, bucket } = usageQuery(query(c));
-    return c.json(await service.me(principal.id, { model, since, until, bucket }));
+  api.get("/me", validQuery(UsageQuerySchema), async (c) => {
+    const { model, since, until, bucket } = c.req.valid("query");
+    return c.json(await service.me(callerOf(c).principal.id, { model, since, until, bucket }));
   });
   api.use(async function adminOnly(c, next) {
     if (!callerOf(c).principal.admin) throw notAdmin();
@@ -52,32 +41,31 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
   });
 
   api.get("/accounts", async (c) => c.json(await service.accounts.list()));
-  api.post("/accounts", async (c) => {
-    const body = await readInput(context(c), NewAccountSchema, clock);
-    return c.json(await service.accounts.create(body), 201);
+  api.post("/accounts", validBody(NewAccountSchema, clock), async (c) => {
+    return c.json(await service.accounts.create(c.req.valid("json")), 201);
   });
-  api.patch("/accounts/:name", async (c) => {
-    const body = await readInput(context(c), AccountChangeSchema, clock);
-    return c.json(await service.accounts.update(c.req.param("name"), body));
+  api.patch("/accounts/:name", validBody(AccountChangeSchema, clock), async (c) => {
+    return c.json(await service.accounts.update(c.req.param("name"), c.req.valid("json")));
   });
-  api.post("/accounts/:name/topup", async (c) => {
-    const body = await readInput(context(c), TopUpSchema, clock);
-    return c.json(await service.accounts.topUp(c.req.param("name"), body));
+  api.post("/accounts/:name/topup", validBody(TopUpSchema, clock), async (c) => {
+    return c.json(await service.accounts.topUp(c.req.param("name"), c.req.valid("json")));
   });
-  api.get("/keys", async (c) => {
-    return c.json(await service.keys.list({ account: optional(query(c), "account") }));
+  api.get("/keys", validQuery(KeysQuerySchema), async (c) => {
+    return c.json(await service.keys.list(c.req.valid("query")));
   });
-  api.post("/keys", async (c) => {
-    const body = await readInput(context(c), NewKeySchema, clock);
-    return c.json(await service.keys.create(body), 201);
+  api.post("/keys", validBody(NewKeySchema, clock), async (c) => {
+    return c.json(await service.keys.create(c.req.valid("json")), 201);
   });
-  api.patch("/keys/:id", async (c) => {
-    const body = await readInput(context(c), KeyUpdateSchema, clock);
-    return c.json(await service.keys.update(c.req.param("id"), body));
+  api.patch("/keys/:id", validBody(KeyUpdateSchema, clock), async (c) => {
+    return c.json(await service.keys.update(c.req.param("id"), c.req.valid("json")));
   });
   api.delete("/keys/:id", async (c) => c.json(await service.keys.revoke(c.req.param("id"))));
-  api.get("/usage", async (c) => c.json(await service.usage(usageQuery(query(c)))));
-  api.get("/requests", async (c) => c.json(await service.requests(requestsQuery(query(c)))));
+  api.get("/usage", validQuery(UsageQuerySchema), async (c) => {
+    return c.json(await service.usage(c.req.valid("query")));
+  });
+  api.get("/requests", validQuery(RequestsQuerySchema), async (c) => {
+    return c.json(await service.requests(c.req.valid("query")));
+  });
   api.get("/requests/:id", async (c) => {
     const id = c.req.param("id");
     const request = await service.request(id);
@@ -88,23 +76,16 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
   });
   api.get("/channels", (c) => c.json(service.channels()));
 
+  // Behind the caller's checks, as every path of the API is. Answered, not thrown: where
+  // the path takes other methods, the app's `methodNotAllowed` makes it a 405.
   api.all("/*", (c) => {
-    const path = c.req.path.replace(/^\/admin\/api/, "");
-    const allow = ROUTES.find(([pattern]) => pattern.test(path))?.[1];
-    if (allow === undefined) {
-      throw new GatewayError(
-        404,
-        "not_found",
-        `Unknown path ${c.req.method} ${c.req.path}: the admin API serves /admin/api/accounts, ` +
-          "/keys, /usage, /requests, /channels and /me.",
-      );
-    }
-    throw new GatewayError(
-      405,
-      "method_not_allowed",
-      `${c.req.path} takes ${allow.join(" or ")}, not ${c.req.method}.`,
-      { headers: { allow: allow.join(", ") } },
+    const unknown = new GatewayError(
+      404,
+      "not_found",
+      `Unknown path ${c.req.method} ${c.req.path}: the admin API serves /admin/api/accounts, ` +
+        "/keys, /usage, /requests, /channels and /me.",
     );
+    return errorResponse(unknown, c.var.errorShape, c.var.requestId);
   });
   return api;
 }

@@ -1,27 +1,29 @@
 /**
- * What the admin API reads of a request: JSON bodies whose fields are the CLI's flags (zod
- * checks their types; the admin service checks their values), and query parameters. A field
- * the API does not know is refused rather than ignored, so that a misspelt `quota` does not
+ * What the admin API reads of a request, checked with zod before its handler runs: JSON
+ * bodies whose fields are the CLI's flags, and query parameters with the flags' names (zod
+ * checks their types and forms; the admin service checks their values). A body field the
+ * API does not know is refused rather than ignored, so that a misspelt `quota` does not
  * make a key without a quota. Every refusal is a 400 naming the field.
  */
+import type { MiddlewareHandler } from "hono";
 import * as z from "zod/mini";
-import type { RequestsQuery } from "../admin/requests.ts";
-import type { Bucket, UsageQuery } from "../admin/usage.ts";
-import { GatewayError } from "../errors.ts";
-import type { RequestContext } from "./request_context.ts";
-import { readEnvelope } from "../protocols/request.ts";
-import { readJsonBody } from "./body.ts";
+import { REQUEST_STATUSES } from "../admin/requests.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
+import { GatewayError } from "../errors.ts";
+import { readEnvelope } from "../protocols/request.ts";
+import { bodyLimits, readJsonBody } from "./body.ts";
+import { text, wholeNumber } from "./query.ts";
+import type { GatewayEnv } from "./request_context.ts";
 
-const text = z.string({ error: "a string" });
 const flag = z.boolean({ error: "true or false" });
 const usd = z.union([z.number(), z.string()], { error: "an amount of USD (a number)" });
-const list = z.array(text, { error: "an array of strings" });
+const list = z.array(z.string({ error: "a string" }), { error: "an array of strings" });
 const tokens = z.number({ error: "a whole number of tokens" });
+const name = z.string({ error: "a string" });
 
 /** `POST /admin/api/accounts`. */
 export const NewAccountSchema = z.object({
-  name: text,
+  name,
   balance_usd: z.optional(usd),
   unlimited: z.optional(flag),
 }, { error: "a JSON object" });
@@ -33,17 +35,17 @@ export const AccountChangeSchema = z.object({ enabled: flag }, { error: "a JSON 
 export const TopUpSchema = z.object({ usd }, { error: "a JSON object" });
 
 const keyFields = {
-  group: z.optional(text),
-  name: z.optional(z.nullable(text)),
+  group: z.optional(name),
+  name: z.optional(z.nullable(name)),
   quota_tokens: z.optional(z.nullable(tokens)),
-  expires_at: z.optional(z.nullable(text)),
+  expires_at: z.optional(z.nullable(name)),
   models: z.optional(z.nullable(list)),
   allow_ips: z.optional(z.nullable(list)),
   admin: z.optional(flag),
 };
 
 /** `POST /admin/api/keys`. */
-export const NewKeySchema = z.object({ account: text, ...keyFields }, { error: "a JSON object" });
+export const NewKeySchema = z.object({ account: name, ...keyFields }, { error: "a JSON object" });
 
 /** `PATCH /admin/api/keys/{id}`. */
 export const KeyUpdateSchema = z.object(
@@ -51,57 +53,62 @@ export const KeyUpdateSchema = z.object(
   { error: "a JSON object" },
 );
 
-/** The body of a request, checked against `schema`; unknown fields refused. */
-export async function readInput<S extends z.ZodMiniObject>(
-  context: RequestContext,
+/** `GET /admin/api/usage` and `GET /admin/api/me` (`tollgate usage`'s flags). */
+export const UsageQuerySchema = z.object({
+  account: z.optional(text),
+  key: z.optional(text),
+  model: z.optional(text),
+  since: z.optional(text),
+  until: z.optional(text),
+  bucket: z.optional(z.enum(["hour", "day"], { error: '"hour" or "day"' })),
+});
+
+/** `GET /admin/api/requests` (`tollgate requests`'s flags). */
+export const RequestsQuerySchema = z.object({
+  id: z.optional(text),
+  key: z.optional(text),
+  account: z.optional(text),
+  model: z.optional(text),
+  status: z.optional(z.enum(REQUEST_STATUSES, { error: `one of ${REQUEST_STATUSES.join(", ")}` })),
+  since: z.optional(text),
+  until: z.optional(text),
+  limit: z.optional(wholeNumber),
+  offset: z.optional(wholeNumber),
+  before: z.optional(wholeNumber),
+});
+
+/** `GET /admin/api/keys`. */
+export const KeysQuerySchema = z.object({ account: z.optional(text) });
+
+/**
+ * The body of a request, read within the request's limits and checked against `schema`
+ * (unknown fields refused): the handler's `c.req.valid("json")`.
+ */
+export function validBody<S extends z.ZodMiniObject>(
   schema: S,
   clock: AlarmClock,
-): Promise<z.output<S>> {
-  const { config } = context.snapshot;
-  const { value } = await readJsonBody(context, {
-    maxBytes: config.server.max_body_bytes,
-    timeoutMs: config.timeouts.body,
-  }, clock);
-  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-    const known = Object.keys(schema.def.shape);
-    const unknown = Object.keys(value).find((name) => !known.includes(name));
-    if (unknown !== undefined) {
-      throw new GatewayError(
-        400,
-        "invalid_request",
-        `Invalid request: unknown field \`${unknown}\`; the fields are ${known.join(", ")}.`,
-        { param: unknown },
-      );
+): MiddlewareHandler<
+  GatewayEnv,
+  string,
+  { in: { json: z.input<S> }; out: { json: z.output<S> } }
+> {
+  const known = Object.keys(schema.def.shape);
+  return async function validBody(c, next) {
+    const config = c.var.snapshot.config;
+    const { value } = await readJsonBody(c.req.raw, bodyLimits(config), clock);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+      const unknown = Object.keys(value).find((name) => !known.includes(name));
+      if (unknown !== undefined) {
+        throw new GatewayError(
+          400,
+          "invalid_request",
+          `Invalid request: unknown field \`${unknown}\`; the fields are ${known.join(", ")}.`,
+          { param: unknown },
+        );
+      }
     }
-  }
-  return readEnvelope(schema, value).fields as z.output<S>;
-}
-
-/** A query's parameters as the service's usage query (`GET /usage`, `GET /me`). */
-export function usageQuery(query: URLSearchParams): UsageQuery {
-  return {
-    account: optional(query, "account"),
-    key: optional(query, "key"),
-    model: optional(query, "model"),
-    since: optional(query, "since"),
-    until: optional(query, "until"),
-    bucket: optional(query, "bucket") as Bucket | undefined,
-  };
-}
-
-/** A query's parameters as the service's requests query (`GET /requests`). */
-export function requestsQuery(query: URLSearchParams): RequestsQuery {
-  return {
-    id: optional(query, "id"),
-    key: optional(query, "key"),
-    account: optional(query, "account"),
-    model: optional(query, "model"),
-    status: optional(query, "status"),
-    since: optional(query, "since"),
-    until: optional(query, "until"),
-    limit: whole(query, "limit"),
-    offset: whole(query, "offset"),
-    before: whole(query, "before"),
+    c.req.addValidatedData("json", readEnvelope(schema, value).fields as z.output<S>);
+    await next();
   };
 }
 
@@ -109,19 +116,4 @@ export function requestsQuery(query: URLSearchParams): RequestsQuery {
 export function optional(query: URLSearchParams, name: string): string | undefined {
   const value = query.get(name)?.trim();
   return value === undefined || value === "" ? undefined : value;
-}
-
-/** A whole-number parameter; 400 when it is something else (the service checks its range). */
-function whole(query: URLSearchParams, name: string): number | undefined {
-  const value = optional(query, name);
-  if (value === undefined) return undefined;
-  if (!/^\d{1,15}$/.test(value)) {
-    throw new GatewayError(
-      400,
-      "invalid_request",
-      `Invalid ${name} "${value}": give a whole number.`,
-      { param: name },
-    );
-  }
-  return Number(value);
 }

@@ -12,8 +12,11 @@
  * deadline, and both read a chunked body through 64 KiB reads, which a trailer section
  * larger than that stalls (below).
  */
-import { GatewayError } from "../errors.ts";
+import type { MiddlewareHandler } from "hono";
 import type { AlarmClock, Ringing } from "../clock/alarm_clock.ts";
+import type { Config } from "../config/schema.ts";
+import { GatewayError } from "../errors.ts";
+import type { GatewayEnv } from "./request_context.ts";
 
 /** A client body: the parsed JSON, its size in bytes, and the bytes as they came. */
 export interface JsonBody {
@@ -35,28 +38,42 @@ const UTF8 = new TextDecoder();
 /** Refuses what is not UTF-8; slower, so asked only of a body whose fast decoding holds a U+FFFD. */
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-/** A client's request as the body reader reads it: its body and its header fields. */
-export interface ClientBody {
-  request: Request;
-  headers: ReadonlyMap<string, string>;
+/** The limits of a config: `[server] max_body_bytes` and `[timeouts] body`. */
+export function bodyLimits(config: Config): BodyLimits {
+  return { maxBytes: config.server.max_body_bytes, timeoutMs: config.timeouts.body };
+}
+
+/**
+ * The body limit, before authentication (design.md's flow): 413 for a body declared over
+ * `[server] max_body_bytes`, before a byte of it is read. One that grows past it is
+ * refused as it is read (`readBody`).
+ */
+export function bodyLimit(): MiddlewareHandler<GatewayEnv> {
+  return async function bodyLimit(c, next) {
+    const limit = c.var.snapshot.config.server.max_body_bytes;
+    if (declaredLength(c.req.header("content-length") ?? null) > limit) {
+      throw bodyTooLarge(limit);
+    }
+    await next();
+  };
 }
 
 /** The parsed JSON body: 413 past `maxBytes`, 408 past the deadline, 400 for anything not JSON. */
 export async function readJsonBody(
-  client: ClientBody,
+  request: Request,
   limits: BodyLimits,
   clock: AlarmClock,
 ): Promise<JsonBody> {
-  return parseJsonBody(await readBody(client, limits, clock));
+  return parseJsonBody(await readBody(request, limits, clock));
 }
 
 /** The body's bytes under `limits` (its deadline an alarm of `clock`), or the client's error. */
 export async function readBody(
-  { request, headers }: ClientBody,
+  request: Request,
   limits: BodyLimits,
   clock: AlarmClock,
 ): Promise<Uint8Array> {
-  const declared = declaredLength(headers.get("content-length"));
+  const declared = declaredLength(request.headers.get("content-length"));
   if (declared > limits.maxBytes) throw bodyTooLarge(limits.maxBytes);
   if (!request.body || declared === 0) return new Uint8Array(0);
   const reader = new BodyReader(request.body, declared, limits.maxBytes);
@@ -76,8 +93,8 @@ export async function readBody(
 }
 
 /** The Content-Length's value (the runtime's server has checked its form), -1 when absent. */
-function declaredLength(value: string | undefined): number {
-  return value === undefined ? -1 : Number(value);
+function declaredLength(value: string | null): number {
+  return value === null ? -1 : Number(value);
 }
 
 /**

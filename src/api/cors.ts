@@ -32,8 +32,7 @@ export function browserCors(): MiddlewareHandler<GatewayEnv> {
   const answer = cors({
     origin: (origin, c) =>
       allowedOrigin(
-        (c.get("context") as GatewayEnv["Variables"]["context"]).snapshot.config.server
-          .cors_origins,
+        (c.get("snapshot") as GatewayEnv["Variables"]["snapshot"]).config.server.cors_origins,
         origin,
       ),
     allowMethods: ["GET", "HEAD", "POST", "DELETE"],
@@ -41,8 +40,8 @@ export function browserCors(): MiddlewareHandler<GatewayEnv> {
     maxAge: 600,
   });
   return async function browserCors(c, next) {
-    const origins = c.get("context").snapshot.config.server.cors_origins;
-    if (origins.length === 0 || !c.get("context").headers.get("origin")) return await next();
+    const origins = c.var.snapshot.config.server.cors_origins;
+    if (origins.length === 0 || !c.req.header("origin")) return await next();
     return await answer(c, next);
   };
 }

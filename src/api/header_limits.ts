@@ -11,11 +11,11 @@ import type { GatewayEnv } from "./request_context.ts";
 /** Refuses a request over the header limits of its config. */
 export function headerLimits(): MiddlewareHandler<GatewayEnv> {
   return async function headerLimits(c, next) {
-    const { max_headers, max_header_bytes } = c.get("context").snapshot.config.server;
+    const { max_headers, max_header_bytes } = c.var.snapshot.config.server;
     let count = 0;
-    // Each field as it is on the wire: `name: value\r\n`.
+    // Each field as it is on the wire: `name: value\r\n` (repeated ones joined by ", ").
     let bytes = 0;
-    for (const [name, value] of c.get("context").headers) {
+    for (const [name, value] of c.req.raw.headers) {
       count++;
       bytes += name.length + value.length + 4;
     }

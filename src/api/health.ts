@@ -5,7 +5,8 @@
  */
 import { hash } from "node:crypto";
 import type { Config } from "../config/schema.ts";
-import type { RequestContext } from "./request_context.ts";
+import type { Context } from "hono";
+import type { GatewayEnv } from "./request_context.ts";
 import type { Router } from "../routing/router.ts";
 import { perConfig } from "../config/per_config.ts";
 
@@ -28,9 +29,9 @@ const configHash = perConfig((config: Config) =>
 export function readyz(options: {
   router: Router;
   databaseReady?: () => Promise<boolean>;
-}): (context: RequestContext) => Promise<Response> {
-  return async function readyz(context) {
-    const { config, version } = context.snapshot;
+}): (c: Context<GatewayEnv>) => Promise<Response> {
+  return async function readyz(c) {
+    const { config, version } = c.var.snapshot;
     const channels = options.router.channelStates(config);
     const usable = channels.filter((state) => state.up).length;
     const database = await reachable(options.databaseReady);

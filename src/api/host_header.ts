@@ -12,7 +12,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { GatewayError } from "../errors.ts";
-import type { GatewayEnv } from "./request_context.ts";
+import { type GatewayEnv, peerAddress } from "./request_context.ts";
 
 /**
  * `uri-host [":" port]`: an IP literal in brackets, or a reg-name / IPv4 address
@@ -24,10 +24,9 @@ const HOST =
 /** Refuses a request over a socket without a valid Host header (see above). */
 export function hostHeader(): MiddlewareHandler<GatewayEnv> {
   return async function hostHeader(c, next) {
-    const { headers, request, remoteAddr } = c.get("context");
-    const host = headers.get("host");
+    const host = c.req.header("host");
     if (host === undefined) {
-      if (remoteAddr !== "" && request.url.startsWith("http:")) throw missingHost();
+      if (peerAddress(c) !== "" && c.req.url.startsWith("http:")) throw missingHost();
     } else if (!HOST.test(host)) {
       throw invalidHost(host);
     }

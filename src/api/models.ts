@@ -1,9 +1,9 @@
 /** GET /v1/models: the models a key may use, readable by both SDK families. */
-import type { Principal } from "../auth/principal.ts";
+import type { Context } from "hono";
 import type { Config } from "../config/schema.ts";
-import type { RequestContext } from "./request_context.ts";
 import { GatewayError } from "../errors.ts";
 import type { Router } from "../routing/router.ts";
+import type { GatewayEnv } from "./request_context.ts";
 
 /** One model record with the OpenAI and the Anthropic fields. */
 function modelRecord(config: Config, id: string, createdMs: number) {
@@ -20,14 +20,13 @@ function modelRecord(config: Config, id: string, createdMs: number) {
   };
 }
 
-/** A models route: the key's principal, and the model id of /v1/models/{id}. */
-export type ModelsRoute = (context: RequestContext, principal: Principal, id?: string) => Response;
-
 /** Lists the key's models (group models with a channel, minus the key's restriction). */
-export function listModels(router: Router): ModelsRoute {
-  return function listModels(context, principal) {
-    const { config, loadedAt } = context.snapshot;
-    const data = router.modelsFor(config, principal).map((id) => modelRecord(config, id, loadedAt));
+export function listModels(router: Router) {
+  return function listModels(c: Context<GatewayEnv>): Response {
+    const { config, loadedAt } = c.var.snapshot;
+    const data = router.modelsFor(config, c.var.principal).map((id) =>
+      modelRecord(config, id, loadedAt)
+    );
     return Response.json({
       object: "list",
       data,
@@ -39,10 +38,11 @@ export function listModels(router: Router): ModelsRoute {
 }
 
 /** GET /v1/models/{id}: one model record, 404 when the key may not use it. */
-export function retrieveModel(router: Router): ModelsRoute {
-  return function retrieveModel(context, principal, id = "") {
-    const { config, loadedAt } = context.snapshot;
-    if (!router.modelsFor(config, principal).includes(id)) {
+export function retrieveModel(router: Router) {
+  return function retrieveModel(c: Context<GatewayEnv>): Response {
+    const { config, loadedAt } = c.var.snapshot;
+    const id = c.req.param("id") ?? "";
+    if (!router.modelsFor(config, c.var.principal).includes(id)) {
       throw new GatewayError(
         404,
         "model_not_found",

@@ -1,4 +1,8 @@
-/** The fallback 404, which diagnoses the usual base-URL mistakes of client set-up. */
+/**
+ * The fallback 404, which diagnoses the usual base-URL mistakes of client set-up, and the
+ * 405 of a path that takes other methods (the app's `methodNotAllowed` middleware, Hono's,
+ * finds them from the routes themselves).
+ */
 import { GatewayError } from "../errors.ts";
 
 const ENDPOINTS = [
@@ -45,20 +49,16 @@ export function pathNotFound(path: string, method: string): GatewayError {
   return new GatewayError(404, "not_found", diagnosePath(path, method));
 }
 
-/** The paths tollgate serves and the methods each takes (HEAD with every GET). */
-const ROUTES: readonly [RegExp, readonly string[]][] = [
-  [/^\/(healthz|readyz|metrics)$/, ["GET", "HEAD"]],
-  [/^\/v1\/models(\/[^/]+)?$/, ["GET", "HEAD"]],
-  [/^\/v1\/(chat\/completions|responses|messages|messages\/count_tokens)$/, ["POST"]],
-  [/^\/v1\/responses\/[^/]+$/, ["GET", "HEAD", "DELETE"]],
-  [/^\/v1\/responses\/[^/]+\/input_items$/, ["GET", "HEAD"]],
-];
-
-/**
- * The methods `path` takes, for a 405's `Allow`; none when tollgate does not serve it, or
- * when the path is a base-URL mistake (`/v1/responses/responses` is no response's id).
- */
-export function allowedMethods(path: string): readonly string[] {
-  if (baseUrlMistake(path)) return [];
-  return ROUTES.find(([pattern]) => pattern.test(path))?.[1] ?? [];
+/** The 405 for a path whose routes take only `allow` (Hono's router knows which). */
+export function methodNotAllowed(
+  path: string,
+  method: string,
+  allow: readonly string[],
+): GatewayError {
+  return new GatewayError(
+    405,
+    "method_not_allowed",
+    `${path} takes ${allow.join(" or ")}, not ${method}.`,
+    { headers: { allow: allow.join(", ") }, messagesType: "invalid_request_error" },
+  );
 }

@@ -1,6 +1,5 @@
 /** Authentication: the key from the headers, then every state check of the catalogue. */
 import type { Config } from "../config/schema.ts";
-import type { RequestContext } from "../api/request_context.ts";
 import { GatewayError } from "../errors.ts";
 import { anyCidrContains, type Cidr, parseCidr } from "./cidr.ts";
 import { clientIp } from "./client_ip.ts";
@@ -20,12 +19,22 @@ export interface AuthenticateOptions {
   quotaExempt?: boolean;
 }
 
+/** What authentication reads of a request. */
+export interface AuthRequest {
+  /** Its header fields: the key, and `X-Forwarded-For` from a trusted proxy. */
+  headers: Pick<Headers, "get">;
+  /** The TCP peer's address ("" when unknown). */
+  remoteAddr: string;
+  /** The config the request started with. */
+  config: Config;
+}
+
 /**
  * Verifies a request's key: its principal, or a rejected 401/403 GatewayError. The key is
  * the one the request's headers carry, unless `options` names another.
  */
 export type Authenticate = (
-  context: RequestContext,
+  request: AuthRequest,
   options?: AuthenticateOptions,
 ) => Promise<Principal>;
 
@@ -43,11 +52,11 @@ export function authenticate(options: {
     if (!cidrs) allowlists.set(texts, cidrs = parseCidrs(texts));
     return cidrs;
   };
-  return async function authenticate(context, admin) {
+  return async function authenticate(request, admin) {
     if (admin?.keyHash !== undefined) {
-      return principalOf(context, await options.lookup(admin.keyHash), admin);
+      return principalOf(request, await options.lookup(admin.keyHash), admin);
     }
-    const secret = extractApiKey(context.headers);
+    const secret = extractApiKey(request.headers);
     if (!secret) {
       throw new GatewayError(
         401,
@@ -55,16 +64,16 @@ export function authenticate(options: {
         "Missing API key: send it as `Authorization: Bearer <key>` or as `x-api-key: <key>`.",
       );
     }
-    return principalOf(context, await options.lookup(hashOf(secret)), admin);
+    return principalOf(request, await options.lookup(hashOf(secret)), admin);
   };
 
   /** The principal of the key `found` for this request, once every check passed. */
   function principalOf(
-    context: RequestContext,
+    request: AuthRequest,
     key: KeyRecord | undefined,
     admin: AuthenticateOptions | undefined,
   ): Principal {
-    const { config } = context.snapshot;
+    const { config } = request;
     checkKeyState(key, options.now(), admin?.quotaExempt === true);
     if (!(key.group in config.groups)) {
       throw new GatewayError(
@@ -75,8 +84,8 @@ export function authenticate(options: {
     }
     if (key.allowIps) {
       const address = clientIp(
-        context.remoteAddr,
-        context.headers.get("x-forwarded-for") ?? null,
+        request.remoteAddr,
+        request.headers.get("x-forwarded-for") ?? null,
         trustedProxiesOf(config),
       );
       if (!address || !anyCidrContains(allowlistOf(key.allowIps), address)) {
@@ -89,9 +98,6 @@ export function authenticate(options: {
         );
       }
     }
-    const { record } = context;
-    record.keyId = key.id;
-    record.account = key.accountName;
     return key;
   }
 }

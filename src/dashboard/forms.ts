@@ -6,20 +6,17 @@
 import type { NewAccountInput } from "../admin/accounts.ts";
 import { invalidField } from "../admin/errors.ts";
 import type { KeyFields } from "../admin/keys.ts";
-import type { RequestContext } from "../api/request_context.ts";
-import { readBody } from "../api/body.ts";
+import type { Context } from "hono";
+import { bodyLimits, readBody } from "../api/body.ts";
+import type { GatewayEnv } from "../api/request_context.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
 
 /** A form's fields, from a urlencoded body read within the request's limits. */
 export async function readForm(
-  context: RequestContext,
+  c: Context<GatewayEnv>,
   clock: AlarmClock,
 ): Promise<URLSearchParams> {
-  const { config } = context.snapshot;
-  const bytes = await readBody(context, {
-    maxBytes: config.server.max_body_bytes,
-    timeoutMs: config.timeouts.body,
-  }, clock);
+  const bytes = await readBody(c.req.raw, bodyLimits(c.var.snapshot.config), clock);
   return new URLSearchParams(new TextDecoder().decode(bytes));
 }
 

@@ -9,7 +9,8 @@ import { DEFAULT_PAGE, MAX_PAGE } from "../admin/requests.ts";
 import type { AdminService } from "../admin/service.ts";
 import type { Sessions } from "../admin/sessions.ts";
 import type { Authenticate } from "../auth/authenticate.ts";
-import { optional, requestsQuery } from "../api/admin_api_input.ts";
+import { optional, RequestsQuerySchema } from "../api/admin_api_input.ts";
+import { readQuery } from "../api/query.ts";
 import { asGatewayError, GatewayError } from "../errors.ts";
 import { describeError, type Logger } from "../log.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
@@ -71,7 +72,8 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
   const principal = (c: PageContext) => c.get("caller")!.principal;
   /** The message of `?done=`, naming what `?name=` names. */
   const done = (c: PageContext) => {
-    const message = DONE[query(c).get("done") ?? ""];
+    const action = query(c).get("done") ?? "";
+    const message = Object.hasOwn(DONE, action) ? DONE[action] : undefined;
     return message && message(query(c).get("name") ?? "");
   };
 
@@ -80,13 +82,13 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
     const caller = c.get("caller")?.principal;
     if (failure.status >= 500) {
       deps.log.error("dashboard page failed", {
-        request_id: c.get("context").requestId,
+        request_id: c.var.requestId,
         error: describeError(failure.cause ?? failure),
       });
     }
     const message = failure.status >= 500
       ? `tollgate failed to show this page. Its log has the details under request id ` +
-        `${c.get("context").requestId}.`
+        `${c.var.requestId}.`
       : failure.message;
     return c.html(<ErrorPage caller={caller} status={failure.status} message={message} />, {
       status: failure.status as 400,
@@ -139,14 +141,14 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
       caller={principal(c)}
       keys={await service.keys.list()}
       accounts={await service.accounts.list()}
-      groups={Object.keys(c.get("context").snapshot.config.groups)}
+      groups={Object.keys(c.var.snapshot.config.groups)}
       now={deps.now()}
       {...extra}
     />
   );
   pages.get("/keys", async (c) => c.html(await keysPage(c, { done: done(c) })));
   pages.post("/keys", async (c) => {
-    const form = await readForm(c.get("context"), deps.clock);
+    const form = await readForm(c, deps.clock);
     const [created, error, status] = await attempt(() =>
       service.keys.create({ ...keyFieldsOf(form, false), account: form.get("account") ?? "" })
     );
@@ -155,7 +157,7 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
   });
   pages.post("/keys/:id", async (c) => {
     const id = c.req.param("id");
-    const form = await readForm(c.get("context"), deps.clock);
+    const form = await readForm(c, deps.clock);
     const action = form.get("action") ?? "";
     const [, error, status] = await attempt(() => {
       if (action === "revoke") return service.keys.revoke(id);
@@ -174,7 +176,7 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
   );
   pages.get("/accounts", async (c) => c.html(await accountsPage(c, { done: done(c) })));
   pages.post("/accounts", async (c) => {
-    const form = await readForm(c.get("context"), deps.clock);
+    const form = await readForm(c, deps.clock);
     const input = accountOf(form);
     const [, error, status] = await attempt(() => service.accounts.create(input));
     if (error !== undefined) {
@@ -193,7 +195,7 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
   });
   pages.post("/accounts/:name", async (c) => {
     const name = c.req.param("name");
-    const form = await readForm(c.get("context"), deps.clock);
+    const form = await readForm(c, deps.clock);
     const action = form.get("action") ?? "";
     const [, error, status] = await attempt(() => {
       if (action === "topup") return service.accounts.topUp(name, { usd: form.get("usd") ?? "" });
@@ -220,7 +222,7 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
       }),
     );
     const [page, error, status] = await attempt(async () => {
-      const filter = requestsQuery(params);
+      const filter = readQuery(RequestsQuerySchema, params);
       const limit = filter.limit ?? DEFAULT_PAGE;
       // One row more than shown tells whether there is an older page.
       const rows = await service.requests({ ...filter, limit: Math.min(limit + 1, MAX_PAGE) });

@@ -15,6 +15,7 @@ import {
   forgetSession,
   rememberSession,
 } from "../api/admin_access.ts";
+import { authenticateRequest } from "../api/authenticated.ts";
 import { given, readForm } from "./forms.ts";
 import { SignInPage } from "./sign_in.tsx";
 
@@ -29,17 +30,16 @@ export function signInRoutes(
     return c.html(<SignInPage next={safeNext(query(c.req.url).get("next"))} />);
   });
   pages.post("/sign-in", async (c) => {
-    const context = c.get("context");
     // Signing a browser in to someone else's key is an attack too: same origin only.
-    checkSameOrigin(context);
-    const form = await readForm(context, deps.clock);
+    checkSameOrigin(c);
+    const form = await readForm(c, deps.clock);
     const next = safeNext(form.get("next"));
     const secret = given(form, "key");
     if (secret === undefined) {
       return c.html(<SignInPage next={next} error="Enter an API key." />, 400);
     }
     try {
-      const key = await deps.authenticate(context, {
+      const key = await authenticateRequest(c, deps.authenticate, {
         keyHash: hashKeySecret(secret),
         quotaExempt: true,
       });

@@ -3,12 +3,12 @@
  * nesting, wide objects, long arrays, millions of numbers, for request_safety_test.ts (each
  * must be answered 400 or pass).
  */
-import type { EntryProtocol } from "../config/schema.ts";
+import type { ProtocolName } from "./types.ts";
 
 /** One pathological body: its JSON text and what it is. */
 export interface HostileBody {
   name: string;
-  protocol: EntryProtocol | "count_tokens";
+  protocol: ProtocolName | "count_tokens";
   text: string;
 }
 

@@ -30,7 +30,7 @@ const SESSION_HEADER = "x-claude-code-session-id";
  */
 export function conversationName(
   request: EntryRequest,
-  headers: ReadonlyMap<string, string>,
+  headers: Pick<Headers, "get">,
   keyId: string,
   chain?: string,
 ): string {
@@ -46,7 +46,7 @@ export function conversationName(
 /** The first name the client gave, as [kind, value]; undefined when it gave none. */
 function namedBy(
   request: EntryRequest,
-  headers: ReadonlyMap<string, string>,
+  headers: Pick<Headers, "get">,
   chain: string | undefined,
 ): [string, string] | undefined {
   const { body } = request;

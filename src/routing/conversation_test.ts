@@ -9,13 +9,12 @@ const SYSTEM = "You are a careful assistant.";
 function name(
   entry: ProtocolName,
   body: Record<string, unknown>,
-  cues: { headers?: ReadonlyMap<string, string>; keyId?: string; model?: string; chain?: string } =
-    {},
+  cues: { headers?: Headers; keyId?: string; model?: string; chain?: string } = {},
 ): string {
   const model = cues.model ?? "m";
   return conversationName(
     { protocol: entry, model, stream: false, body },
-    cues.headers ?? new Map(),
+    cues.headers ?? new Headers(),
     cues.keyId ?? "key_a",
     cues.chain,
   );
@@ -140,7 +139,7 @@ const NAMED: [string, () => [string, string], boolean][] = [
     "prompt_cache_key first: before metadata.user_id and the session header",
     () => [
       name("messages", { prompt_cache_key: "s1", metadata: { user_id: "u" } }, {
-        headers: new Map([["x-claude-code-session-id", "h"]]),
+        headers: new Headers([["x-claude-code-session-id", "h"]]),
       }),
       name("chat", { prompt_cache_key: "s1" }),
     ],
@@ -166,7 +165,7 @@ const NAMED: [string, () => [string, string], boolean][] = [
     "Claude Code's session header names it as metadata.user_id would",
     () => [
       name("messages", { messages: [] }, {
-        headers: new Map([["x-claude-code-session-id", "sess"]]),
+        headers: new Headers([["x-claude-code-session-id", "sess"]]),
       }),
       name("messages", {
         metadata: { user_id: "sess" },
@@ -179,7 +178,7 @@ const NAMED: [string, () => [string, string], boolean][] = [
     "metadata.user_id before the session header",
     () => [
       name("messages", { metadata: { user_id: "u" } }, {
-        headers: new Map([["x-claude-code-session-id", "h"]]),
+        headers: new Headers([["x-claude-code-session-id", "h"]]),
       }),
       name("messages", { metadata: { user_id: "u" } }),
     ],

@@ -1,0 +1,36 @@
+/**
+ * Authentication (design.md's flow, after the body limit): the key a request carries, every
+ * state check of the catalogue, and the caller noted on the request's record.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import type { Authenticate, AuthenticateOptions } from "../auth/authenticate.ts";
+import type { Principal } from "../auth/principal.ts";
+import { type GatewayEnv, peerAddress } from "./request_context.ts";
+
+/** Lets a request through with its key's principal (`c.var.principal`), or refuses it (401/403). */
+export function authenticated(authenticate: Authenticate): MiddlewareHandler<GatewayEnv> {
+  return async function authenticated(c, next) {
+    c.set("principal", await authenticateRequest(c, authenticate));
+    await next();
+  };
+}
+
+/**
+ * The principal of the key `c`'s request carries (or `options` names), noted on its record
+ * for the request log; throws the refusal.
+ */
+export async function authenticateRequest(
+  c: Context<GatewayEnv>,
+  authenticate: Authenticate,
+  options?: AuthenticateOptions,
+): Promise<Principal> {
+  const principal = await authenticate({
+    headers: c.req.raw.headers,
+    remoteAddr: peerAddress(c),
+    config: c.var.snapshot.config,
+  }, options);
+  const { record } = c.var;
+  record.keyId = principal.id;
+  record.account = principal.accountName;
+  return principal;
+}
