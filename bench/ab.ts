@@ -16,7 +16,7 @@ import { runLoad } from "./load.ts";
 import { combineSlices, measure, median } from "./measure.ts";
 import { type ChildServer, startChild, tollgateRuntimeFlags } from "./processes.ts";
 import { type ClientRequest, clientRequest } from "./protocols.ts";
-import type { PhaseResult } from "./report.ts";
+import type { PhaseResult } from "./results.ts";
 
 const { values } = parseArgs({
   options: {

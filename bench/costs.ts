@@ -8,8 +8,8 @@
  */
 import { pairedRatio, passCount, passOrder } from "./measure.ts";
 import { measureTarget, type Target, type TargetSettings, warmUp } from "./targets.ts";
-import type { Ratio } from "./report.ts";
 import { errors, opt, percent, table } from "./table.ts";
+import type { Ratio } from "./results.ts";
 
 /** The names of the cost targets: tollgate priced, and it with one thing changed. */
 export const COST_TARGETS = {

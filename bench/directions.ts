@@ -15,8 +15,8 @@ import {
   protocolModel,
   PROTOCOLS,
 } from "./protocols.ts";
-import type { PhaseResult } from "./report.ts";
 import { targetRounds } from "./targets.ts";
+import type { PhaseResult } from "./results.ts";
 
 /** A client protocol and the protocol of the channel that serves it. */
 export interface Direction {

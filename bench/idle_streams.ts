@@ -9,7 +9,7 @@ import { sampleRss } from "./memory.ts";
 import { openFileLimit, rssKib } from "./processes.ts";
 import { type ClientRequest } from "./protocols.ts";
 import { mib, opt, table } from "./table.ts";
-import type { Ratio } from "./report.ts";
+import type { Ratio } from "./results.ts";
 
 /** What the idle phase needs from the bench's settings. */
 export interface IdleSettings {

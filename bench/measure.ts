@@ -3,7 +3,7 @@ import { WHOLE_TEXT } from "./fake_answers.ts";
 import { type LoadPhase, type LoadResult, type Percentiles, runLoad, TAIL_BYTES } from "./load.ts";
 import { cpuMillis } from "./processes.ts";
 import { type ClientRequest, endMarker, type Protocol, relayedChunks } from "./protocols.ts";
-import type { PhaseResult } from "./report.ts";
+import type { PhaseResult } from "./results.ts";
 
 /** Runs `phase` (on `load`) and charges the CPU time process `pid` used meanwhile to its requests. */
 export async function measure(

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { combineSlices, pairedRatio } from "./measure.ts";
-import { type PhaseResult, throughputRatio, translationCpuRatio } from "./report.ts";
+import { throughputRatio, translationCpuRatio } from "./report.ts";
+import { type PhaseResult } from "./results.ts";
 
 const slice = (requestsPerSecond: number): PhaseResult => ({
   requests: requestsPerSecond,

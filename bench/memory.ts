@@ -7,9 +7,9 @@
 import { runLoad } from "./load.ts";
 import { checkAnswers, measure } from "./measure.ts";
 import { rssKib } from "./processes.ts";
-import type { PhaseResult, Ratio } from "./report.ts";
 import { errors, mib, ms, opt, table } from "./table.ts";
 import { requestOf, type Target } from "./targets.ts";
+import type { PhaseResult, Ratio } from "./results.ts";
 
 /**
  * The memory phase's middle target: bench/stream_floor_proxy.ts, a relay that reads each

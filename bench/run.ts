@@ -22,10 +22,11 @@ import { type DirectionResult, runDirections } from "./directions.ts";
 import { IDLE_KEEPALIVE_MS, idleRatios, type IdleResult, runIdleStreams } from "./idle_streams.ts";
 import { memoryRatios, type MemoryResult, METERING_FLOOR, runMemory } from "./memory.ts";
 import { type ChildServer, machine, startChild, tollgateRuntimeFlags } from "./processes.ts";
-import { directionRatios, printReport, type Ratio, ratios, type TargetResults } from "./report.ts";
+import { directionRatios, printReport, ratios } from "./report.ts";
 import { type PhaseGroup, type Settings, settingsFrom } from "./settings.ts";
 import { requestOf, runTargets, type Target } from "./targets.ts";
 import { checkWrk } from "./wrk.ts";
+import { type Ratio, type TargetResults } from "./results.ts";
 
 type Progress = (line: string) => void;
 

@@ -18,9 +18,9 @@ import { parseArgs } from "node:util";
 import { combineSlices, measure, pairedRatio, passOrder } from "./measure.ts";
 import { type ChildServer, startChild, tollgateRuntimeFlags } from "./processes.ts";
 import { clientRequest, type Protocol } from "./protocols.ts";
-import type { PhaseResult } from "./report.ts";
 import { ms, opt, table } from "./table.ts";
 import { checkWrk, runWrk } from "./wrk.ts";
+import type { PhaseResult } from "./results.ts";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

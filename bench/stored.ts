@@ -26,10 +26,10 @@ import {
 } from "./measure.ts";
 import { type ChildServer, startChild, tollgateRuntimeFlags } from "./processes.ts";
 import { clientRequest } from "./protocols.ts";
-import type { PhaseResult } from "./report.ts";
 import { type ChainResult, measureChain } from "./stored_chain.ts";
 import { errors, ms, opt, percent, table } from "./table.ts";
 import { checkWrk, runWrk } from "./wrk.ts";
+import type { PhaseResult } from "./results.ts";
 
 const { values } = parseArgs({
   options: {

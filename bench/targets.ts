@@ -7,9 +7,9 @@ import { runLoad } from "./load.ts";
 import { checkAnswers, interleaved, measure, SLICES, sliceWarmupMs } from "./measure.ts";
 import type { ChildServer } from "./processes.ts";
 import { type ClientRequest, clientRequest } from "./protocols.ts";
-import type { PhaseResult, TargetResults } from "./report.ts";
 import type { LoadGenerator } from "./settings.ts";
 import { runWrk } from "./wrk.ts";
+import type { PhaseResult, TargetResults } from "./results.ts";
 
 /** One thing under load: where to send, with which key and model, and whose CPU to read. */
 export interface Target {
