@@ -6,7 +6,7 @@ import type { Router } from "../routing/router.ts";
 
 /** This process's view of its channels, which only a serving process has. */
 export interface ChannelHealthSource {
-  /** Whether each channel is tried now (router.ts). */
+  /** Whether each channel is tried now (routing/router.ts). */
   router: Pick<Router, "channelStates">;
   /** What this process measured of each channel (the metrics' `channels`). */
   stats: Pick<ChannelStats, "read">;

@@ -10,7 +10,7 @@
  * | tools: custom         | a function with one string parameter `input`                 |
  * | tools: web_search     | dropped (chat has no web search tool)                        |
  * | toolChoice            | `auto` / `required` / `none` / `{type: "function", …}`       |
- * | reasoning             | `reasoning_effort` (budget -> effort via reasoning.ts)       |
+ * | reasoning             | `reasoning_effort` (budget -> effort: translate/reasoning.ts) |
  * | output                | `response_format`                                            |
  * | user                  | `user` (the field every compatible server knows)             |
  * | promptCacheKey        | `prompt_cache_key` (only the client's own: see below)        |

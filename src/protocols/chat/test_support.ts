@@ -1,7 +1,7 @@
 /**
  * Test helpers of the chat codec: the recorded transcripts, SSE text parsed as the relay
  * parses it, deterministic encoder contexts, and IR streams folded into whole answers
- * while their grammar (ir.ts `IrEvent`) is checked.
+ * while their grammar (translate/ir.ts `IrEvent`) is checked.
  */
 import assert from "node:assert/strict";
 import { createParser } from "eventsource-parser";

@@ -10,7 +10,7 @@
  * | `inlineData`, `fileData` audio, video   | refused (no IR equivalent)                      |
  * | `functionResponse.response` `{output}` / `{error}` | tool result text / text with `isError` |
  * | any other `response` object             | tool result of its JSON text                    |
- * | `thoughtSignature` holding `tollgate:<kind>:` | the opaque state of that kind (opaque.ts) |
+ * | `thoughtSignature` holding `tollgate:<kind>:` | the opaque state of that kind (translate/opaque.ts) |
  */
 import type { IrDocument, IrImage, IrOpaque, IrSource, IrToolResult } from "../../translate/ir.ts";
 import { unwrapOpaque, wrapOpaque } from "../../translate/opaque.ts";
@@ -116,7 +116,7 @@ export function responseOfResult(
 
 /**
  * The `thoughtSignature` that carries opaque state of another provider to a Gemini client.
- * Gemini has no kind of its own in the IR, so every state is wrapped (opaque.ts): a
+ * Gemini has no kind of its own in the IR, so every state is wrapped (translate/opaque.ts): a
  * native kind other than the state's own makes `wrapOpaque` wrap it.
  */
 export function signatureOf(opaque: IrOpaque): string {

@@ -14,7 +14,7 @@
  * | maxOutputTokens, temperature, topP, topK | `generationConfig` fields of the same names  |
  * | stop                    | `generationConfig.stopSequences` (the first 5: the API's limit) |
  * | reasoning off           | `thinkingConfig.thinkingBudget` 0                             |
- * | reasoning on            | `thinkingConfig` {includeThoughts, thinkingBudget: the budget, or the effort's (reasoning.ts), within 512-24,576} |
+ * | reasoning on            | `thinkingConfig` {includeThoughts, thinkingBudget: the budget, or the effort's (translate/reasoning.ts), within 512-24,576} |
  * | output json_object / json_schema | `responseMimeType` application/json (+ `responseJsonSchema`) |
  * | strict, parallelToolCalls, user, promptCacheKey, cache_control | dropped (no equivalent)  |
  * | n > 1, logprobs, topLogprobs, previousResponseId, audio | refused                         |

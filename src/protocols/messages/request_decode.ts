@@ -14,7 +14,7 @@
  * | `tool_choice` auto/any/none/tool      | auto/required/none/tool                     |
  * | `disable_parallel_tool_use`           | parallelToolCalls (inverted)                |
  * | `max_tokens`, `temperature`, `top_p`, `top_k`, `stop_sequences` | the same fields |
- * | `thinking` enabled/disabled/adaptive  | reasoning (budget -> effort, reasoning.ts)  |
+ * | `thinking` enabled/disabled/adaptive  | reasoning (budget -> effort, translate/reasoning.ts)  |
  * | `output_config.effort`                | reasoning.effort (xhigh, max -> high)       |
  * | `output_config.format` (json_schema)  | output                                      |
  * | `metadata.user_id`                    | user                                        |

@@ -16,7 +16,7 @@
  * | tools: web_search     | `web_search_20250305` (domains and location kept)               |
  * | toolChoice            | auto / any / none / `{type: "tool", name}`                      |
  * | parallelToolCalls     | `tool_choice.disable_parallel_tool_use` (inverted)              |
- * | reasoning             | `thinking` enabled with a budget (reasoning.ts), or disabled    |
+ * | reasoning             | `thinking` with a budget (translate/reasoning.ts), or disabled |
  * | reasoning.summary     | dropped (messages shows thinking as it is)                      |
  * | user                  | `metadata.user_id`                                              |
  * | promptCacheKey        | dropped: the codec adds `cache_control` breakpoints instead     |

@@ -30,7 +30,7 @@ export function decodeMessagesResponse(json: unknown): IrResponse {
 /**
  * The IR part of an assistant block (text, thinking, redacted thinking, tool use), from
  * an upstream's answer or a client's history; undefined for any other block. A signature
- * another provider's state came back wrapped in is unwrapped (opaque.ts).
+ * another provider's state came back wrapped in is unwrapped (translate/opaque.ts).
  */
 export function assistantPartOf(block: Record<string, unknown>): IrAssistantPart | undefined {
   switch (block.type) {

@@ -2,7 +2,7 @@
  * An IR answer as a messages client's `message` (Anthropic `Message`): `{id, type,
  * role, model, content, stop_reason, stop_sequence, usage}`. Reasoning becomes thinking
  * blocks whose `signature` carries the opaque state (another provider's wrapped, see
- * opaque.ts, so it comes back when the client sends the history), or redacted thinking.
+ * translate/opaque.ts, so it comes back when the client sends the history), or redacted thinking.
  */
 import { encodeUsage } from "./usage.ts";
 import type { ResponseEncodeContext } from "../../translate/codec.ts";

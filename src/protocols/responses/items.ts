@@ -2,7 +2,7 @@
  * Output items (OpenAI `ResponseOutputItem`: `message`, `reasoning`, `function_call`,
  * `custom_tool_call`) <-> IR parts, shared by the request decoder (history a client
  * sends back), the response and stream decoders and the encoders. Opaque reasoning state
- * lives in `encrypted_content`: OpenAI's own raw, another provider's wrapped (opaque.ts).
+ * lives in `encrypted_content`: OpenAI's own raw, another provider's wrapped (translate/opaque.ts).
  */
 import { fields, listOf, stringOr } from "../json_read.ts";
 import { argumentsText } from "../chat/messages_decode.ts";
