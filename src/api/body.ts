@@ -106,7 +106,7 @@ function declaredLength(value: string | null): number {
  * finished nor refused while the runtime buffers all of them. 72 KiB holds any size line,
  * and the first 64 KiB of trailers plus the end of the line that passes them (unless that
  * line is longer than 8 KiB). Larger reads measured slower for a body of many tiny chunks
- * (~3x at 136 KiB, bench/README.md): the runtime's reader moves what it buffered once a chunk.
+ * (bench/README.md): the runtime's reader moves what it buffered once a chunk.
  */
 const READ_BYTES = 72 * 1024;
 

@@ -19,9 +19,10 @@ import { accountTotals, keyTotals, totalsReads, totalsRows } from "./totals.ts";
 
 /**
  * How long a commit of another connection may go unseen by a decision that takes a hold.
- * At 32 concurrent requests a turn's holds are decided ~400 times a second; reading the
- * data version and the connection's changes at each cost ~2% of a request there
- * (bench/README.md).
+ * Under load holds are decided hundreds of times a second, and reading the data version
+ * and the connection's changes at each decision is a measurable share of a request's
+ * cost (bench/README.md); once per interval keeps it small, and another process's commit
+ * is still seen within it.
  */
 export const OTHERS_SEEN_WITHIN_MS = 20;
 
@@ -30,7 +31,7 @@ type Row = Record<string, unknown>;
 /**
  * What the holds taken and not yet written hold, by account (micro-USD) and by key
  * (tokens): kept as running sums, so that a decision costs the same however many holds
- * wait for their batch (at 32 concurrent requests, a batch's ~200 settled ones).
+ * wait for their batch (under load, the hundreds a batch settles).
  */
 export class UnwrittenHolds {
   readonly micros = new Map<number, number>();

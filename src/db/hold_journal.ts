@@ -1,8 +1,9 @@
 /**
  * The hold journal of a SQLite file (`tollgate.db-holds`): the serving process appends
  * each batch of holds it took here, one write, before their requests go upstream, and
- * writes them into the database with the settlements, a few milliseconds on (sqlite_store.ts). A commit of the database
- * costs ~20 pwrite and fcntl calls on the request's path; an append costs one. The file
+ * writes them into the database with the settlements, a few milliseconds on
+ * (sqlite_store.ts). A commit of the database costs tens of pwrite and fcntl calls on the
+ * request's path; an append costs one. The file
  * survives a crash of the process as a commit in WAL mode with NORMAL sync does, so a
  * hold that reached the journal but not the database is not lost: the next server
  * writes it into the database and interrupts it. One process owns the journal (an

@@ -25,7 +25,8 @@ export interface ServingDb {
   migrate(): Promise<MigrationResult>;
   /**
    * The typed query builder, loaded by the first call: a gateway on a SQLite file serves
-   * through the store alone and never loads it (~5 MiB), unless its first start makes a key.
+   * through the store alone and never loads it (its memory is not paid), unless its first
+   * start makes a key.
    */
   queries(): Promise<Kysely<Database>>;
   /** The rows of stored responses, as the request path reads and writes them. */

@@ -3,9 +3,9 @@
  * are synchronous, so one connection serves the query builder, the store's statements and
  * its write transactions, and a transaction never interleaves with anything: it runs from
  * BEGIN to COMMIT in one call (kysely's own transactions span awaits: nothing may use them
- * on this connection). Against libSQL's native driver it runs a statement in about two
- * thirds of the time and keeps ~20 MiB of native library and client code out of the
- * process (bench/README.md).
+ * on this connection). Against libSQL's native driver it runs a statement faster and
+ * keeps the driver's native library and client code out of the process (bench/README.md
+ * has the measurements).
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { Dialect, SqliteStatement } from "kysely";
@@ -44,12 +44,13 @@ export function openSqliteFile(path: string): SqliteConnection {
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA foreign_keys = ON");
   // Each checkpoint syncs the file; every request writes a few pages, so the default
-  // (1,000 pages) checkpointed every hundred or so requests. ~40 MB of WAL between them.
+  // (1,000 pages) checkpointed every hundred or so requests: ten times fewer checkpoints,
+  // each of a longer log (wal_sync.ts syncs it in the background).
   db.exec("PRAGMA wal_autocheckpoint = 10000");
   // A multi-row INSERT in a batch keeps the pages it changes in a statement journal, to
   // undo itself alone. Past 64 KiB that journal spills to a temporary file, and from then
   // on every page a later statement of the transaction changes is two more system calls
-  // (a settlement batch: ~1 a request, bench/README.md). In memory it is a copy.
+  // (a settlement batch spills, bench/README.md). In memory it is a copy.
   db.exec("PRAGMA temp_store = MEMORY");
 
   /** Statements run that may have written: this connection's changes, counted without a read. */

@@ -8,8 +8,8 @@
  * beside it (hold_journal.ts): from then on a hold is decided without a transaction
  * (hold_decider.ts), appended to the journal before its request goes upstream, and its row
  * is written with the settlements once it is RECORD_AFTER_MS old, or never if it is
- * settled before. Each of these measured 10% or more at concurrency 1 (bench/README.md,
- * "The store").
+ * settled before. Each of these was kept because an A/B showed it worth keeping
+ * (bench/README.md, "The store").
  */
 import { createHoldDecider, UnwrittenHolds } from "./hold_decider.ts";
 import { type HoldJournal, takeHoldJournal } from "./hold_journal.ts";
@@ -260,9 +260,10 @@ export function createSqliteStore(
     settleHold(settle) {
       if (open > 0) open--;
       journalled.delete(settle.holdId);
-      // A settlement waits ~50 ms for its batch, so what it keeps survives scavenges and is
-      // promoted: the settlements of a batch share its job and its promise, where one of
-      // each a settlement (and their reactions) made ~1 KB more a request (bench/README.md).
+      // A settlement waits for its batch (DEFERRED_MS), so what it keeps survives scavenges
+      // and is promoted: the settlements of a batch share its job and its promise, where one
+      // of each a settlement (and their reactions) made the heap grow with every request
+      // (bench/README.md).
       if (waiting === undefined) {
         const jobs: SettleJob[] = [];
         waiting = { jobs, done: settlementBatch(jobs) };

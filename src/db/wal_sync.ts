@@ -2,9 +2,10 @@
  * Syncing a SQLite file's write-ahead log in the background. With `synchronous = NORMAL`
  * SQLite syncs the log only when it checkpoints, and a checkpoint runs inside the commit
  * that passes `wal_autocheckpoint`: on the serving thread, with every request waiting.
- * Up to 40 MB of log were dirty by then, and their sync took ~100 ms of a ~250 ms stall
- * (bench/README.md). Synced every second on the runtime's I/O threads, the log leaves the
- * checkpoint ~8 ms of it; a machine that loses power also loses at most that second.
+ * The whole log written since the last checkpoint was dirty by then, and syncing it was
+ * most of that stall (bench/README.md). Synced every second on the runtime's I/O
+ * threads, the log leaves the checkpoint only what the last second wrote; a machine that
+ * loses power also loses at most that second.
  */
 
 /** How often the log is synced while the connection writes. */

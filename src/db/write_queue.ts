@@ -12,8 +12,8 @@ import { setImmediate } from "node:timers";
  * How long a deferred job waits for others to commit with. A hold's transaction then
  * writes only the hold and the running totals: a settlement's ledger row and its four
  * indexes would triple the pages its commit writes, on the path of the request waiting
- * for it. At 32 concurrent requests a batch of 50 ms settles ~200 requests where one of
- * 10 ms settled ~40, and a request costs ~5% less CPU (bench/README.md). The price is
+ * for it. Under load a longer wait gathers more settlements into one commit, so each
+ * request pays a smaller share of one (bench/README.md has the measurements). The price is
  * the crash window: a process killed in these milliseconds leaves the holds, which
  * recovery turns into `interrupted` rows, as for requests still running.
  */

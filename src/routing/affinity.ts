@@ -5,7 +5,11 @@
  * idle time. It lives in one process: nodes on one PostgreSQL each keep their own.
  */
 
-/** At most this many conversations are bound at once (~17 MiB of heap when full). */
+/**
+ * At most this many conversations are bound at once: more than a busy gateway has active,
+ * and a bound on what the table holds (a name, a channel and a key each), however many
+ * conversations come and go.
+ */
 export const AFFINITY_CAPACITY = 100_000;
 
 /** Where a conversation was last served. */
