@@ -2,8 +2,10 @@
  * Several gateway processes on one PostgreSQL: three real `tollgate serve` processes share
  * a database. Concurrent requests spread over them never overspend and conserve money,
  * rate and concurrency limits admit exactly their number whichever nodes requests reach, a
- * key revoked with the CLI is refused by every node within 2 s, and the holds of a node
- * killed with SIGKILL become `interrupted` rows written by the nodes still running.
+ * key revoked with the CLI is refused by every node (no node keeps it past its key cache,
+ * which tests/key_update_test.ts shows lapses within 2 s of a gateway's clock), and the
+ * holds of a node killed with SIGKILL become `interrupted` rows written by the nodes still
+ * running.
  */
 import assert from "node:assert/strict";
 import { openDatabase } from "../src/db/database.ts";
@@ -128,18 +130,19 @@ Deno.test("several nodes on one PostgreSQL", async (t) => {
       },
     );
 
-    await t.step("a key revoked with the CLI is refused by every node within 2 s", async () => {
+    await t.step("a key revoked with the CLI is refused by every node", async () => {
       const made = JSON.parse(await cli("key", "create", "--account", "shared", "--json"));
       // Every node has the key in its cache: the slowest way for a node to learn of it.
       for (const node of nodes) assert.equal(await modelsStatus(node, made.key), 200);
       await cli("key", "revoke", made.id);
-      // The CLI has committed the revocation when it exits.
-      const revoked = performance.now();
+      // The CLI has committed the revocation when it exits: each node learns of it from the
+      // database once its key cache lapses (the bound here only keeps a broken node from
+      // hanging the test; how soon is key_update_test.ts's, on a clock of the test's own).
       await Promise.all(nodes.map((node) =>
         poll(
           async () => (await modelsStatus(node, made.key)) === 401,
           `${node.url} to refuse the revoked key`,
-          2_000 - (performance.now() - revoked),
+          30_000,
         )
       ));
     });

@@ -54,16 +54,16 @@ Deno.test("PostgreSQL unreachable: 503 in the entry point's shape, then recovery
       assert.equal((await ready.json()).database, "unreachable");
       assert.equal(fake.requests.length, relayed, "nothing relayed without a hold");
 
+      // Started: the cluster accepts connections again. A connection of the pool the restart
+      // broke unnoticed fails its request, and is dropped: a later one gets a new connection.
       await cluster.start();
-      const deadline = performance.now() + 10_000;
-      let status = 0;
-      while (status !== 200 && performance.now() < deadline) {
+      const statuses: number[] = [];
+      for (let attempt = 0; attempt < 3 && statuses.at(-1) !== 200; attempt++) {
         const again = await gateway.post("/v1/chat/completions", fresh.secret, chatBody("back"));
-        status = again.status;
+        statuses.push(again.status);
         await again.body?.cancel();
-        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      assert.equal(status, 200, "served again once the database is back");
+      assert.equal(statuses.at(-1), 200, `served again once the database is back: ${statuses}`);
       assert.equal((await fetch(`${gateway.url}/readyz`).then((r) => r.json())).database, "ok");
       const rows = await gateway.ledger();
       assert.deepEqual(rows.map((row) => row.status), ["ok", "ok"]);

@@ -1,94 +1,104 @@
+/**
+ * An exchange's deadlines on a clock whose time moves only when the test says
+ * (tests/fakes/manual_clock.ts): what expires, and when, is the deadlines' own doing,
+ * whatever the machine's speed.
+ */
 import assert from "node:assert/strict";
-import { AlarmClock } from "./alarm_clock.ts";
+import { ManualClock } from "../../tests/fakes/manual_clock.ts";
 import { Deadlines } from "./deadlines.ts";
 
 const said = (ms: number, subject: string) => `${subject || "total"} ${ms}`;
 
-/** Deadlines on a clock of their own whose expiry resolves a promise with its message. */
-function watched(totalMs: number) {
-  const expiry = Promise.withResolvers<string>();
+/** Deadlines on a manual clock of their own, with the messages of what expired. */
+function watched(totalMs: number, clock = new ManualClock()) {
   const expired: string[] = [];
-  const clock = new AlarmClock();
   const deadlines = new Deadlines({
     clock,
     totalMs,
     describeTotal: said,
-    expired: (message) => {
-      expired.push(message);
-      expiry.resolve(message);
-    },
+    expired: (message) => expired.push(message),
   });
-  return { deadlines, clock, expired, expiry: expiry.promise };
+  return { deadlines, clock, expired };
 }
 
-Deno.test("deadlines: a wait that outlives its time expires with its own message", async () => {
-  const { deadlines, expired, expiry } = watched(60_000);
+Deno.test("deadlines: a wait that outlives its time expires with its own message", () => {
+  const { deadlines, clock, expired } = watched(60_000);
   deadlines.wait(5, "headers", said);
-  assert.equal(await expiry, "headers 5");
-  deadlines.stop();
+  clock.advance(4);
+  assert.deepEqual(expired, [], "not before its time");
+  clock.advance(1);
   assert.deepEqual(expired, ["headers 5"]);
+  clock.advance(60_000);
+  assert.deepEqual(expired, ["headers 5"], "once: nothing expires after the first");
+  deadlines.stop();
 });
 
-Deno.test("deadlines: an ended wait does not expire; the total deadline still does", async () => {
-  const { deadlines, expiry } = watched(30);
+Deno.test("deadlines: an ended wait does not expire; the total deadline still does", () => {
+  const { deadlines, clock, expired } = watched(30);
   const first = deadlines.wait(5, "headers", said);
   first.end();
   // The alarm was set for the ended wait: it rings, finds nothing due, and is set again.
   deadlines.wait(60_000, "body", said);
-  assert.equal(await expiry, "total 30");
+  clock.advance(29);
+  assert.deepEqual(expired, []);
+  clock.advance(1);
+  assert.deepEqual(expired, ["total 30"]);
   deadlines.stop();
 });
 
-Deno.test("deadlines: nothing expires after stop, and the clock holds no timer", async () => {
+Deno.test("deadlines: nothing expires after stop, and the clock holds no timer", () => {
   const { deadlines, clock, expired } = watched(1);
   deadlines.wait(1, "headers", said);
   deadlines.stop();
   assert.equal(clock.size, 0);
-  // A later timer of our own: by the time it runs, a live 1 ms deadline would have fired.
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  clock.advance(20);
   assert.deepEqual(expired, []);
 });
 
-Deno.test("deadlines: a repeated wait expires when one of its waits outlives its time", async () => {
-  const { deadlines, expiry } = watched(60_000);
+Deno.test("deadlines: a repeated wait expires when one of its waits outlives its time", () => {
+  const { deadlines, clock, expired } = watched(60_000);
   const idle = deadlines.repeated(5, "idle", said);
   idle.start();
+  clock.advance(4);
   idle.end();
+  // Ended, the wait holds nothing: time passing does not expire it.
+  clock.advance(10);
+  assert.deepEqual(expired, []);
   idle.start();
-  assert.equal(await expiry, "idle 5");
+  clock.advance(4);
+  assert.deepEqual(expired, []);
+  clock.advance(1);
+  assert.deepEqual(expired, ["idle 5"]);
   deadlines.stop();
 });
 
-Deno.test("deadlines: a repeated wait that ended does not expire; the total deadline still does", async () => {
-  const { deadlines, expiry } = watched(30);
+Deno.test("deadlines: a repeated wait that ended does not expire; the total deadline still does", () => {
+  const { deadlines, clock, expired } = watched(30);
   const idle = deadlines.repeated(5, "idle", said);
   for (let read = 0; read < 3; read++) {
     const started = idle.start();
-    assert.ok(idle.end() >= started);
+    clock.advance(4);
+    assert.equal(idle.end() - started, 4, "a wait's start and end are the clock's times");
   }
-  assert.equal(await expiry, "total 30");
+  clock.advance(17);
+  assert.deepEqual(expired, []);
+  clock.advance(1);
+  assert.deepEqual(expired, ["total 30"]);
   deadlines.stop();
 });
 
-Deno.test("deadlines: the exchanges of one clock each expire on their own deadline", async () => {
-  const clock = new AlarmClock();
+Deno.test("deadlines: the exchanges of one clock each expire on their own deadline", () => {
+  const clock = new ManualClock();
   const expired: string[] = [];
-  const done = Promise.withResolvers<void>();
   const exchange = (totalMs: number) =>
-    new Deadlines({
-      clock,
-      totalMs,
-      describeTotal: said,
-      expired: (message) => {
-        expired.push(message);
-        if (expired.length === 2) done.resolve();
-      },
-    });
+    new Deadlines({ clock, totalMs, describeTotal: said, expired: (m) => expired.push(m) });
   const waiting = exchange(60_000);
   exchange(40);
   exchange(60_000).wait(10, "headers", said);
   exchange(10).stop();
-  await done.promise;
+  clock.advance(10);
+  assert.deepEqual(expired, ["headers 10"], "the stopped one's total passed unseen");
+  clock.advance(30);
   assert.deepEqual(expired, ["headers 10", "total 40"]);
   assert.equal(clock.size, 1, "the exchange still waiting keeps its alarm");
   waiting.stop();

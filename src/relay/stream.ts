@@ -102,12 +102,16 @@ class RelayStream implements UnderlyingDefaultSource<Uint8Array>, Ringing {
   #settled: Promise<void> | void = undefined;
   /** Summed here and told once: a stream reads thousands of chunks. */
   #waitedMs = 0;
-  /** When the last read ended: what is sent after it counts as sent then. */
-  #readAt = performance.now();
-  #sentAt = this.#readAt;
+  /**
+   * When the last read ended, on the keep-alives' clock (the exchange's deadlines are on it
+   * too): what is sent after it counts as sent then.
+   */
+  #readAt: number;
+  #sentAt: number;
 
   constructor(relay: StreamRelay) {
     this.#relay = relay;
+    this.#readAt = this.#sentAt = relay.keepalive.clock.now();
   }
 
   start(controller: ReadableStreamDefaultController<Uint8Array>): void {
@@ -155,7 +159,7 @@ class RelayStream implements UnderlyingDefaultSource<Uint8Array>, Ringing {
   #use(leg: Leg): void {
     this.#leg = leg;
     this.#properlyEnded = leg.ended;
-    this.#readAt = performance.now();
+    this.#readAt = this.#relay.keepalive.clock.now();
     for (const bytes of leg.held) {
       this.#sentAt = this.#readAt;
       this.#enqueue(bytes);

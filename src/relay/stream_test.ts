@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { SseEvent } from "../translate/sse.ts";
 import type { StreamConverter } from "../translate/translation.ts";
 import { AlarmClock, type Ringing } from "../clock/alarm_clock.ts";
+import { ManualClock } from "../../tests/fakes/manual_clock.ts";
 import type { UpstreamExchange } from "../upstream/call.ts";
 import type { RelayOutcome } from "./outcome.ts";
 import { type Leg, relayStream, type StreamRelay } from "./stream.ts";
@@ -25,12 +26,12 @@ function passthrough(): StreamConverter {
 }
 
 /** An exchange whose upstream sends nothing after its first event until `next` is answered. */
-function silentExchange(): UpstreamExchange {
+function silentExchange(clock: AlarmClock): UpstreamExchange {
   const controller = new AbortController();
   return {
     signal: controller.signal,
     within: (promise) => promise,
-    idle: { start: () => performance.now(), end: () => performance.now() },
+    idle: { start: () => clock.now(), end: () => clock.now() },
     deadline: () => ({ end: () => {} }),
     abort: (failure) => controller.abort(failure),
     finish: () => {},
@@ -64,7 +65,7 @@ function relayOf(
     attempt: undefined as never,
     record: { channel: "c", model: "m", upstreamModel: "m", outcome: "ok" },
     reported: () => undefined,
-    exchange: silentExchange(),
+    exchange: silentExchange(options.keepalive.clock),
     events: options.events,
     converter: options.converter,
     upstream: protocolOf("chat"),
@@ -117,7 +118,7 @@ function readingClient(stream: ReadableStream<Uint8Array>) {
 }
 
 Deno.test("stream: silent streams get keep-alives from one clock, which holds nothing once they end", async () => {
-  const clock = new AlarmClock();
+  const clock = new ManualClock();
   const ended: RelayOutcome[] = [];
   const clients = Array.from({ length: 3 }, () =>
     readingClient(relayOf({
@@ -129,6 +130,7 @@ Deno.test("stream: silent streams get keep-alives from one clock, which holds no
   await Promise.all(clients.map((client) => client.until(FIRST)));
   // Every stream's next keep-alive is an alarm of the shared clock, not a timer of its own.
   assert.equal(clock.size, 3);
+  clock.advance(10);
   for (const client of clients) {
     await client.until(KEEPALIVE);
     assert.equal(client.chunks[0], FIRST);
@@ -140,15 +142,14 @@ Deno.test("stream: silent streams get keep-alives from one clock, which holds no
 
 Deno.test("stream: a client that stopped reading gets one keep-alive queued, not one a ring", async () => {
   const ms = 5;
-  const thirdRing = Promise.withResolvers<void>();
   let rings = 0;
-  // The app's clock, telling when its alarms rang three times.
-  const clock = new class extends AlarmClock {
+  // The app's clock, counting its alarms' rings.
+  const clock = new class extends ManualClock {
     override alarm(target: Ringing) {
       return super.alarm({
         ring(now) {
           target.ring(now);
-          if (++rings === 3) thirdRing.resolve();
+          rings++;
         },
       });
     }
@@ -161,7 +162,8 @@ Deno.test("stream: a client that stopped reading gets one keep-alive queued, not
   }));
   await client.until(FIRST);
   // The client reads nothing more while the alarm rings three times.
-  await thirdRing.promise;
+  for (let ring = 0; ring < 3; ring++) clock.advance(ms);
+  assert.equal(rings, 3);
   assert.equal(await client.queued(), KEEPALIVE);
   assert.equal(await client.queued(), "nothing queued");
   await client.cancel();
