@@ -3,6 +3,7 @@ import type { Config } from "../config/schema.ts";
 import type { Queries } from "../db/schema.ts";
 import type { ChannelStats } from "../observability/channel_stats.ts";
 import type { Router } from "../routing/router.ts";
+import type { ChannelCaller } from "./channel_check.ts";
 
 /** This process's view of its channels, which only a serving process has. */
 export interface ChannelHealthSource {
@@ -27,4 +28,6 @@ export interface AdminDeps {
   now: () => number;
   /** A serving process's channel health; without it every channel's state is "unknown". */
   health?: ChannelHealthSource;
+  /** A serving process's upstream client, for a channel's test; none elsewhere. */
+  upstream?: ChannelCaller;
 }

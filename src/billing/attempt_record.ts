@@ -5,6 +5,7 @@
  */
 import type { Usage } from "../protocols/types.ts";
 import type { Attempt } from "../routing/router.ts";
+import type { UpstreamFailureKind } from "../upstream/call.ts";
 
 /**
  * How an attempt ended: `ok` (it served the answer to its end), `failed` (before anything
@@ -22,6 +23,11 @@ export interface AttemptRecord {
   /** The upstream's HTTP status, when it answered one. */
   status?: number;
   reason?: string;
+  /**
+   * How it failed, when it did: a client gone or a shutdown is no fault of the channel's
+   * (its health over time, db/channel_rollup_rows.ts, leaves them out).
+   */
+  kind?: UpstreamFailureKind;
   /** Milliseconds from sending to the response's head. */
   ttfbMs?: number;
   /** Milliseconds from sending to the first content (streams) or the whole answer. */

@@ -11,11 +11,13 @@ import type { AlarmClock } from "../upstream/alarm_clock.ts";
 import type { AdminEnv, Caller } from "../middleware/admin_access.ts";
 import {
   AccountChangeSchema,
+  ChannelTestSchema,
   KeyUpdateSchema,
   NewAccountSchema,
   NewKeySchema,
   optional,
   readInput,
+  readOptionalInput,
   requestsQuery,
   TopUpSchema,
   usageQuery,
@@ -29,6 +31,7 @@ const ROUTES: readonly [RegExp, readonly string[]][] = [
   [/^\/keys\/[^/]+$/, ["PATCH", "DELETE"]],
   [/^\/(usage|requests|channels|me)$/, ["GET", "HEAD"]],
   [/^\/requests\/[^/]+$/, ["GET", "HEAD"]],
+  [/^\/channels\/[^/]+\/test$/, ["POST"]],
 ];
 
 /** The admin API's routes, to mount at `/admin/api` behind `adminAccess`. */
@@ -86,7 +89,11 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
     }
     return c.json(request);
   });
-  api.get("/channels", (c) => c.json(service.channels()));
+  api.get("/channels", async (c) => c.json(await service.channels()));
+  api.post("/channels/:name/test", async (c) => {
+    const { model } = await readOptionalInput(context(c), ChannelTestSchema, clock);
+    return c.json(await service.checkChannel(c.req.param("name"), model));
+  });
 
   api.all("/*", (c) => {
     const path = c.req.path.replace(/^\/admin\/api/, "");
@@ -96,7 +103,7 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
         404,
         "not_found",
         `Unknown path ${c.req.method} ${c.req.path}: the admin API serves /admin/api/accounts, ` +
-          "/keys, /usage, /requests, /channels and /me.",
+          "/keys, /usage, /requests, /channels (and /channels/{name}/test) and /me.",
       );
     }
     throw new GatewayError(

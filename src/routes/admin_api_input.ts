@@ -51,6 +51,25 @@ export const KeyUpdateSchema = z.object(
   { error: "a JSON object" },
 );
 
+/** `POST /admin/api/channels/{name}/test` (a body is optional). */
+export const ChannelTestSchema = z.object({ model: z.optional(text) }, {
+  error: "a JSON object",
+});
+
+/** A body as `readInput` reads it, or no fields when the request has no body. */
+export function readOptionalInput<S extends z.ZodMiniObject>(
+  context: RequestContext,
+  schema: S,
+  clock: AlarmClock,
+): Promise<Partial<z.output<S>>> {
+  const { headers } = context;
+  const length = headers.get("content-length");
+  if (!headers.has("transfer-encoding") && (length === null || length === "0")) {
+    return Promise.resolve({});
+  }
+  return readInput(context, schema, clock);
+}
+
 /** The body of a request, checked against `schema`; unknown fields refused. */
 export async function readInput<S extends z.ZodMiniObject>(
   context: RequestContext,

@@ -29,3 +29,26 @@ document.addEventListener("change", (event) => {
     select.form.requestSubmit();
   }
 });
+
+// A checkbox with data-submit sends its form when it changes (the keys page's revoked filter).
+document.addEventListener("change", (event) => {
+  const box = event.target;
+  if (
+    box instanceof HTMLInputElement && box.type === "checkbox" && box.hasAttribute("data-submit")
+  ) {
+    box.form.requestSubmit();
+  }
+});
+
+// The browser's time zone, for the server to write times and cut days in (the page says
+// which zone it used; UTC until this cookie is there).
+try {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (zone && !document.cookie.split("; ").includes(`tollgate_tz=${encodeURIComponent(zone)}`)) {
+    document.cookie = `tollgate_tz=${
+      encodeURIComponent(zone)
+    }; path=/admin; max-age=31536000; samesite=strict`;
+  }
+} catch {
+  // No zone to tell: times stay in UTC.
+}

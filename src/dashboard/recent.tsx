@@ -1,0 +1,46 @@
+/** A page's recent requests and recent failures (a key's, an account's, a model's). */
+import type { FC } from "hono/jsx";
+import type { RequestJson } from "../admin/requests.ts";
+import { RequestsTable } from "./request_rows.tsx";
+import { withQuery } from "./usage_view.tsx";
+
+/** What a page shows of its requests: the newest, and the newest that failed. */
+export interface Recent {
+  requests: RequestJson[];
+  failures: RequestJson[];
+}
+
+/** How many of each a page shows. */
+export const RECENT = 10;
+
+/** The two tables, each with a link to all of them on the requests page (`filter` selects). */
+export const RecentRequests: FC<{
+  recent: Recent;
+  filter: Record<string, string>;
+  names?: ReadonlyMap<string, string | null>;
+}> = ({ recent, filter, names }) => (
+  <>
+    <h2>Recent requests</h2>
+    <RequestsTable
+      rows={recent.requests}
+      names={names}
+      caption="Recent requests"
+      empty="No requests yet."
+    />
+    <p>
+      <a href={withQuery("/admin/requests", filter)}>All its requests</a>
+    </p>
+    <h2>Recent failures</h2>
+    <RequestsTable
+      rows={recent.failures}
+      names={names}
+      caption="Recent failures"
+      empty="No failed requests."
+    />
+    <p>
+      <a href={withQuery("/admin/requests", { ...filter, status: "failed" })}>
+        All its failed requests
+      </a>
+    </p>
+  </>
+);
