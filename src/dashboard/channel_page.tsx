@@ -10,7 +10,7 @@ import type { ChannelDetailJson } from "../admin/channels.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { ChannelConfig } from "../config/schema.ts";
 import { StackedBars } from "./chart.tsx";
-import { ChannelState, LastError, successRate, TestButton } from "./channels.tsx";
+import { channelMeaning, ChannelState, LastError, successRate, TestButton } from "./channels.tsx";
 import { ModelLink, Time, useZone } from "./figures.tsx";
 import { count, duration } from "./format.ts";
 import { Layout, Notice } from "./layout.tsx";
@@ -41,9 +41,7 @@ export const ChannelPage: FC<ChannelPageProps> = (
         {channel.name} <ChannelState channel={channel} now={now} />
       </h1>
       <Notice error={error} />
-      <p class="muted" data-meaning>
-        <ChannelState channel={channel} now={now} explain />
-      </p>
+      <p class="muted" data-meaning>{channelMeaning(channel, now, zone)}</p>
       {check && <CheckResult check={check} />}
       <section class="panel" aria-label="Test">
         <TestButton name={channel.name} />

@@ -8,6 +8,7 @@ import type { ChannelJson } from "../admin/channels.ts";
 import type { Principal } from "../auth/principal.ts";
 import { ChannelLink, pageOf, Time, useZone } from "./figures.tsx";
 import { count, duration, percent } from "./format.ts";
+import type { TimeZone } from "./time_zone.ts";
 import { Layout } from "./layout.tsx";
 
 const STATE_BADGE: Record<string, string> = {
@@ -18,38 +19,40 @@ const STATE_BADGE: Record<string, string> = {
   no_usable_key: "bad",
 };
 
-/** A channel's state as a badge, with what it means in its title and beside it. */
-export const ChannelState: FC<{ channel: ChannelJson; now: number; explain?: boolean }> = (
-  { channel, now, explain },
-) => {
-  const zone = useZone();
+/** What a channel's state means, in words. */
+export function channelMeaning(channel: ChannelJson, now: number, zone: TimeZone): string {
   const until = channel.cooling_until ? Date.parse(channel.cooling_until) : undefined;
-  const meaning: Record<string, string> = {
-    up: "its latest attempts served",
-    failing: `its latest attempt failed${
-      channel.last_error_status ? ` (HTTP ${channel.last_error_status})` : ""
-    }; it is still tried`,
-    cooling: until && until > now
-      ? `it failed repeatedly: this node tries it last until ${zone.clock(until)}, then one ` +
-        "request probes it"
-      : "its cool-down is over: the next request to it probes it",
-    probing: "one request is probing it after its cool-down",
-    no_usable_key: "every key was rejected (401/403) or is resting after a 429",
-    unknown: "no gateway process reports on it",
-  };
-  return (
-    <>
-      <span
-        class={`badge ${STATE_BADGE[channel.state] ?? ""}`}
-        data-state
-        title={meaning[channel.state]}
-      >
-        {channel.state.replaceAll("_", " ")}
-      </span>
-      {explain && <small class="muted">{` ${meaning[channel.state] ?? ""}`}</small>}
-    </>
-  );
-};
+  switch (channel.state) {
+    case "up":
+      return "Its latest attempts served.";
+    case "failing":
+      return `Its latest attempt failed${
+        channel.last_error_status ? ` (HTTP ${channel.last_error_status})` : ""
+      }; it is still tried.`;
+    case "cooling":
+      return until && until > now
+        ? `It failed repeatedly: this node tries it last until ${zone.clock(until)}, then one ` +
+          "request probes it."
+        : "Its cool-down is over: the next request to it probes it.";
+    case "probing":
+      return "One request is probing it after its cool-down.";
+    case "no_usable_key":
+      return "Every key was rejected (401/403) or is resting after a 429.";
+    default:
+      return "No gateway process reports on it.";
+  }
+}
+
+/** A channel's state as a badge, what it means in its title. */
+export const ChannelState: FC<{ channel: ChannelJson; now: number }> = ({ channel, now }) => (
+  <span
+    class={`badge ${STATE_BADGE[channel.state] ?? ""}`}
+    data-state
+    title={channelMeaning(channel, now, useZone())}
+  >
+    {channel.state.replaceAll("_", " ")}
+  </span>
+);
 
 /** Served attempts among those that served or failed by the channel's fault. */
 export function successRate(ok: number, errors: number): string {
@@ -81,13 +84,10 @@ export const ChannelsPage: FC<{ caller: Principal; channels: ChannelJson[]; now:
           <tr>
             <th>Channel</th>
             <th>State</th>
-            <th class="num">Requests 1h</th>
-            <th class="num">Errors 1h</th>
-            <th class="num">Success 1h</th>
-            <th class="num">First byte 1h</th>
-            <th class="num">Requests 24h</th>
-            <th class="num">Errors 24h</th>
-            <th class="num">Success 24h</th>
+            <th class="num">Requests 1h / 24h</th>
+            <th class="num">Errors 1h / 24h</th>
+            <th class="num">Success 1h / 24h</th>
+            <th class="num">First byte 1h / 24h</th>
             <th>Last error</th>
             <th>Test</th>
           </tr>
@@ -101,16 +101,23 @@ export const ChannelsPage: FC<{ caller: Principal; channels: ChannelJson[]; now:
               <td data-label="State">
                 <ChannelState channel={channel} now={now} />
               </td>
-              <td class="num" data-label="Requests 1h">{count(channel.requests_1h)}</td>
-              <td class="num" data-label="Errors 1h" data-errors>{count(channel.errors_1h)}</td>
-              <td class="num" data-label="Success 1h">
-                {successRate(channel.ok_1h, channel.errors_1h)}
+              <td class="num" data-label="Requests 1h / 24h">
+                <Pair hour={count(channel.requests_1h)} day={count(channel.requests_24h)} />
               </td>
-              <td class="num" data-label="First byte 1h">{duration(channel.p50_ttfb_ms_1h)}</td>
-              <td class="num" data-label="Requests 24h">{count(channel.requests_24h)}</td>
-              <td class="num" data-label="Errors 24h">{count(channel.errors_24h)}</td>
-              <td class="num" data-label="Success 24h">
-                {successRate(channel.ok_24h, channel.errors_24h)}
+              <td class="num" data-label="Errors 1h / 24h" data-errors={channel.errors_1h}>
+                <Pair hour={count(channel.errors_1h)} day={count(channel.errors_24h)} />
+              </td>
+              <td class="num" data-label="Success 1h / 24h">
+                <Pair
+                  hour={successRate(channel.ok_1h, channel.errors_1h)}
+                  day={successRate(channel.ok_24h, channel.errors_24h)}
+                />
+              </td>
+              <td class="num" data-label="First byte 1h / 24h">
+                <Pair
+                  hour={duration(channel.p50_ttfb_ms_1h)}
+                  day={duration(channel.p50_ttfb_ms_24h)}
+                />
               </td>
               <td class="wrap" data-label="Last error" data-last-error>
                 <LastError channel={channel} />
@@ -126,12 +133,24 @@ export const ChannelsPage: FC<{ caller: Principal; channels: ChannelJson[]; now:
   </Layout>
 );
 
+/** A figure of the last hour, and of the last day after it, muted. */
+const Pair: FC<{ hour: string; day: string }> = ({ hour, day }) => (
+  <>
+    <span data-hour>{hour}</span>{" "}
+    <span class="muted">
+      / <span data-day>{day}</span>
+    </span>
+  </>
+);
+
 /** A channel's last error: when, its status, and its reason; "–" when none. */
 export const LastError: FC<{ channel: ChannelJson }> = ({ channel }) =>
   channel.last_error_at === null ? <>–</> : (
     <>
       <Time at={channel.last_error_at} />
-      {channel.last_error_status !== null && ` HTTP ${channel.last_error_status}`}
+      {channel.last_error_status !== null &&
+        !channel.last_error?.includes(`HTTP ${channel.last_error_status}`) &&
+        ` HTTP ${channel.last_error_status}`}
       {": "}
       {channel.last_error ?? "failed"}
     </>

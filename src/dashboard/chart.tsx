@@ -135,7 +135,7 @@ const FiguresOfBars: FC<ChartProps & { totals: number[] }> = (
   return (
     <details class="figures" open={rows.length <= OPEN_ROWS}>
       <summary>
-        Each {per}'s figures ({rows.length} with any)
+        Each {per}'s figures ({rows.length} of {times.length} with any)
       </summary>
       <table class="stack" aria-label={`Each ${per}'s figures`}>
         <thead>

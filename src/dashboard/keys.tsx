@@ -57,24 +57,29 @@ export function matchesSearch(key: KeyJson, q: string | undefined): boolean {
 export const KEY_COLUMNS: readonly {
   head: string;
   cell: (key: KeyJson, now: number) => Child;
-  /** Kept on a phone's card even when empty. */
-  key?: boolean;
 }[] = [
-  { head: "Account", cell: (key) => <AccountLink name={key.account} />, key: true },
-  { head: "State", cell: (key, now) => <KeyState keyJson={key} now={now} />, key: true },
-  { head: "Group", cell: (key) => key.group },
-  { head: "Models", cell: (key) => key.models === null ? "all" : key.models.join(", ") },
-  {
-    head: "From",
-    cell: (key) => key.allow_ips === null ? "any address" : key.allow_ips.join(", "),
-  },
-  {
-    head: "Expires",
-    cell: (key) => key.expires_at === null ? "never" : <Time at={key.expires_at} />,
-  },
-  { head: "Quota", cell: (key) => quotaText(key), key: true },
+  { head: "Account", cell: (key) => <AccountLink name={key.account} /> },
+  { head: "State", cell: (key, now) => <KeyState keyJson={key} now={now} /> },
+  { head: "Restrictions", cell: (key) => <Restrictions keyJson={key} /> },
+  { head: "Quota", cell: (key) => quotaText(key) },
   { head: "Last used", cell: (key) => <Time at={key.last_used_at} /> },
 ];
+
+/** What limits a key beyond its quota: its group, models, addresses and expiry, one a line. */
+export const Restrictions: FC<{ keyJson: KeyJson }> = ({ keyJson: key }) => (
+  <ul class="facts" data-restrictions>
+    <li>group {key.group}</li>
+    <li>{key.models === null ? "every model" : `models: ${key.models.join(", ")}`}</li>
+    <li>{key.allow_ips === null ? "any address" : `from: ${key.allow_ips.join(", ")}`}</li>
+    <li>
+      {key.expires_at === null ? "never expires" : (
+        <>
+          expires <Time at={key.expires_at} />
+        </>
+      )}
+    </li>
+  </ul>
+);
 
 /** `1,234 of 100,000 tokens` or `1,234 tokens, no quota`. */
 export function quotaText(key: KeyJson): string {

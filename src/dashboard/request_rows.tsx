@@ -21,19 +21,15 @@ import { count, duration } from "./format.ts";
 const HEAD = [
   "Time",
   "Request",
-  "Account",
   "Key",
   "Model",
-  "Entry",
   "Channel",
   "Status",
-  "In",
-  "Out",
-  "Cached",
+  "Tokens in / out",
   "Spend",
   "Duration",
 ];
-const NUMERIC = new Set(["In", "Out", "Cached", "Spend", "Duration"]);
+const NUMERIC = new Set(["Tokens in / out", "Spend", "Duration"]);
 
 /** A table of requests, newest first; `names` gives keys' names by id. */
 export const RequestsTable: FC<{
@@ -68,12 +64,16 @@ export const RequestsTable: FC<{
               </td>
               <td data-label="Request" class="title">
                 <RequestLink id={row.request_id} />
-              </td>
-              <td data-label="Account">
-                <AccountLink name={row.account} />
+                <small class="muted">
+                  {` ${row.entry_point}${row.stream ? " · stream" : ""}`}
+                </small>
               </td>
               <td data-label="Key">
                 <KeyLink id={row.key_id} name={names?.get(row.key_id)} />
+                <small class="muted">
+                  {" of "}
+                  <AccountLink name={row.account} />
+                </small>
               </td>
               <td data-label="Model">
                 <ModelLink name={row.model} />
@@ -84,7 +84,6 @@ export const RequestsTable: FC<{
                   </>
                 )}
               </td>
-              <td data-label="Entry">{row.entry_point}{row.stream ? " (stream)" : ""}</td>
               <td data-label="Channel">
                 <ChannelLink name={row.channel} />
               </td>
@@ -92,9 +91,12 @@ export const RequestsTable: FC<{
                 <span class={`badge ${row.status === "ok" ? "good" : "bad"}`}>{row.status}</span>
                 {row.reason && <small class="reason">{` ${row.reason}`}</small>}
               </td>
-              <td class="num" data-label="In">{count(row.input_tokens)}</td>
-              <td class="num" data-label="Out">{count(row.output_tokens)}</td>
-              <td class="num" data-label="Cached">{count(row.cached_tokens)}</td>
+              <td class="num" data-label="Tokens in / out">
+                {count(row.input_tokens)} / {count(row.output_tokens)}
+                {row.cached_tokens > 0 && (
+                  <small class="muted">{` (${count(row.cached_tokens)} cached)`}</small>
+                )}
+              </td>
               <td class="num" data-label="Spend">
                 <Usd amount={row.cost_usd} />
               </td>

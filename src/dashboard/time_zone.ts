@@ -9,8 +9,6 @@
 /** The cookie the page's script writes the browser's time zone into. */
 export const ZONE_COOKIE = "tollgate_tz";
 
-const DAY_MS = 86_400_000;
-
 /** A date and time of day as a zone's clocks show them (month 1-12, weekday 0 for Sunday). */
 export interface LocalTime {
   year: number;
@@ -147,9 +145,6 @@ export class TimeZone {
     return this.name === "UTC" ? "UTC" : `${this.name} (${utc})`;
   }
 }
-
-/** Whole local days from `since` to `until` are at most this long apart (with a DST hour). */
-export const LONGEST_DAY_MS = DAY_MS + 3_600_000;
 
 function pad(value: number): string {
   return String(value).padStart(2, "0");

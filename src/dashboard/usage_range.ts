@@ -86,7 +86,9 @@ export function rangeOf(
         error: "The range ends before it starts: pick a last day on or after the first.",
       };
     }
-    return { range: make("custom", first, Math.min(now, zone.startOfDay(last, 1))) };
+    // Days still to come hold nothing yet: the range ends now (or is empty).
+    const end = Math.max(first, Math.min(now, zone.startOfDay(last, 1)));
+    return { range: make("custom", first, end) };
   }
   const since = optional(query, "since");
   const until = optional(query, "until");
