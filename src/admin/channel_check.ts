@@ -10,13 +10,11 @@ import { ENTRY_POINT_SHAPES } from "../doctor/entry_points.ts";
 import { GatewayError } from "../errors.ts";
 import { protocolOf } from "../protocols/index.ts";
 import { readWhole } from "../relay/commit.ts";
-import type { AlarmClock } from "../upstream/alarm_clock.ts";
 import { callUpstream, UpstreamFailure } from "../upstream/call.ts";
-import type { HttpClient } from "../upstream/http1/client.ts";
 import { answerLimitsOf, createSender } from "../upstream/send.ts";
 import { Stop } from "../upstream/stop_signal.ts";
 import { answersIn } from "../upstream/transport.ts";
-import type { AdminDeps } from "./deps.ts";
+import type { AdminDeps, ChannelCaller } from "./deps.ts";
 import { invalidField } from "./errors.ts";
 import { noSuchChannel } from "./channels.ts";
 
@@ -24,12 +22,6 @@ import { noSuchChannel } from "./channels.ts";
 export const CHECK_TIMEOUT_MS = 30_000;
 /** The answer's text is shown up to this many characters. */
 const ANSWER_CHARS = 500;
-
-/** What a serving process lends the test: its upstream client and a clock for deadlines. */
-export interface ChannelCaller {
-  client: HttpClient;
-  clock: AlarmClock;
-}
 
 /** What a test of a channel found. */
 export interface ChannelCheckJson {

@@ -3,7 +3,8 @@ import type { Config } from "../config/schema.ts";
 import type { Queries } from "../db/schema.ts";
 import type { ChannelStats } from "../observability/channel_stats.ts";
 import type { Router } from "../routing/router.ts";
-import type { ChannelCaller } from "./channel_check.ts";
+import type { AlarmClock } from "../upstream/alarm_clock.ts";
+import type { HttpClient } from "../upstream/http1/client.ts";
 
 /** This process's view of its channels, which only a serving process has. */
 export interface ChannelHealthSource {
@@ -11,6 +12,12 @@ export interface ChannelHealthSource {
   router: Pick<Router, "channelStates">;
   /** What this process measured of each channel (the metrics' `channels`). */
   stats: Pick<ChannelStats, "read">;
+}
+
+/** What a serving process lends a channel's test: its upstream client and a clock for deadlines. */
+export interface ChannelCaller {
+  client: HttpClient;
+  clock: AlarmClock;
 }
 
 /** The admin service's dependencies; nothing else is kept between calls. */

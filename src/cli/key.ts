@@ -49,9 +49,10 @@ const create = subcommand({
       values.config,
       (admin) => admin.keys.create({ ...fields, account: values.account! }),
     );
-    warn(ctx, created.warnings);
+    const { warnings, ...json } = created;
+    warn(ctx, warnings);
     if (values.json) {
-      printJson(ctx.io, created);
+      printJson(ctx.io, json);
       return 0;
     }
     ctx.io.stdout(
@@ -124,15 +125,19 @@ const update = subcommand({
     if (Object.keys(changes).length === 0) {
       throw usageError("Nothing to change: give at least one option", usage);
     }
-    const key = await withAdmin(ctx, values.config, (admin) => admin.keys.update(id, changes));
-    warn(ctx, key.warnings);
+    const { warnings, ...key } = await withAdmin(
+      ctx,
+      values.config,
+      (admin) => admin.keys.update(id, changes),
+    );
+    warn(ctx, warnings);
     if (values.json) printJson(ctx.io, key);
     else ctx.io.stdout(`Updated key ${id}.`);
     return 0;
   },
 });
 
-/** Prints what will not work as asked (the key was made or changed all the same). */
+/** Prints on stderr what will not work as asked (the key was made or changed all the same). */
 function warn(ctx: { io: { stderr(text: string): void } }, warnings: readonly string[]): void {
   for (const warning of warnings) ctx.io.stderr(`Warning: ${warning}`);
 }

@@ -11,8 +11,15 @@ import { ChannelPage, type ChannelPageProps } from "./channel_page.tsx";
 import { given, readForm } from "./forms.ts";
 import { KeyPage, type KeyPageProps } from "./key_page.tsx";
 import { ModelPage } from "./model_page.tsx";
-import { attempt, doneMessage, type PageContext, recentOf, render, zoneOf } from "./page_kit.tsx";
-import type { DashboardDeps } from "./routes.tsx";
+import {
+  attempt,
+  type DashboardDeps,
+  doneMessage,
+  type PageContext,
+  recentOf,
+  render,
+  zoneOf,
+} from "./page_kit.tsx";
 import { loadUsageView, rangeOf, type UsageScope } from "./usage_range.ts";
 
 /** What a page adds after an action (a refusal, a warning), beside its own figures. */

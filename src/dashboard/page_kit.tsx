@@ -7,12 +7,27 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import type { Child } from "hono/jsx";
 import type { AdminService } from "../admin/service.ts";
+import type { Sessions } from "../admin/sessions.ts";
+import type { Authenticate } from "../auth/authenticate.ts";
+import type { Logger } from "../log.ts";
+import type { AlarmClock } from "../upstream/alarm_clock.ts";
 import type { KeyJson } from "../admin/keys.ts";
 import { GatewayError } from "../errors.ts";
 import type { AdminEnv } from "../middleware/admin_access.ts";
 import { ZoneContext } from "./figures.tsx";
 import { RECENT, type Recent } from "./recent.tsx";
 import { TimeZone, ZONE_COOKIE } from "./time_zone.ts";
+
+/** What the pages are built from. */
+export interface DashboardDeps {
+  service: AdminService;
+  sessions: Sessions;
+  authenticate: Authenticate;
+  log: Logger;
+  now: () => number;
+  /** The app's timer, for the deadline of a form's body. */
+  clock: AlarmClock;
+}
 
 /** A dashboard route's context. */
 export type PageContext = Context<AdminEnv>;

@@ -9,13 +9,9 @@ import { Hono } from "hono";
 import type { UpdatedKeyJson } from "../admin/keys.ts";
 import { knownModels } from "../admin/model_warnings.ts";
 import { DEFAULT_PAGE, MAX_PAGE } from "../admin/requests.ts";
-import type { AdminService } from "../admin/service.ts";
-import type { Sessions } from "../admin/sessions.ts";
-import type { Authenticate } from "../auth/authenticate.ts";
 import { optional, requestsQuery } from "../routes/admin_api_input.ts";
 import { asGatewayError, GatewayError } from "../errors.ts";
-import { describeError, type Logger } from "../log.ts";
-import type { AlarmClock } from "../upstream/alarm_clock.ts";
+import { describeError } from "../log.ts";
 import type { AdminEnv } from "../middleware/admin_access.ts";
 import { AccountsPage } from "./accounts.tsx";
 import { ChannelsPage } from "./channels.tsx";
@@ -26,6 +22,7 @@ import { OverviewPage } from "./overview.tsx";
 import { OwnKeyPage } from "./own_key.tsx";
 import {
   attempt,
+  type DashboardDeps,
   doneMessage,
   doneText,
   keyLabel,
@@ -38,16 +35,7 @@ import { ErrorPage } from "./sign_in.tsx";
 import { signInRoutes } from "./sign_in_routes.tsx";
 import { loadUsageView, rangeOf } from "./usage_range.ts";
 
-/** What the pages are built from. */
-export interface DashboardDeps {
-  service: AdminService;
-  sessions: Sessions;
-  authenticate: Authenticate;
-  log: Logger;
-  now: () => number;
-  /** The app's timer, for the deadline of a form's body. */
-  clock: AlarmClock;
-}
+export type { DashboardDeps } from "./page_kit.tsx";
 
 /** The query parameters of the requests page (`tollgate requests`'s flags). */
 const REQUEST_FILTERS = [
