@@ -189,7 +189,14 @@ function channelJson(
   const nodeFailedAt = node.state === "failing" ? node.lastErrorAt ?? 0 : 0;
   const lastFailure = Math.max(hour.errors > 0 ? hour.lastErrorAt : 0, nodeFailedAt);
   const failing = lastFailure > hour.lastOkAt && lastFailure > now - HOUR_MS;
-  const state = RESTING.has(node.state) ? node.state : failing ? "failing" : node.state;
+  // This process's own "failing" gives way to a later success on any node.
+  const state = RESTING.has(node.state)
+    ? node.state
+    : failing
+    ? "failing"
+    : node.state === "unknown"
+    ? "unknown"
+    : "up";
   const shared = parts.error;
   return {
     name: channel.name,

@@ -122,7 +122,7 @@ Deno.test("usage view: five models stacked with the rest as one series, each buc
         "m2",
         "2 other models",
       ]);
-      const buckets = view.times.map((t, index) =>
+      const buckets = view.times.map((_, index) =>
         view.stacks.reduce((sum, stack) => sum + stack.values[index]!, 0)
       );
       const total = buckets.reduce((a, b) => a + b, 0);
