@@ -6,7 +6,7 @@
  */
 import type { FC } from "hono/jsx";
 import type { ChannelCheckJson } from "../admin/channel_check.ts";
-import type { ChannelDetailJson } from "../admin/channels.ts";
+import type { ChannelDetailJson, ChannelJson } from "../admin/channels.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { ChannelConfig } from "../config/schema.ts";
 import { StackedBars } from "./chart.tsx";
@@ -25,6 +25,9 @@ export interface ChannelPageProps {
   error?: string;
   now: number;
 }
+
+/** The figures' windows: their fields' suffix and their words. */
+const WINDOWS = [["1h", "last hour"], ["24h", "last day"]] as const;
 
 /** A channel's page. */
 export const ChannelPage: FC<ChannelPageProps> = (
@@ -52,34 +55,28 @@ export const ChannelPage: FC<ChannelPageProps> = (
         </p>
       </section>
       <dl class="stats">
-        <Figure name="requests_1h" label="Requests, last hour" value={count(channel.requests_1h)} />
-        <Figure name="errors_1h" label="Errors, last hour" value={count(channel.errors_1h)} />
-        <Figure
-          name="success_1h"
-          label="Success, last hour"
-          value={successRate(channel.ok_1h, channel.errors_1h)}
-        />
-        <Figure
-          name="p50_ttfb_ms_1h"
-          label="First byte, last hour (median)"
-          value={duration(channel.p50_ttfb_ms_1h)}
-        />
-        <Figure
-          name="requests_24h"
-          label="Requests, last day"
-          value={count(channel.requests_24h)}
-        />
-        <Figure name="errors_24h" label="Errors, last day" value={count(channel.errors_24h)} />
-        <Figure
-          name="success_24h"
-          label="Success, last day"
-          value={successRate(channel.ok_24h, channel.errors_24h)}
-        />
-        <Figure
-          name="p50_ttfb_ms_24h"
-          label="First byte, last day (median)"
-          value={duration(channel.p50_ttfb_ms_24h)}
-        />
+        {WINDOWS.flatMap(([window, words]) => {
+          const figure = (name: string) => channel[`${name}_${window}` as keyof ChannelJson];
+          return [
+            ["requests", `Requests, ${words}`, count(figure("requests") as number)],
+            ["errors", `Errors, ${words}`, count(figure("errors") as number)],
+            [
+              "success",
+              `Success, ${words}`,
+              successRate(figure("ok") as number, figure("errors") as number),
+            ],
+            [
+              "p50_ttfb_ms",
+              `First byte, ${words} (median)`,
+              duration(figure("p50_ttfb_ms") as number | null),
+            ],
+          ].map(([name, label, value]) => (
+            <div class="stat" data-figure={`${name}_${window}`}>
+              <dt>{label}</dt>
+              <dd>{value}</dd>
+            </div>
+          ));
+        })}
       </dl>
       <StackedBars
         times={series.map((point) => Date.parse(point.t))}
@@ -150,13 +147,6 @@ export const ChannelPage: FC<ChannelPageProps> = (
     </Layout>
   );
 };
-
-const Figure: FC<{ name: string; label: string; value: string }> = ({ name, label, value }) => (
-  <div class="stat" data-figure={name}>
-    <dt>{label}</dt>
-    <dd>{value}</dd>
-  </div>
-);
 
 /** What the test found: the answer, or the error, with its status and times. */
 const CheckResult: FC<{ check: ChannelCheckJson }> = ({ check }) => (

@@ -20,27 +20,23 @@ export const RecentRequests: FC<{
   names?: ReadonlyMap<string, string | null>;
 }> = ({ recent, filter, names }) => (
   <>
-    <h2>Recent requests</h2>
-    <RequestsTable
-      rows={recent.requests}
-      names={names}
-      caption="Recent requests"
-      empty="No requests yet."
-    />
-    <p>
-      <a href={withQuery("/admin/requests", filter)}>All its requests</a>
-    </p>
-    <h2>Recent failures</h2>
-    <RequestsTable
-      rows={recent.failures}
-      names={names}
-      caption="Recent failures"
-      empty="No failed requests."
-    />
-    <p>
-      <a href={withQuery("/admin/requests", { ...filter, status: "failed" })}>
-        All its failed requests
-      </a>
-    </p>
+    {([
+      ["Recent requests", recent.requests, "No requests yet.", {}, "All its requests"],
+      [
+        "Recent failures",
+        recent.failures,
+        "No failed requests.",
+        { status: "failed" },
+        "All its failed requests",
+      ],
+    ] as const).map(([caption, rows, empty, more, all]) => (
+      <>
+        <h2>{caption}</h2>
+        <RequestsTable rows={rows} names={names} caption={caption} empty={empty} />
+        <p>
+          <a href={withQuery("/admin/requests", { ...filter, ...more })}>{all}</a>
+        </p>
+      </>
+    ))}
   </>
 );

@@ -222,7 +222,9 @@ export const FiguresTable: FC<{
         )}
         {rows.map(({ cells, figures, name }) => (
           <tr data-row={name}>
-            {cells.map((cell, index) => <td data-label={head[index]}>{cell}</td>)}
+            {cells.map((cell, index) => (
+              <td data-label={head[index]} class={index === 0 ? "title" : undefined}>{cell}</td>
+            ))}
             <td class="num" data-label="Requests">{count(figures.requests)}</td>
             <td class="num" data-label="Input">{count(figures.input_tokens)}</td>
             <td class="num" data-label="Output">{count(figures.output_tokens)}</td>
