@@ -471,9 +471,7 @@ test("the keys page shows restrictions, finds keys and hides revoked ones", asyn
   await page.getByRole("button", { name: "Find" }).click();
   await page.waitForURL(/q=gone/);
   assert.deepEqual(
-    await page.locator("tr[data-key]").evaluateAll((rows) =>
-      rows.map((r) => r.dataset.key)
-    ),
+    await page.locator("tr[data-key]").evaluateAll((rows) => rows.map((r) => r.dataset.key)),
     [made.id],
   );
   await context.close();
