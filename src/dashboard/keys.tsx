@@ -157,15 +157,10 @@ export const KeysPage: FC<KeysPageProps> = (props) => {
                 <td data-label="Key" class="title">
                   <KeyLink id={key.id} name={key.name} />{" "}
                   {key.admin && <span class="badge">admin</span>}
-                  {key.name !== null && (
-                    <>
-                      {" "}
-                      <code class="muted">{key.id}</code>
-                    </>
-                  )}
+                  {key.name !== null && <code class="muted sub">{key.id}</code>}
                 </td>
                 {KEY_COLUMNS.map((column) => (
-                  <td data-label={column.head}>{column.cell(key, props.now)}</td>
+                  <td data-label={column.head} class="soft">{column.cell(key, props.now)}</td>
                 ))}
                 <td data-label="Actions">
                   <KeyActions keyJson={key} back="list" />

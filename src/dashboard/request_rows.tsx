@@ -64,14 +64,14 @@ export const RequestsTable: FC<{
               </td>
               <td data-label="Request" class="title">
                 <RequestLink id={row.request_id} />
-                <small class="muted">
-                  {` ${row.entry_point}${row.stream ? " · stream" : ""}`}
+                <small class="muted sub">
+                  {`${row.entry_point}${row.stream ? " · stream" : ""}`}
                 </small>
               </td>
               <td data-label="Key">
                 <KeyLink id={row.key_id} name={names?.get(row.key_id)} />
-                <small class="muted">
-                  {" of "}
+                <small class="muted sub">
+                  {"of "}
                   <AccountLink name={row.account} />
                 </small>
               </td>
@@ -94,7 +94,7 @@ export const RequestsTable: FC<{
               <td class="num" data-label="Tokens in / out">
                 {count(row.input_tokens)} / {count(row.output_tokens)}
                 {row.cached_tokens > 0 && (
-                  <small class="muted">{` (${count(row.cached_tokens)} cached)`}</small>
+                  <small class="muted sub">{`${count(row.cached_tokens)} cached`}</small>
                 )}
               </td>
               <td class="num" data-label="Spend">
