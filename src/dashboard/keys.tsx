@@ -208,8 +208,7 @@ export const TextField: FC<{
   placeholder?: string;
   numeric?: "numeric" | "decimal";
   required?: boolean;
-  list?: string;
-}> = ({ label, name, value, placeholder, numeric, required, list }) => (
+}> = ({ label, name, value, placeholder, numeric, required }) => (
   <label>
     {label}
     <input
@@ -219,14 +218,14 @@ export const TextField: FC<{
       placeholder={placeholder}
       inputmode={numeric}
       required={required}
-      list={list}
     />
   </label>
 );
 
 /**
  * The fields of a key's form, as the admin API names them: `values` fills them (a refused
- * form's, or the key's own when editing). The models field suggests the config's models.
+ * form's, or the key's own when editing). The models field suggests the config's models,
+ * and the page's script says at once which names typed there it does not know.
  */
 export const KeyFields: FC<{ groups: string[]; models: string[]; values: Record<string, string> }> =
   (
@@ -250,13 +249,17 @@ export const KeyFields: FC<{ groups: string[]; models: string[]; values: Record<
         numeric="numeric"
       />
       <TextField label="Expires" name="expires_at" value={values.expires_at} placeholder="never" />
-      <TextField
-        label="Models"
-        name="models"
-        value={values.models}
-        placeholder="all (or m1, m2)"
-        list="known-models"
-      />
+      <label>
+        Models
+        <input
+          type="text"
+          name="models"
+          value={values.models}
+          placeholder="all (or m1, m2)"
+          list="known-models"
+        />
+        <small class="hint" data-models-hint aria-live="polite"></small>
+      </label>
       <datalist id="known-models">
         {models.map((model) => <option value={model}></option>)}
       </datalist>

@@ -467,6 +467,15 @@ test("the keys page shows restrictions, finds keys and hides revoked ones", asyn
     /models: echo/,
   );
   assert.equal(await row.locator(".badge").innerText(), "revoked");
+  // A model the config does not know is named as it is typed.
+  if (!(await page.getByRole("form", { name: "Create a key" }).isVisible())) {
+    await page.getByText("Create a key").click();
+  }
+  await page.getByRole("form", { name: "Create a key" }).getByLabel("Models").fill("echo, ecko");
+  assert.equal(
+    await page.locator("[data-models-hint]").innerText(),
+    "Not a model of the config: ecko",
+  );
   await page.getByLabel("Find", { exact: true }).fill("gone soon");
   await page.getByRole("button", { name: "Find" }).click();
   await page.waitForURL(/q=gone/);

@@ -52,3 +52,18 @@ try {
 } catch {
   // No zone to tell: times stay in UTC.
 }
+
+// The models field of a key's form says at once which names the config does not know (the
+// server warns again when the form is sent: the key is made all the same).
+document.addEventListener("input", (event) => {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || !input.list || input.list.id !== "known-models") {
+    return;
+  }
+  const known = new Set([...input.list.options].map((option) => option.value));
+  const unknown = input.value.split(/[\s,]+/).filter((name) => name && !known.has(name));
+  const hint = input.closest("label")?.querySelector("[data-models-hint]");
+  if (hint) {
+    hint.textContent = unknown.length > 0 ? `Not a model of the config: ${unknown.join(", ")}` : "";
+  }
+});
