@@ -6,20 +6,9 @@
  */
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./schema.ts";
-import { TTFB_BOUNDS_MS } from "./channel_rollup_rows.ts";
+import { type ChannelFigures, TTFB_BOUNDS_MS } from "./channel_rollup_rows.ts";
 
-/** A channel's sums over a range of minutes. */
-export interface ChannelFigures {
-  attempts: number;
-  ok: number;
-  errors: number;
-  /** The times to first byte summed, and counted by bucket (channel_rollup_rows.ts). */
-  ttfbMs: number;
-  ttfb: number[];
-  /** The latest served and failed attempts' times, ms since the epoch; 0 when none. */
-  lastOkAt: number;
-  lastErrorAt: number;
-}
+export type { ChannelFigures } from "./channel_rollup_rows.ts";
 
 /** A channel's last error: when, the upstream's status, and its reason. */
 export interface ChannelError {

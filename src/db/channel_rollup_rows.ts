@@ -89,15 +89,21 @@ export function ttfbBucket(ms: number): number {
   return index < 0 ? TTFB_BOUNDS_MS.length : index;
 }
 
-/** One minute and channel's figures, in the upsert's column order after its key. */
-interface MinuteRow {
+/** A channel's sums over a range of minutes (one minute's, or a read's). */
+export interface ChannelFigures {
   attempts: number;
   ok: number;
   errors: number;
+  /** The times to first byte summed, and counted by bucket (TTFB_BOUNDS_MS). */
   ttfbMs: number;
   ttfb: number[];
+  /** The latest served and failed attempts' times, ms since the epoch; 0 when none. */
   lastOkAt: number;
   lastErrorAt: number;
+}
+
+/** One minute and channel's figures, with its last error, in the upsert's column order. */
+interface MinuteRow extends ChannelFigures {
   lastErrorStatus: number | null;
   lastError: string | null;
 }
