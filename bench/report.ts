@@ -2,7 +2,6 @@
 import { type CostResult, type CostRun, costTables } from "./costs.ts";
 import { directionName, type DirectionResult } from "./directions.ts";
 import { type IdleResult, idleTable } from "./idle_streams.ts";
-import type { LoadResult } from "./load.ts";
 import { type PairedRatio, pairedRatio } from "./measure.ts";
 import { type MemoryResult, memoryTable } from "./memory.ts";
 import type { Settings } from "./settings.ts";

@@ -14,6 +14,7 @@ import { databaseUrl, loadConfig } from "./config/load.ts";
 import { readTls } from "./config/tls.ts";
 import { createConfigStore, watchConfigFile } from "./config/store.ts";
 import { createAccount, findAccountByName } from "./db/accounts.ts";
+import { CHANNEL_ROLLUP_KEEP_MS, pruneChannelRollup } from "./db/channel_rollup_rows.ts";
 import { openServingDatabase, type ServingDb } from "./db/database.ts";
 import { describeError, type Logger } from "./log.ts";
 import type { LineWriter } from "./observability/line_writer.ts";
@@ -22,7 +23,7 @@ import { createObserver } from "./observability/observer.ts";
 import { createRouter } from "./routing/router.ts";
 import { createStoredResponses } from "./stored/stored_responses.ts";
 import { createHttpClient } from "./upstream/http1/client.ts";
-import type { AlarmClock } from "./clock/alarm_clock.ts";
+import { AlarmClock } from "./clock/alarm_clock.ts";
 
 /** A running gateway. */
 export interface RunningServer {
@@ -114,10 +115,13 @@ export async function startServer(options: {
     now,
   });
   // Stored responses past [responses] retention_days are removed in the background (reads
-  // already ignore them), a batch a minute.
+  // already ignore them), a batch a minute, and so are the channels' minutes past two days.
   const expiry = setInterval(() => {
     responses.expire().catch((error) =>
       log.error("removing expired responses failed", { error: describeError(error) })
+    );
+    pruneChannelRollup(db.client, now() - CHANNEL_ROLLUP_KEEP_MS).catch((error) =>
+      log.error("removing old channel figures failed", { error: describeError(error) })
     );
   }, EXPIRY_INTERVAL_MS);
 
@@ -177,6 +181,7 @@ export async function startServer(options: {
         configPath: options.configPath,
         now,
         health: { router, stats: observer.metrics.channels },
+        upstream: { client: upstream, clock: options.clock ?? new AlarmClock() },
       }),
       sessions: createSessions({ queries: () => db.queries(), now }),
     },

@@ -7,7 +7,8 @@
  */
 import assert from "node:assert/strict";
 import type { ChannelJson } from "../src/admin/channels.ts";
-import type { KeyJson } from "../src/admin/keys.ts";
+import type { ChannelCheckJson } from "../src/admin/channel_check.ts";
+import type { CreatedKeyJson, KeyJson, UpdatedKeyJson } from "../src/admin/keys.ts";
 import type { UsageReport } from "../src/admin/usage.ts";
 import { adminFetch, adminJson, cliJson } from "./admin_support.ts";
 import { channel, configWith, type TestGateway } from "./harness.ts";
@@ -193,11 +194,16 @@ Deno.test("admin API: accounts and keys are managed as the CLI manages them", as
     assert.equal(response.status, 200, await response.text());
     await gateway.server.settled();
 
-    const updated = await adminJson<KeyJson>(gateway, `/admin/api/keys/${created.id}`, {
-      ...call,
-      method: "PATCH",
-      body: { name: "deploys", models: null, allow_ips: null, quota_tokens: null },
-    });
+    const { warnings, ...updated } = await adminJson<UpdatedKeyJson>(
+      gateway,
+      `/admin/api/keys/${created.id}`,
+      {
+        ...call,
+        method: "PATCH",
+        body: { name: "deploys", models: null, allow_ips: null, quota_tokens: null },
+      },
+    );
+    assert.deepEqual(warnings, []);
     assert.deepEqual(
       [updated.name, updated.models, updated.allow_ips, updated.quota_tokens],
       ["deploys", null, null, null],
@@ -254,6 +260,7 @@ const ROUTES: [string, string, unknown?][] = [
   ["GET", "/admin/api/usage"],
   ["GET", "/admin/api/requests"],
   ["GET", "/admin/api/channels"],
+  ["POST", "/admin/api/channels/echo/test"],
 ];
 
 Deno.test("admin API: 401 without a key, 403 for a key that is not admin (but /me), 400 naming the field", async () => {
@@ -354,5 +361,127 @@ Deno.test("admin API: [server] dashboard = false turns /admin off, and a reload 
     await replaceConfig(gateway, body);
     await gateway.server.reload();
     assert.equal((await adminFetch(gateway, "/admin/api/me", { key: admin })).status, 200);
+  });
+});
+
+Deno.test("admin API: channel health over the last hour and day, failing then up again; a test request that bills nothing", async () => {
+  await withScope(async (s) => {
+    const fake = await s.fake({ name: "flaky", models: ["flaky"] });
+    const gateway = await s.gateway(configWith(
+      channel({ name: "flaky", protocol: "chat", baseUrl: fake.url, models: ["flaky"] }) +
+        channel({
+          name: "down",
+          protocol: "chat",
+          baseUrl: `http://127.0.0.1:${closedPort()}/v1`,
+          models: ["down"],
+          keys: ["sk-up"],
+        }),
+      "[failover]\nretries = 0\n",
+    ));
+    const admin = gateway.server.firstKey!;
+    const user = await gateway.createKey({ account: "user", balanceUsd: "1" });
+    const channels = async () =>
+      new Map(
+        (await adminJson<ChannelJson[]>(gateway, "/admin/api/channels", { key: admin }))
+          .map((channel) => [channel.name, channel]),
+      );
+    const ask = async (model: string) => {
+      const response = await gateway.post("/v1/chat/completions", user.secret, chatBody(model));
+      await response.text();
+      await gateway.server.settled();
+      return response.status;
+    };
+
+    assert.equal(await ask("flaky"), 200);
+    fake.setBehaviour({ error: { status: 500, times: 1 } });
+    assert.equal(await ask("flaky"), 502);
+    let flaky = (await channels()).get("flaky")!;
+    assert.equal(flaky.state, "failing");
+    assert.deepEqual(
+      [flaky.requests_1h, flaky.ok_1h, flaky.errors_1h, flaky.requests_24h, flaky.errors_24h],
+      [2, 1, 1, 2, 1],
+    );
+    assert.equal(flaky.last_error_status, 500);
+    assert.equal(typeof flaky.p50_ttfb_ms_1h, "number");
+    // Served again: up.
+    assert.equal(await ask("flaky"), 200);
+    flaky = (await channels()).get("flaky")!;
+    assert.deepEqual([flaky.state, flaky.requests_1h, flaky.errors_1h], ["up", 3, 1]);
+
+    // Test now: one small request in the channel's protocol, its answer shown, nothing billed.
+    const ledger = (await gateway.ledger()).length;
+    const before = await cliJson(gateway, "account", "list");
+    const fakeRequests = fake.requests.length;
+    const check = await adminJson<ChannelCheckJson>(
+      gateway,
+      "/admin/api/channels/flaky/test",
+      { key: admin, method: "POST" },
+    );
+    assert.deepEqual(
+      [check.ok, check.status, check.model, check.key, check.error],
+      [true, 200, "flaky", null, null],
+    );
+    assert.match(check.answer ?? "", /Reply with the word ok/, "the fake echoes the prompt");
+    assert.ok(check.duration_ms >= (check.ttfb_ms ?? 0));
+    assert.equal(fake.requests.length, fakeRequests + 1);
+    const sent = fake.requests.at(-1)!;
+    assert.equal(sent.path, "/v1/chat/completions");
+    assert.equal((sent.body as { max_tokens: number }).max_tokens, 16);
+    await gateway.server.settled();
+    assert.equal((await gateway.ledger()).length, ledger, "no ledger row");
+    assert.deepEqual(await cliJson(gateway, "account", "list"), before, "no balance touched");
+    assert.equal((await channels()).get("flaky")!.requests_1h, 3, "not counted as traffic");
+
+    const down = await adminJson<ChannelCheckJson>(gateway, "/admin/api/channels/down/test", {
+      key: admin,
+      body: { model: "down" },
+    });
+    assert.deepEqual([down.ok, down.status, down.answer], [false, null, null]);
+    assert.match(down.error ?? "", /could not be reached/);
+    fake.setBehaviour({ error: { status: 401, message: "Incorrect API key provided." } });
+    const refused = await adminJson<ChannelCheckJson>(gateway, "/admin/api/channels/flaky/test", {
+      key: admin,
+      method: "POST",
+    });
+    assert.deepEqual([refused.ok, refused.status], [false, 401]);
+    assert.match(refused.error ?? "", /HTTP 401\. Incorrect API key provided\./);
+
+    await assertOpenAiError(
+      await adminFetch(gateway, "/admin/api/channels/nowhere/test", { key: admin, method: "POST" }),
+      404,
+      "not_found",
+    );
+    const wrongModel = await assertOpenAiError(
+      await adminFetch(gateway, "/admin/api/channels/flaky/test", {
+        key: admin,
+        body: { model: "down" },
+      }),
+      400,
+      "invalid_request",
+    );
+    assert.equal(wrongModel.error.param, "model");
+    const get = await adminFetch(gateway, "/admin/api/channels/flaky/test", { key: admin });
+    await get.body?.cancel();
+    assert.deepEqual([get.status, get.headers.get("allow")], [405, "POST"]);
+  });
+});
+
+Deno.test("admin API: a key made or changed with a model the config does not know answers warnings", async () => {
+  await withScope(async (s) => {
+    const { gateway, admin } = await adminGateway(s);
+    const created = await adminJson<CreatedKeyJson>(gateway, "/admin/api/keys", {
+      key: admin,
+      body: { account: "admin", models: ["echo", "cachd"] },
+    }, 201);
+    assert.deepEqual(created.warnings, [
+      'Model "cachd" is unknown: no channel in "' + gateway.configPath +
+      '" serves it and no alias names it, so the key cannot use it; did you mean "cached"?',
+    ]);
+    const updated = await adminJson<UpdatedKeyJson>(gateway, `/admin/api/keys/${created.id}`, {
+      key: admin,
+      method: "PATCH",
+      body: { models: ["echo"] },
+    });
+    assert.deepEqual([updated.models, updated.warnings], [["echo"], []]);
   });
 });

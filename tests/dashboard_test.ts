@@ -32,7 +32,15 @@ Deno.test("dashboard: every page has a strict CSP and loads only embedded files,
     const gateway = await s.gateway(CONFIG);
     const { cookie } = await signIn(gateway, gateway.server.firstKey!);
     const assets = new Set<string>();
-    for (const path of [...PAGES, "/admin/sign-in?next=/admin"]) {
+    const [first] = await cliJson<KeyJson[]>(gateway, "key", "list");
+    // The pages of one key, account, model and channel too.
+    const details = [
+      `/admin/keys/${first!.id}`,
+      "/admin/accounts/admin",
+      "/admin/models/echo",
+      "/admin/channels/echo",
+    ];
+    for (const path of [...PAGES, ...details, "/admin/sign-in?next=/admin"]) {
       const { html, headers } = await page(gateway, path, path.includes("sign-in") ? "" : cookie);
       const csp = headers.get("content-security-policy") ?? "";
       for (const directive of ["default-src 'self'", "script-src 'self'", "style-src 'self'"]) {
@@ -141,7 +149,11 @@ Deno.test("dashboard: a key made in the form is shown once and works; refusals a
     await topUp.body?.cancel();
     const done = await page(gateway, topUp.headers.get("location")!, cookie);
     assert.match(done.html, /Account team is topped up/);
-    assert.match(done.html, /data-figure="balance_usd">\$1\.250001</);
+    // In cents, the exact figure on hover.
+    assert.match(
+      done.html,
+      /data-figure="balance_usd"><span class="usd" title="exactly \$1\.250001" data-usd="1\.250001">\$1\.25</,
+    );
   });
 });
 

@@ -22,6 +22,8 @@ export interface TestKeyOptions {
   models?: string[];
   allowIps?: string[];
   expiresAt?: number;
+  /** The key's label. */
+  name?: string;
 }
 
 /** A running gateway under test. */
@@ -105,6 +107,7 @@ export async function startGateway(
         models: options.models,
         allowIps: options.allowIps,
         expiresAt: options.expiresAt,
+        name: options.name,
         createdAt: Date.now(),
       });
       return { id: key.id, secret, account: name };

@@ -3,6 +3,8 @@ import type { Config } from "../config/schema.ts";
 import type { Queries } from "../db/schema.ts";
 import type { ChannelStats } from "../observability/channel_stats.ts";
 import type { Router } from "../routing/router.ts";
+import type { AlarmClock } from "../clock/alarm_clock.ts";
+import type { HttpClient } from "../upstream/http1/client.ts";
 
 /** This process's view of its channels, which only a serving process has. */
 export interface ChannelHealthSource {
@@ -10,6 +12,12 @@ export interface ChannelHealthSource {
   router: Pick<Router, "channelStates">;
   /** What this process measured of each channel (the metrics' `channels`). */
   stats: Pick<ChannelStats, "read">;
+}
+
+/** What a serving process lends a channel's test: its upstream client and a clock for deadlines. */
+export interface ChannelCaller {
+  client: HttpClient;
+  clock: AlarmClock;
 }
 
 /** The admin service's dependencies; nothing else is kept between calls. */
@@ -27,4 +35,6 @@ export interface AdminDeps {
   now: () => number;
   /** A serving process's channel health; without it every channel's state is "unknown". */
   health?: ChannelHealthSource;
+  /** A serving process's upstream client, for a channel's test; none elsewhere. */
+  upstream?: ChannelCaller;
 }

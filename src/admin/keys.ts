@@ -16,6 +16,7 @@ import {
 import type { AdminDeps } from "./deps.ts";
 import { conflict, invalidField, notFound } from "./errors.ts";
 import { cidrsField, nameField, namesField, timeField, tokensField } from "./fields.ts";
+import { modelWarnings } from "./model_warnings.ts";
 
 /** A key as `key list --json` shows it (design.md); times as ISO 8601, null when unset. */
 export interface KeyJson {
@@ -37,7 +38,10 @@ export interface KeyJson {
   last_used_at: string | null;
 }
 
-/** A key just made, as `key create --json` prints it: the only time its secret is shown. */
+/**
+ * A key just made, as `key create --json` prints it: the only time its secret is shown.
+ * `warnings` names what will not work as asked (a model the config does not know).
+ */
 export interface CreatedKeyJson {
   id: string;
   key: string;
@@ -46,7 +50,11 @@ export interface CreatedKeyJson {
   name: string | null;
   quota_tokens: number | null;
   expires_at: string | null;
+  warnings: string[];
 }
+
+/** A key just changed, as `key list --json` shows it, with the change's warnings. */
+export type UpdatedKeyJson = KeyJson & { warnings: string[] };
 
 /** What a key is for and how it is limited; null clears a limit (no quota, every model, any IP). */
 export interface KeyFields {
@@ -79,7 +87,7 @@ export interface KeyAdmin {
   /** Makes a key in group "default" unless told otherwise; only the secret's hash is stored. */
   create(input: NewKeyInput): Promise<CreatedKeyJson>;
   /** Changes a key; 409 for a revoked one (but disabling it again). */
-  update(id: string, changes: KeyUpdate): Promise<KeyJson>;
+  update(id: string, changes: KeyUpdate): Promise<UpdatedKeyJson>;
   /** Revokes a key for good: it can never be enabled again. */
   revoke(id: string): Promise<KeyJson>;
 }
@@ -147,6 +155,8 @@ export function keyAdmin(deps: AdminDeps): KeyAdmin {
         (known ? `use one of ${known} or add [groups.${group}].` : `add [groups.${group}].`),
     );
   };
+  const warningsOf = (grant: Partial<KeyGrant>) =>
+    modelWarnings(deps.config(), grant.models, deps.configPath);
   const find = async (id: string, verb: string) => {
     const [key] = await listKeys(await queries(), { id });
     if (key === undefined) {
@@ -190,6 +200,7 @@ export function keyAdmin(deps: AdminDeps): KeyAdmin {
         name: key.name,
         quota_tokens: key.quota_tokens,
         expires_at: iso(key.expires_at),
+        warnings: warningsOf(grant),
       };
     },
     async update(id, changes) {
@@ -197,7 +208,8 @@ export function keyAdmin(deps: AdminDeps): KeyAdmin {
       const onlyEnabled = enabled !== undefined &&
         Object.values(fields).every((value) => value === undefined);
       const verb = onlyEnabled ? (enabled ? "Enabling" : "Disabling") : "Updating";
-      const columns = keyChanges(checked(fields, `${verb} key "${id}"`));
+      const grant = checked(fields, `${verb} key "${id}"`);
+      const columns = keyChanges(grant);
       if (enabled !== undefined) columns.enabled = enabled ? 1 : 0;
       const db = await queries();
       // Disabling a revoked key is harmless (it is disabled already), so only that goes
@@ -210,7 +222,7 @@ export function keyAdmin(deps: AdminDeps): KeyAdmin {
           `${verb} key "${id}" failed: the key is revoked, which is final; create a new key instead.`,
         );
       }
-      return await find(id, verb);
+      return { ...await find(id, verb), warnings: warningsOf(grant) };
     },
     async revoke(id) {
       if (!(await revokeKey(await queries(), id))) {

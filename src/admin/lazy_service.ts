@@ -1,10 +1,9 @@
 /**
  * The admin service for a serving process, its modules loaded at its first call: they bring
  * the query builder, a sizeable share of an idle process's memory, which a gateway on a
- * SQLite file otherwise never loads (tests/lazy_packages_test.ts). Channel health needs no database and answers at once.
+ * SQLite file otherwise never loads (tests/lazy_packages_test.ts).
  */
 import type { AccountAdmin } from "./accounts.ts";
-import { channelHealth } from "./channels.ts";
 import type { AdminDeps } from "./deps.ts";
 import type { KeyAdmin } from "./keys.ts";
 import type { AdminService } from "./service.ts";
@@ -40,6 +39,8 @@ export function lazyAdminService(deps: AdminDeps): AdminService {
     requests: later((s) => s.requests),
     request: later((s) => s.request),
     me: later((s) => s.me),
-    channels: () => channelHealth(deps.config(), deps.health),
+    channels: later((s) => s.channels),
+    channel: later((s) => s.channel),
+    checkChannel: later((s) => s.checkChannel),
   };
 }

@@ -5,7 +5,13 @@
  * (errors.ts) that the API renders and the CLI prints as one line.
  */
 import { type AccountAdmin, accountAdmin, type AccountJson } from "./accounts.ts";
-import { channelHealth, type ChannelJson } from "./channels.ts";
+import { type ChannelCheckJson, checkChannel } from "./channel_check.ts";
+import {
+  channelDetail,
+  type ChannelDetailJson,
+  channelHealth,
+  type ChannelJson,
+} from "./channels.ts";
 import type { AdminDeps } from "./deps.ts";
 import { type KeyAdmin, keyAdmin, type KeyJson } from "./keys.ts";
 import { type LatencyJson, latencyReport } from "./latency.ts";
@@ -37,8 +43,12 @@ export interface AdminService {
   requests(query: RequestsQuery): Promise<RequestJson[]>;
   /** One request in full, with its upstream attempts; undefined when there is none. */
   request(id: string): Promise<RequestDetailJson | undefined>;
-  /** The config's channels with this process's health figures. */
-  channels(): ChannelJson[];
+  /** The config's channels with their health: every node's last hour and day, this process's state. */
+  channels(): Promise<ChannelJson[]>;
+  /** One channel with its last day by hour; 404 when the config has none of that name. */
+  channel(name: string): Promise<ChannelDetailJson>;
+  /** Sends one small request through a channel (a serving process only): its answer or error. */
+  checkChannel(name: string, model?: string): Promise<ChannelCheckJson>;
   /** A key's own record, its account and its usage (the query's key and account are its own). */
   me(keyId: string, query?: Omit<UsageQuery, "key" | "account">): Promise<MeJson>;
 }
@@ -55,7 +65,9 @@ export function createAdminService(deps: AdminDeps): AdminService {
     latency: (query) => latencyReport(deps, query),
     requests: (query) => listRequests(deps, query),
     request: (id) => findRequest(deps, id),
-    channels: () => channelHealth(deps.config(), deps.health),
+    channels: () => channelHealth(deps),
+    channel: (name) => channelDetail(deps, name),
+    checkChannel: (name, model) => checkChannel(deps, deps.upstream, name, model),
     async me(keyId, query = {}) {
       const key = await keys.get(keyId);
       const { model, since, until, bucket } = query;

@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
-import { testPrincipal } from "../auth/test_support.ts";
 import { hashKeySecret } from "../auth/keys.ts";
 import { GatewayError } from "../errors.ts";
-import { createChannelStats } from "../observability/channel_stats.ts";
-import { createRouter } from "../routing/router.ts";
 import { settleRequest, withAdmin } from "./test_support.ts";
-import { protocolOf } from "../protocols/index.ts";
 
 /** Asserts that `call` fails with a GatewayError of this status, code and param. */
 async function refused(
@@ -94,6 +90,7 @@ Deno.test("admin keys: create with every field, update, clear with null, revoke 
       name: "ci",
       quota_tokens: 1000,
       expires_at: "2031-01-01T00:00:00.000Z",
+      warnings: [],
     });
     // Only the hash is stored, and the stores find the key by it with its admin flag.
     const found = await db.store.findKey(hashKeySecret(created.key));
@@ -238,49 +235,34 @@ Deno.test("admin me: a key sees its own record, its account and only its own usa
       code: "invalid_request",
       param: "bucket",
     });
-    assert.deepEqual((await admin.usage({ account: "nobody" })).rows, []);
+    await refused(admin.usage({ account: "nobody" }), {
+      status: 404,
+      code: "not_found",
+      message: /account "nobody" does not exist/,
+    });
+    await refused(admin.usage({ key: "key_none" }), {
+      status: 404,
+      code: "not_found",
+      message: /key "key_none" does not exist/,
+    });
   });
 });
 
-Deno.test("admin channels: each configured channel with the router's state and this process's figures", async () => {
-  const router = createRouter({ now: () => 0 });
-  const stats = createChannelStats(() => Date.parse("2030-01-01T00:00:05Z"));
-  await withAdmin(({ admin, config }) => {
-    // Both keys of "main" rejected by its upstream (401): no usable key until the config changes.
-    const plan = router.plan(config, testPrincipal(), "m", protocolOf("chat"));
-    for (let i = 0; i < 4; i++) {
-      const attempt = plan.next();
-      if (attempt?.channel.name === "main") plan.fail(attempt, "key_rejected");
-    }
-    stats.attemptFailed("main", "status", "The upstream answered HTTP 401.");
-    assert.deepEqual(admin.channels(), [
-      {
-        name: "main",
-        protocol: "chat",
-        state: "no_usable_key",
-        requests: 1,
-        errors: 1,
-        p50_ms: null,
-        last_error: "The upstream answered HTTP 401.",
-        last_error_at: "2030-01-01T00:00:05.000Z",
-      },
-      {
-        name: "spare",
-        protocol: "messages",
-        state: "up",
-        requests: 0,
-        errors: 0,
-        p50_ms: null,
-        last_error: null,
-        last_error_at: null,
-      },
+Deno.test("admin keys: a model the config does not know is warned about, and the key made or changed all the same", async () => {
+  await withAdmin(async ({ admin }) => {
+    await admin.accounts.create({ name: "alice", unlimited: true });
+    const created = await admin.keys.create({ account: "alice", models: ["m", "mm", "gpt-mni"] });
+    assert.deepEqual(created.warnings, [
+      'Model "mm" is unknown: no channel in the config serves it and no alias names it, so ' +
+      'the key cannot use it; did you mean "m"?',
+      'Model "gpt-mni" is unknown: no channel in the config serves it and no alias names it, ' +
+      "so the key cannot use it.",
     ]);
-  }, () => ({ router, stats }));
-  // Outside a serving process there is no health to report, only the channels.
-  await withAdmin(({ admin }) => {
-    assert.deepEqual(admin.channels().map((c) => [c.name, c.state]), [
-      ["main", "unknown"],
-      ["spare", "unknown"],
-    ]);
+    assert.deepEqual((await admin.keys.get(created.id)).models, ["m", "mm", "gpt-mni"]);
+    const updated = await admin.keys.update(created.id, { models: ["m"] });
+    assert.deepEqual([updated.models, updated.warnings], [["m"], []]);
+    assert.deepEqual((await admin.keys.update(created.id, { models: ["n"] })).warnings.length, 1);
+    // Only a change of models is judged: another change of the key says nothing of them.
+    assert.deepEqual((await admin.keys.update(created.id, { name: "x" })).warnings, []);
   });
 });

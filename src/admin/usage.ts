@@ -6,6 +6,7 @@
  */
 import { microsToUsd } from "../billing/money.ts";
 import { findAccountByName } from "../db/accounts.ts";
+import { listKeys } from "../db/keys.ts";
 import { DAY_MS, HOUR_MS } from "../db/rollup_rows.ts";
 import {
   usageByKey,
@@ -15,7 +16,7 @@ import {
   usageSeries,
 } from "../db/usage.ts";
 import type { AdminDeps } from "./deps.ts";
-import { invalidField } from "./errors.ts";
+import { invalidField, notFound } from "./errors.ts";
 import { timeField } from "./fields.ts";
 
 /** How long a series bucket is. */
@@ -64,7 +65,7 @@ export interface UsageReport {
   series?: UsagePointJson[];
 }
 
-/** Sums usage for `query`; an account or key that does not exist has none. */
+/** Sums usage for `query`; 404 for an account or key that does not exist. */
 export async function usageReport(deps: AdminDeps, query: UsageQuery): Promise<UsageReport> {
   const bucket = query.bucket;
   if (bucket !== undefined && !Object.hasOwn(BUCKET_MS, bucket)) {
@@ -75,8 +76,19 @@ export async function usageReport(deps: AdminDeps, query: UsageQuery): Promise<U
   const db = await deps.queries();
   const scope: UsageScope = { keyId: query.key, model: query.model, since, until };
   if (query.account !== undefined) {
-    // An unknown account is a filter that matches nothing (no id is below 1).
-    scope.accountId = (await findAccountByName(db, query.account))?.id ?? 0;
+    const account = await findAccountByName(db, query.account);
+    if (account === undefined) {
+      throw notFound(
+        `Summing usage failed: account "${query.account}" does not exist; ` +
+          `see "tollgate account list".`,
+      );
+    }
+    scope.accountId = account.id;
+  }
+  if (query.key !== undefined && (await listKeys(db, { id: query.key })).length === 0) {
+    throw notFound(
+      `Summing usage failed: key "${query.key}" does not exist; see "tollgate key list".`,
+    );
   }
   const rows = await usageByKey(db, scope);
   const report: UsageReport = {

@@ -12,6 +12,7 @@ import { errorResponse, GatewayError } from "../errors.ts";
 import type { AdminEnv, Caller } from "./admin_access.ts";
 import {
   AccountChangeSchema,
+  ChannelTestSchema,
   KeysQuerySchema,
   KeyUpdateSchema,
   NewAccountSchema,
@@ -74,7 +75,15 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
     }
     return c.json(request);
   });
-  api.get("/channels", (c) => c.json(service.channels()));
+  api.get("/channels", async (c) => c.json(await service.channels()));
+  api.post(
+    "/channels/:name/test",
+    validBody(ChannelTestSchema, clock, { optional: true }),
+    async (c) => {
+      const { model } = c.req.valid("json");
+      return c.json(await service.checkChannel(c.req.param("name"), model));
+    },
+  );
 
   // Behind the caller's checks, as every path of the API is. Answered, not thrown: where
   // the path takes other methods, the app's `methodNotAllowed` makes it a 405.
@@ -83,7 +92,7 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
       404,
       "not_found",
       `Unknown path ${c.req.method} ${c.req.path}: the admin API serves /admin/api/accounts, ` +
-        "/keys, /usage, /requests, /channels and /me.",
+        "/keys, /usage, /requests, /channels (and /channels/{name}/test) and /me.",
     );
     return errorResponse(unknown, c.var.errorShape, c.var.requestId);
   });

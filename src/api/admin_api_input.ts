@@ -80,13 +80,20 @@ export const RequestsQuerySchema = z.object({
 /** `GET /admin/api/keys`. */
 export const KeysQuerySchema = z.object({ account: z.optional(text) });
 
+/** `POST /admin/api/channels/{name}/test` (a body is optional). */
+export const ChannelTestSchema = z.object({ model: z.optional(text) }, {
+  error: "a JSON object",
+});
+
 /**
  * The body of a request, read within the request's limits and checked against `schema`
- * (unknown fields refused): the handler's `c.req.valid("json")`.
+ * (unknown fields refused): the handler's `c.req.valid("json")`. With `optional`, a request
+ * without a body is read as no fields.
  */
 export function validBody<S extends z.ZodMiniObject>(
   schema: S,
   clock: AlarmClock,
+  { optional = false }: { optional?: boolean } = {},
 ): MiddlewareHandler<
   GatewayEnv,
   string,
@@ -94,6 +101,10 @@ export function validBody<S extends z.ZodMiniObject>(
 > {
   const known = Object.keys(schema.def.shape);
   return async function validBody(c, next) {
+    if (optional && hasNoBody(c.req.raw.headers)) {
+      c.req.addValidatedData("json", {});
+      return await next();
+    }
     const config = c.var.snapshot.config;
     const { value } = await readJsonBody(c.req.raw, bodyLimits(config), clock);
     if (typeof value === "object" && value !== null && !Array.isArray(value)) {
@@ -110,6 +121,12 @@ export function validBody<S extends z.ZodMiniObject>(
     c.req.addValidatedData("json", readEnvelope(schema, value).fields as z.output<S>);
     await next();
   };
+}
+
+/** Whether a request says it carries no body (no length or a zero one, not chunked). */
+function hasNoBody(headers: Headers): boolean {
+  const length = headers.get("content-length");
+  return !headers.has("transfer-encoding") && (length === null || length === "0");
 }
 
 /** A parameter's value; undefined when absent or empty (an empty form field). */

@@ -3,9 +3,9 @@
  * (design.md "Counting rules"): its channel and model, how it ended, when its first byte
  * and first content came, and what it is billed for.
  */
-
 import type { Attempt } from "../routing/router.ts";
 import type { Usage } from "../usage.ts";
+import type { UpstreamFailureKind } from "../upstream/call.ts";
 
 /**
  * How an attempt ended: `ok` (it served the answer to its end), `failed` (before anything
@@ -23,6 +23,11 @@ export interface AttemptRecord {
   /** The upstream's HTTP status, when it answered one. */
   status?: number;
   reason?: string;
+  /**
+   * How it failed, when it did: a client gone or a shutdown is no fault of the channel's
+   * (its health over time, db/channel_rollup_rows.ts, leaves them out).
+   */
+  kind?: UpstreamFailureKind;
   /** Milliseconds from sending to the response's head. */
   ttfbMs?: number;
   /** Milliseconds from sending to the first content (streams) or the whole answer. */

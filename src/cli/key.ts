@@ -49,8 +49,10 @@ const create = subcommand({
       values.config,
       (admin) => admin.keys.create({ ...fields, account: values.account! }),
     );
+    const { warnings, ...json } = created;
+    warn(ctx, warnings);
     if (values.json) {
-      printJson(ctx.io, created);
+      printJson(ctx.io, json);
       return 0;
     }
     ctx.io.stdout(
@@ -92,8 +94,8 @@ const list = subcommand({
 });
 
 const update = subcommand({
-  usage:
-    "tollgate key update KEY_ID [--name L] [--group G] [--quota TOKENS] [--expires T|never]\n" +
+  usage: "tollgate key update KEY_ID [--name L] [--group G] [--quota TOKENS|none]" +
+    " [--expires T|never]\n" +
     "                    [--models m1,m2|all] [--allow-ip CIDR,...|any] [--admin|--no-admin]",
   summary: "Changes a key's label, group, quota, expiry, models, addresses or admin right; " +
     "a running server sees it within 2 seconds.",
@@ -123,12 +125,22 @@ const update = subcommand({
     if (Object.keys(changes).length === 0) {
       throw usageError("Nothing to change: give at least one option", usage);
     }
-    const key = await withAdmin(ctx, values.config, (admin) => admin.keys.update(id, changes));
+    const { warnings, ...key } = await withAdmin(
+      ctx,
+      values.config,
+      (admin) => admin.keys.update(id, changes),
+    );
+    warn(ctx, warnings);
     if (values.json) printJson(ctx.io, key);
     else ctx.io.stdout(`Updated key ${id}.`);
     return 0;
   },
 });
+
+/** Prints on stderr what will not work as asked (the key was made or changed all the same). */
+function warn(ctx: { io: { stderr(text: string): void } }, warnings: readonly string[]): void {
+  for (const warning of warnings) ctx.io.stderr(`Warning: ${warning}`);
+}
 
 /** `key enable|disable|revoke KEY_ID`. */
 function changeState(action: "enable" | "disable" | "revoke") {

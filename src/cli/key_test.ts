@@ -352,3 +352,30 @@ Deno.test("key create --admin; key list shows when each key was made and last us
     assert.match(table.stdout, /\bno\b.*\bnever$/m);
   });
 });
+
+Deno.test("key create and update warn on stderr of a model the config does not know, and succeed", async () => {
+  await withCli(async (cli) => {
+    await cli.run(["account", "create", "alice", "--balance", "5"]);
+    const made = await cli.run([
+      "key",
+      "create",
+      "--account",
+      "alice",
+      "--models",
+      "ecko",
+      "--json",
+    ]);
+    assert.equal(made.code, 0, made.stderr);
+    assert.equal(
+      made.stderr,
+      'Warning: Model "ecko" is unknown: no channel in "' + cli.configPath +
+        '" serves it and no alias names it, so the key cannot use it; did you mean "echo"?',
+    );
+    const created = JSON.parse(made.stdout);
+    assert.equal(created.warnings, undefined, "stdout keeps the --json shape");
+    const changed = await cli.run(["key", "update", created.id, "--models", "echo,gpt-mni"]);
+    assert.equal(changed.code, 0, changed.stderr);
+    assert.match(changed.stderr, /^Warning: Model "gpt-mni" is unknown: .*cannot use it\.$/);
+    assert.equal((await cli.run(["key", "update", created.id, "--models", "echo"])).stderr, "");
+  });
+});

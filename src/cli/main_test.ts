@@ -152,3 +152,23 @@ Deno.test("--help on any command lists each of its flags with a line on it", asy
   assert.match(await help("key", "--help"), /\n {2}key update +Changes a key/);
   assert.match(await help("help", "usage"), /--bucket hour\|day +also sum by hour or by day/);
 });
+
+Deno.test("README's command list and --help agree on every option and its values", async () => {
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  const block = /```\n(tollgate serve [\s\S]*?)```/.exec(readme)?.[1] ?? "";
+  // Each command starts a line; its options may go on over the lines indented under it.
+  const commands = block.split(/\n(?=tollgate )/).map((text) => text.replace(/\s+/g, " "));
+  assert.ok(commands.length >= 10, block);
+  for (const command of commands) {
+    // The command's words: up to its first argument or option.
+    const words = command.replace(/^tollgate /, "").split(" ");
+    const end = words.findIndex((word) => !/^[a-z][a-z|]*$/.test(word));
+    const path = words.slice(0, end).map((word) => word.split("|")[0]!);
+    const { io, out } = capture();
+    assert.equal(await runCli([...path, "--help"], io), 0, path.join(" "));
+    const help = out().replace(/\s+/g, " ");
+    for (const [option] of command.matchAll(/\[[^\]]+\]/g)) {
+      assert.ok(help.includes(option), `tollgate ${path.join(" ")} --help lacks ${option}`);
+    }
+  }
+});

@@ -26,7 +26,8 @@ const requests = subcommand({
     status: {
       type: "string",
       value: "S",
-      help: "only requests that ended so: ok, failed, aborted (abandoned), interrupted",
+      help: "only requests that ended so: ok, failed, aborted (the client left; abandoned " +
+        "means the same), interrupted",
     },
     since: { type: "string", value: "T", help: "from this time on (ISO 8601)" },
     until: { type: "string", value: "T", help: "before this time (ISO 8601)" },

@@ -21,6 +21,8 @@ export const serveCommand: ServeCommand = async ({ configPath }) => {
         `  curl ${server.url}/v1/chat/completions -H "Authorization: Bearer ${server.firstKey}" \\`,
         `    -H "Content-Type: application/json" -d '{"model":"echo","messages":[{"role":"user","content":"hello"}]}'`,
         "",
+        `Dashboard: open ${server.url}/admin and sign in with this key (it is an admin key).`,
+        "",
       ].join("\n"),
     );
   }

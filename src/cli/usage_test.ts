@@ -153,3 +153,18 @@ Deno.test("usage --bucket adds a series with every bucket of the range, empty on
     assert.match(tooMany.stderr, /more than 10000 buckets: give a later since, or bucket=day/);
   });
 });
+
+Deno.test("usage of an account or key that does not exist exits 1 naming it", async () => {
+  await withCli(async (cli) => {
+    const account = await cli.run(["usage", "--account", "nobody"]);
+    assert.equal(account.code, 1);
+    assert.equal(account.stdout, "");
+    assert.match(
+      account.stderr,
+      /^tollgate: Summing usage failed: account "nobody" does not exist; see "tollgate account list"\.$/,
+    );
+    const key = await cli.run(["usage", "--key", "key_none", "--json"]);
+    assert.equal(key.code, 1);
+    assert.match(key.stderr, /key "key_none" does not exist/);
+  });
+});

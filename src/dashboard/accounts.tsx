@@ -2,9 +2,10 @@
 import type { FC } from "hono/jsx";
 import type { AccountJson } from "../admin/accounts.ts";
 import type { Principal } from "../auth/principal.ts";
-import { usd } from "./format.ts";
+import { AccountLink, pageOf } from "./figures.tsx";
 import { TextField } from "./keys.tsx";
 import { Layout, Notice } from "./layout.tsx";
+import { AccountFigures } from "./own_key.tsx";
 
 /** What the accounts page shows. */
 export interface AccountsPageProps {
@@ -42,65 +43,63 @@ export const AccountsPage: FC<AccountsPageProps> = (
       </form>
     </details>
     <ul class="cards">
-      {accounts.map((account) => {
-        const action = `/admin/accounts/${encodeURIComponent(account.name)}`;
-        return (
-          <li class="card" data-account={account.name}>
-            <h3>
-              {account.name} {account.enabled
-                ? <span class="badge good">enabled</span>
-                : <span class="badge warn">disabled</span>}
-            </h3>
-            <dl class="fields">
-              <dt>Balance</dt>
-              <dd data-figure="balance_usd">
-                {account.unlimited ? "unlimited" : usd(account.balance_usd)}
-              </dd>
-              <dt>Held now</dt>
-              <dd data-figure="held_usd">{usd(account.held_usd)}</dd>
-              {!account.unlimited && (
-                <>
-                  <dt>Available</dt>
-                  <dd data-figure="available_usd">{usd(account.available_usd)}</dd>
-                </>
-              )}
-            </dl>
-            <div class="actions">
-              {!account.unlimited && (
-                <form method="post" action={action} aria-label={`Top up ${account.name}`}>
-                  <input type="hidden" name="action" value="topup" />
-                  <input
-                    type="text"
-                    name="usd"
-                    inputmode="decimal"
-                    placeholder="USD"
-                    aria-label="Amount in USD"
-                    required
-                  />
-                  <button type="submit">Top up</button>
-                </form>
-              )}
-              <form method="post" action={action}>
-                {account.enabled
-                  ? (
-                    <button
-                      type="submit"
-                      name="action"
-                      value="disable"
-                      class="plain"
-                      data-confirm={`Disable account ${account.name}? Its keys stop working.`}
-                    >
-                      Disable
-                    </button>
-                  )
-                  : (
-                    <button type="submit" name="action" value="enable" class="plain">Enable</button>
-                  )}
-              </form>
-            </div>
-          </li>
-        );
-      })}
+      {accounts.map((account) => (
+        <li class="card" data-account={account.name}>
+          <h3>
+            <AccountLink name={account.name} /> <AccountState account={account} />
+          </h3>
+          <AccountFigures account={account} />
+          <AccountActions account={account} back="list" />
+        </li>
+      ))}
     </ul>
   </Layout>
 );
+
+/** An account's state as a badge. */
+export const AccountState: FC<{ account: AccountJson }> = ({ account }) =>
+  account.enabled
+    ? <span class="badge good">enabled</span>
+    : <span class="badge warn">disabled</span>;
+
+/** Top up (a prepaid account), disable or enable; `back` names the page the answer returns to. */
+export const AccountActions: FC<{ account: AccountJson; back: "list" | "page" }> = (
+  { account, back },
+) => {
+  const action = pageOf("accounts", account.name);
+  return (
+    <div class="actions">
+      {!account.unlimited && (
+        <form method="post" action={action} aria-label={`Top up ${account.name}`}>
+          <input type="hidden" name="action" value="topup" />
+          <input type="hidden" name="back" value={back} />
+          <input
+            type="text"
+            name="usd"
+            inputmode="decimal"
+            placeholder="USD"
+            aria-label="Amount in USD"
+            required
+          />
+          <button type="submit">Top up</button>
+        </form>
+      )}
+      <form method="post" action={action}>
+        <input type="hidden" name="back" value={back} />
+        {account.enabled
+          ? (
+            <button
+              type="submit"
+              name="action"
+              value="disable"
+              class="plain"
+              data-confirm={`Disable account ${account.name}? Its keys stop working.`}
+            >
+              Disable
+            </button>
+          )
+          : <button type="submit" name="action" value="enable" class="plain">Enable</button>}
+      </form>
+    </div>
+  );
+};

@@ -1,9 +1,14 @@
-/** The keys page: create a key (its secret shown once), and change, disable or revoke one. */
+/**
+ * The keys page: every key with its restrictions in view (models, addresses, expiry, quota),
+ * searchable, revoked keys hidden unless asked for; create a key (its secret shown once),
+ * disable, enable or revoke one. A key's own page (key_page.tsx) edits it.
+ */
 import type { Child, FC } from "hono/jsx";
 import type { AccountJson } from "../admin/accounts.ts";
 import type { CreatedKeyJson, KeyJson } from "../admin/keys.ts";
 import type { Principal } from "../auth/principal.ts";
-import { count, time } from "./format.ts";
+import { AccountLink, KeyLink, pageOf, Time } from "./figures.tsx";
+import { count } from "./format.ts";
 import { Layout, Notice } from "./layout.tsx";
 
 /** What the keys page shows. */
@@ -12,12 +17,18 @@ export interface KeysPageProps {
   keys: KeyJson[];
   accounts: AccountJson[];
   groups: string[];
+  /** The models a key may name (a datalist for the models field). */
+  models: string[];
+  /** The search (`q`) and whether revoked keys are shown (`revoked=show`). */
+  search?: { q?: string; revoked?: string };
   /** A key just made: the only time its secret is shown. */
   created?: CreatedKeyJson;
   /** The create form's values after a refusal, to fix rather than type again. */
   values?: Record<string, string>;
   error?: string;
   done?: string;
+  /** What will not work as asked (a model the config does not know). */
+  warnings?: string[];
   now: number;
 }
 
@@ -31,16 +42,69 @@ export const KeyState: FC<{ keyJson: KeyJson; now: number }> = ({ keyJson: key, 
   return <span class="badge good">enabled</span>;
 };
 
+/** Whether a key matches a search: its name, id, prefix, account or group holds the words. */
+export function matchesSearch(key: KeyJson, q: string | undefined): boolean {
+  const words = (q ?? "").toLowerCase().split(/\s+/).filter(Boolean);
+  const text = [key.name ?? "", key.id, key.prefix, key.account, key.group].join(" ")
+    .toLowerCase();
+  return words.every((word) => text.includes(word));
+}
+
+/**
+ * The columns of the keys table after the key's name: a header and a cell of a key. Budgets
+ * (issue 43) add theirs here.
+ */
+export const KEY_COLUMNS: readonly {
+  head: string;
+  cell: (key: KeyJson, now: number) => Child;
+}[] = [
+  { head: "Account", cell: (key) => <AccountLink name={key.account} /> },
+  { head: "State", cell: (key, now) => <KeyState keyJson={key} now={now} /> },
+  { head: "Restrictions", cell: (key) => <Restrictions keyJson={key} /> },
+  { head: "Quota", cell: (key) => quotaText(key) },
+  { head: "Last used", cell: (key) => <Time at={key.last_used_at} /> },
+];
+
+/** What limits a key beyond its quota: its group, models, addresses and expiry, one a line. */
+export const Restrictions: FC<{ keyJson: KeyJson }> = ({ keyJson: key }) => (
+  <ul class="facts" data-restrictions>
+    <li>group {key.group}</li>
+    <li>{key.models === null ? "every model" : `models: ${key.models.join(", ")}`}</li>
+    <li>{key.allow_ips === null ? "any address" : `from: ${key.allow_ips.join(", ")}`}</li>
+    <li>
+      {key.expires_at === null ? "never expires" : (
+        <>
+          expires <Time at={key.expires_at} />
+        </>
+      )}
+    </li>
+  </ul>
+);
+
+/** `1,234 of 100,000 tokens` or `1,234 tokens, no quota`. */
+export function quotaText(key: KeyJson): string {
+  return key.quota_tokens === null
+    ? `${count(key.used_tokens)} tokens, no quota`
+    : `${count(key.used_tokens)} of ${count(key.quota_tokens)} tokens`;
+}
+
 /** The keys page. */
 export const KeysPage: FC<KeysPageProps> = (props) => {
-  const { caller, keys, created, error, done } = props;
+  const { caller, keys, created, error, done, search = {} } = props;
+  const showRevoked = search.revoked === "show";
+  const found = keys.filter((key) => matchesSearch(key, search.q));
+  const shown = found.filter((key) => showRevoked || !key.revoked);
+  const hidden = found.length - shown.length;
   return (
     <Layout title="Keys" caller={caller} page="keys">
       <h1>Keys</h1>
-      <Notice error={error} done={done} />
+      <Notice error={error} done={done} warnings={props.warnings} />
       {created && (
         <section class="notice done" aria-label="New key">
-          <strong>Key {created.id} created for account {created.account}.</strong>
+          <strong>
+            Key {created.name ? `"${created.name}" (${created.id})` : created.id}{" "}
+            created for account {created.account}.
+          </strong>
           <div class="secret">
             <code id="new-secret" data-secret>{created.key}</code>
             <button type="button" class="plain" data-copy="new-secret">Copy</button>
@@ -52,10 +116,87 @@ export const KeysPage: FC<KeysPageProps> = (props) => {
         <summary>Create a key</summary>
         <CreateKeyForm {...props} />
       </details>
-      <ul class="cards">
-        {keys.map((key) => <KeyCard keyJson={key} groups={props.groups} now={props.now} />)}
-      </ul>
+      <form method="get" action="/admin/keys" class="search" role="search" aria-label="Find keys">
+        <label>
+          Find
+          <input
+            type="search"
+            name="q"
+            value={search.q}
+            placeholder="name, id, account or group"
+          />
+        </label>
+        <label class="check">
+          <input type="checkbox" name="revoked" value="show" checked={showRevoked} data-submit />
+          {" "}
+          Show revoked keys
+        </label>
+        <button type="submit" class="plain">Find</button>
+      </form>
+      <p class="muted" data-count>
+        {shown.length} of {keys.length} keys shown
+        {hidden > 0 && `; ${hidden} revoked hidden`}.
+      </p>
+      <div class="table-frame">
+        <table class="stack" aria-label="Keys">
+          <thead>
+            <tr>
+              <th>Key</th>
+              {KEY_COLUMNS.map((column) => <th>{column.head}</th>)}
+              <th>Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.length === 0 && (
+              <tr>
+                <td colspan={KEY_COLUMNS.length + 2} class="muted">No key matches.</td>
+              </tr>
+            )}
+            {shown.map((key) => (
+              <tr data-key={key.id}>
+                <td data-label="Key" class="title">
+                  <KeyLink id={key.id} name={key.name} />{" "}
+                  {key.admin && <span class="badge">admin</span>}
+                  {key.name !== null && <code class="muted sub">{key.id}</code>}
+                </td>
+                {KEY_COLUMNS.map((column) => (
+                  <td data-label={column.head} class="soft">{column.cell(key, props.now)}</td>
+                ))}
+                <td data-label="Actions">
+                  <KeyActions keyJson={key} back="list" />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </Layout>
+  );
+};
+
+/** Disable or enable, and revoke, a key; `back` says which page the answer returns to. */
+export const KeyActions: FC<{ keyJson: KeyJson; back: "list" | "page" }> = (
+  { keyJson: key, back },
+) => {
+  if (key.revoked) return <span class="muted">revoked for good</span>;
+  const label = key.name ? `"${key.name}" (${key.id})` : key.id;
+  return (
+    <form method="post" action={pageOf("keys", key.id)} class="actions">
+      <input type="hidden" name="back" value={back} />
+      {key.enabled
+        ? <button type="submit" name="action" value="disable" class="plain">Disable</button>
+        : <button type="submit" name="action" value="enable" class="plain">Enable</button>}
+      <button
+        type="submit"
+        name="action"
+        value="revoke"
+        class="danger"
+        data-confirm={`Revoke key ${label} for good? It can never be used again.`}
+      >
+        Revoke
+      </button>
+      {back === "list" && <a href={pageOf("keys", key.id)}>Edit</a>}
+    </form>
   );
 };
 
@@ -83,43 +224,58 @@ export const TextField: FC<{
 
 /**
  * The fields of a key's form, as the admin API names them: `values` fills them (a refused
- * form's, or the key's own when editing).
+ * form's, or the key's own when editing). The models field suggests the config's models,
+ * and the page's script says at once which names typed there it does not know.
  */
-const KeyFields: FC<{ groups: string[]; values: Record<string, string> }> = (
-  { groups, values },
-) => (
-  <>
-    <label>
-      Group
-      <select name="group">
-        {groups.map((group) => (
-          <option value={group} selected={group === (values.group ?? "default")}>{group}</option>
-        ))}
-      </select>
-    </label>
-    <TextField label="Name" name="name" value={values.name} placeholder="what it is for" />
-    <TextField
-      label="Token quota"
-      name="quota_tokens"
-      value={values.quota_tokens}
-      placeholder="none"
-      numeric="numeric"
-    />
-    <TextField label="Expires" name="expires_at" value={values.expires_at} placeholder="never" />
-    <TextField label="Models" name="models" value={values.models} placeholder="all (or m1, m2)" />
-    <TextField
-      label="Allowed IPs"
-      name="allow_ips"
-      value={values.allow_ips}
-      placeholder="any (or CIDRs)"
-    />
-    <label class="check">
-      <input type="checkbox" name="admin" checked={values.admin === "on"} /> Admin key
-    </label>
-  </>
-);
+export const KeyFields: FC<{ groups: string[]; models: string[]; values: Record<string, string> }> =
+  (
+    { groups, models, values },
+  ) => (
+    <>
+      <label>
+        Group
+        <select name="group">
+          {groups.map((group) => (
+            <option value={group} selected={group === (values.group ?? "default")}>{group}</option>
+          ))}
+        </select>
+      </label>
+      <TextField label="Name" name="name" value={values.name} placeholder="what it is for" />
+      <TextField
+        label="Token quota"
+        name="quota_tokens"
+        value={values.quota_tokens}
+        placeholder="none"
+        numeric="numeric"
+      />
+      <TextField label="Expires" name="expires_at" value={values.expires_at} placeholder="never" />
+      <label>
+        Models
+        <input
+          type="text"
+          name="models"
+          value={values.models}
+          placeholder="all (or m1, m2)"
+          list="known-models"
+        />
+        <small class="hint" data-models-hint aria-live="polite"></small>
+      </label>
+      <datalist id="known-models">
+        {models.map((model) => <option value={model}></option>)}
+      </datalist>
+      <TextField
+        label="Allowed IPs"
+        name="allow_ips"
+        value={values.allow_ips}
+        placeholder="any (or CIDRs)"
+      />
+      <label class="check">
+        <input type="checkbox" name="admin" checked={values.admin === "on"} /> Admin key
+      </label>
+    </>
+  );
 
-const CreateKeyForm: FC<KeysPageProps> = ({ accounts, groups, values = {} }) => (
+const CreateKeyForm: FC<KeysPageProps> = ({ accounts, groups, models, values = {} }) => (
   <form method="post" action="/admin/keys" class="grid" aria-label="Create a key">
     <label>
       Account
@@ -131,13 +287,13 @@ const CreateKeyForm: FC<KeysPageProps> = ({ accounts, groups, values = {} }) => 
         ))}
       </select>
     </label>
-    <KeyFields groups={groups} values={values} />
+    <KeyFields groups={groups} models={models} values={values} />
     <button type="submit">Create key</button>
   </form>
 );
 
 /** A key's form values: what its edit form starts from. */
-function valuesOf(key: KeyJson): Record<string, string> {
+export function valuesOf(key: KeyJson): Record<string, string> {
   return {
     group: key.group,
     name: key.name ?? "",
@@ -171,52 +327,11 @@ export const KeyFacts: FC<{ keyJson: KeyJson; now: number; children?: Child }> =
         : `${count(key.used_tokens)} of ${count(key.quota_tokens)} tokens used`}
     </dd>
     <dt>Expires</dt>
-    <dd>{key.expires_at === null ? "never" : time(key.expires_at)}</dd>
+    <dd>{key.expires_at === null ? "never" : <Time at={key.expires_at} />}</dd>
+    <dt>Models</dt>
+    <dd>{key.models === null ? "all of its group's" : key.models.join(", ")}</dd>
+    <dt>From</dt>
+    <dd>{key.allow_ips === null ? "any address" : key.allow_ips.join(", ")}</dd>
     {children}
   </dl>
 );
-
-const KeyCard: FC<{ keyJson: KeyJson; groups: string[]; now: number }> = (
-  { keyJson: key, groups, now },
-) => {
-  const action = `/admin/keys/${encodeURIComponent(key.id)}`;
-  return (
-    <li class="card" data-key={key.id}>
-      <h3>
-        {key.name ?? key.id} {key.admin && <span class="badge">admin</span>}
-      </h3>
-      <KeyFacts keyJson={key} now={now}>
-        <dt>Account</dt>
-        <dd>{key.account}</dd>
-        <dt>Last used</dt>
-        <dd>{time(key.last_used_at)}</dd>
-      </KeyFacts>
-      {!key.revoked && (
-        <>
-          <form method="post" action={action} class="actions">
-            {key.enabled
-              ? <button type="submit" name="action" value="disable" class="plain">Disable</button>
-              : <button type="submit" name="action" value="enable" class="plain">Enable</button>}
-            <button
-              type="submit"
-              name="action"
-              value="revoke"
-              class="danger"
-              data-confirm={`Revoke key ${key.id} for good? It can never be used again.`}
-            >
-              Revoke
-            </button>
-          </form>
-          <details>
-            <summary>Edit</summary>
-            <form method="post" action={action} class="grid" aria-label={`Edit ${key.id}`}>
-              <input type="hidden" name="action" value="update" />
-              <KeyFields groups={groups} values={valuesOf(key)} />
-              <button type="submit">Save</button>
-            </form>
-          </details>
-        </>
-      )}
-    </li>
-  );
-};

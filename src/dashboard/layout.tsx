@@ -58,10 +58,13 @@ export const Layout: FC<{ title: string; caller?: Principal; page: PageName; chi
   </>
 );
 
-/** What an action did, or why it failed, above a page's content. */
-export const Notice: FC<{ error?: string; done?: string }> = ({ error, done }) => (
+/** What an action did, or why it failed, and what will not work as asked, above a page's content. */
+export const Notice: FC<{ error?: string; done?: string; warnings?: string[] }> = (
+  { error, done, warnings = [] },
+) => (
   <>
     {error && <p class="notice error" role="alert">{error}</p>}
     {done && <p class="notice done" role="status">{done}</p>}
+    {warnings.map((warning) => <p class="notice warn" role="status">Warning: {warning}</p>)}
   </>
 );

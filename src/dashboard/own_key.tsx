@@ -6,7 +6,7 @@ import type { FC } from "hono/jsx";
 import type { AccountJson } from "../admin/accounts.ts";
 import type { KeyJson } from "../admin/keys.ts";
 import type { Principal } from "../auth/principal.ts";
-import { usd } from "./format.ts";
+import { Usd } from "./figures.tsx";
 import { Layout, Notice } from "./layout.tsx";
 import type { UsageView } from "./usage_range.ts";
 import { ByModelTable, RangeForm, Totals, UsageChart } from "./usage_view.tsx";
@@ -28,27 +28,11 @@ export const OwnKeyPage: FC<{
       <ul class="cards">
         <li class="card" data-key={key.id}>
           <h3>Key</h3>
-          <KeyFacts keyJson={key} now={now}>
-            <dt>Models</dt>
-            <dd>{key.models === null ? "all of its group's" : key.models.join(", ")}</dd>
-            <dt>From</dt>
-            <dd>{key.allow_ips === null ? "any address" : key.allow_ips.join(", ")}</dd>
-          </KeyFacts>
+          <KeyFacts keyJson={key} now={now} />
         </li>
         <li class="card" data-account={account.name}>
           <h3>Account {account.name}</h3>
-          <dl class="fields">
-            <dt>Balance</dt>
-            <dd>{account.unlimited ? "unlimited" : usd(account.balance_usd)}</dd>
-            <dt>Held now</dt>
-            <dd>{usd(account.held_usd)}</dd>
-            {!account.unlimited && (
-              <>
-                <dt>Available</dt>
-                <dd>{usd(account.available_usd)}</dd>
-              </>
-            )}
-          </dl>
+          <AccountFigures account={account} />
         </li>
       </ul>
       {view && (
@@ -63,3 +47,25 @@ export const OwnKeyPage: FC<{
     </Layout>
   );
 };
+
+/** An account's balance, what is held of it and what is left, each named by `data-figure`. */
+export const AccountFigures: FC<{ account: AccountJson }> = ({ account }) => (
+  <dl class="fields">
+    <dt>Balance</dt>
+    <dd data-figure="balance_usd">
+      {account.unlimited ? "unlimited" : <Usd amount={account.balance_usd} />}
+    </dd>
+    <dt>Held now</dt>
+    <dd data-figure="held_usd">
+      <Usd amount={account.held_usd} />
+    </dd>
+    {!account.unlimited && (
+      <>
+        <dt>Available</dt>
+        <dd data-figure="available_usd">
+          <Usd amount={account.available_usd} />
+        </dd>
+      </>
+    )}
+  </dl>
+);

@@ -1,53 +1,42 @@
 /**
  * The dashboard's pages under /admin: sign-in and sign-out (sign_in_routes.tsx), then the
- * pages of design.md (an admin key's) or a key's own page. Each page calls the admin service as the CLI does;
- * a form's refusal is shown on its page with what was typed, and anything else that fails
- * is a page saying so, never a stack trace.
+ * pages of design.md (an admin key's) or a key's own page; the pages of one key, account,
+ * model or channel are detail_routes.tsx's. Each page calls the admin service as the CLI
+ * does; a form's refusal is shown on its page with what was typed, and anything else that
+ * fails is a page saying so, never a stack trace.
  */
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
+import type { UpdatedKeyJson } from "../admin/keys.ts";
+import { knownModels } from "../admin/model_warnings.ts";
 import { DEFAULT_PAGE, MAX_PAGE } from "../admin/requests.ts";
-import type { AdminService } from "../admin/service.ts";
-import type { Sessions } from "../admin/sessions.ts";
-import type { Authenticate } from "../auth/authenticate.ts";
 import { optional, RequestsQuerySchema } from "../api/admin_api_input.ts";
 import { readQuery } from "../api/query.ts";
 import { asGatewayError, GatewayError } from "../errors.ts";
-import { describeError, type Logger } from "../log.ts";
-import type { AlarmClock } from "../clock/alarm_clock.ts";
+import { describeError } from "../log.ts";
 import type { AdminEnv } from "../api/admin_access.ts";
 import { AccountsPage } from "./accounts.tsx";
 import { ChannelsPage } from "./channels.tsx";
+import { detailRoutes } from "./detail_routes.tsx";
 import { accountOf, formValues, keyFieldsOf, readForm } from "./forms.ts";
-import { KeysPage } from "./keys.tsx";
+import { KeysPage, type KeysPageProps } from "./keys.tsx";
 import { OverviewPage } from "./overview.tsx";
 import { OwnKeyPage } from "./own_key.tsx";
+import {
+  attempt,
+  type DashboardDeps,
+  doneMessage,
+  doneText,
+  keyLabel,
+  type PageContext,
+  render,
+  zoneOf,
+} from "./page_kit.tsx";
 import { RequestsPage } from "./requests.tsx";
 import { ErrorPage } from "./sign_in.tsx";
 import { signInRoutes } from "./sign_in_routes.tsx";
 import { loadUsageView, rangeOf } from "./usage_range.ts";
 
-/** What the pages are built from. */
-export interface DashboardDeps {
-  service: AdminService;
-  sessions: Sessions;
-  authenticate: Authenticate;
-  log: Logger;
-  now: () => number;
-  /** The app's timer, for the deadline of a form's body. */
-  clock: AlarmClock;
-}
-
-/** What a finished action says on the page it returns to, by `?done=`. */
-const DONE: Record<string, (name: string) => string> = {
-  disable: (id) => `Key ${id} is disabled.`,
-  enable: (id) => `Key ${id} is enabled.`,
-  revoke: (id) => `Key ${id} is revoked for good.`,
-  update: (id) => `Key ${id} is saved.`,
-  created: (name) => `Account ${name} is created.`,
-  topup: (name) => `Account ${name} is topped up.`,
-  enabled: (name) => `Account ${name} is enabled.`,
-  disabled: (name) => `Account ${name} is disabled.`,
-};
+export type { DashboardDeps } from "./page_kit.tsx";
 
 /** The query parameters of the requests page (`tollgate requests`'s flags). */
 const REQUEST_FILTERS = [
@@ -62,20 +51,12 @@ const REQUEST_FILTERS = [
   "before",
 ];
 
-type PageContext = Context<AdminEnv>;
-
 /** The dashboard's routes, to mount at `/admin` behind `adminAccess`. */
 export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
   const { service } = deps;
   const pages = new Hono<AdminEnv>();
   const query = (c: PageContext) => new URL(c.req.url).searchParams;
   const principal = (c: PageContext) => c.get("caller")!.principal;
-  /** The message of `?done=`, naming what `?name=` names. */
-  const done = (c: PageContext) => {
-    const action = query(c).get("done") ?? "";
-    const message = Object.hasOwn(DONE, action) ? DONE[action] : undefined;
-    return message && message(query(c).get("name") ?? "");
-  };
 
   pages.onError((error, c) => {
     const failure = asGatewayError(error);
@@ -100,29 +81,37 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
 
   pages.get("/", async (c) => {
     const caller = principal(c);
-    const range = rangeOf(query(c), deps.now());
-    const [view, error] = await attempt(() =>
-      loadUsageView(service, range, caller.admin ? undefined : caller.id)
-    );
+    const { range, error: rangeError } = rangeOf(query(c), deps.now(), zoneOf(c));
+    // An admin's overview may be narrowed to a key, an account or a model.
+    const scope = caller.admin
+      ? {
+        key: optional(query(c), "key"),
+        account: optional(query(c), "account"),
+        model: optional(query(c), "model"),
+      }
+      : { key: caller.id };
+    const [view, error] = await attempt(() => loadUsageView(service, range, scope));
     if (!caller.admin) {
       const key = await service.keys.get(caller.id);
       const account = await service.accounts.get(key.account);
-      return c.html(
+      return render(
+        c,
         <OwnKeyPage
           caller={caller}
           keyJson={key}
           account={account}
           view={view}
-          error={error}
+          error={error ?? rangeError}
           now={deps.now()}
         />,
-        error ? 400 : 200,
+        error || rangeError ? 400 : 200,
       );
     }
     const keys = await service.keys.list();
-    return c.html(
-      <OverviewPage caller={caller} view={view} keys={keys} error={error} />,
-      error ? 400 : 200,
+    return render(
+      c,
+      <OverviewPage caller={caller} view={view} keys={keys} error={error ?? rangeError} />,
+      error || rangeError ? 400 : 200,
     );
   });
 
@@ -134,32 +123,43 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
       "This page needs an admin key. Your own key's usage, quota and balance are on your page.",
     );
   });
+  // The pages of one key, account, model and channel.
+  const { keyPageAfter, accountPageAfter } = detailRoutes(pages, deps);
 
   /** The keys page, with what an action adds to it. */
-  const keysPage = async (c: PageContext, extra: Partial<Parameters<typeof KeysPage>[0]>) => (
-    <KeysPage
-      caller={principal(c)}
-      keys={await service.keys.list()}
-      accounts={await service.accounts.list()}
-      groups={Object.keys(c.var.snapshot.config.groups)}
-      now={deps.now()}
-      {...extra}
-    />
-  );
-  pages.get("/keys", async (c) => c.html(await keysPage(c, { done: done(c) })));
+  const keysPage = async (c: PageContext, extra: Partial<KeysPageProps>) => {
+    const { config } = c.var.snapshot;
+    return (
+      <KeysPage
+        caller={principal(c)}
+        keys={await service.keys.list()}
+        accounts={await service.accounts.list()}
+        groups={Object.keys(config.groups)}
+        models={knownModels(config)}
+        search={{ q: optional(query(c), "q"), revoked: optional(query(c), "revoked") }}
+        now={deps.now()}
+        {...extra}
+      />
+    );
+  };
+  pages.get("/keys", async (c) => render(c, await keysPage(c, { done: doneMessage(c) })));
   pages.post("/keys", async (c) => {
     const form = await readForm(c, deps.clock);
     const [created, error, status] = await attempt(() =>
       service.keys.create({ ...keyFieldsOf(form, false), account: form.get("account") ?? "" })
     );
     const values = error === undefined ? undefined : formValues(form);
-    return c.html(await keysPage(c, { created, error, values }), status);
+    return render(
+      c,
+      await keysPage(c, { created, error, values, warnings: created?.warnings }),
+      status,
+    );
   });
   pages.post("/keys/:id", async (c) => {
     const id = c.req.param("id");
     const form = await readForm(c, deps.clock);
     const action = form.get("action") ?? "";
-    const [, error, status] = await attempt(() => {
+    const [key, error, status] = await attempt(() => {
       if (action === "revoke") return service.keys.revoke(id);
       if (action === "enable" || action === "disable") {
         return service.keys.update(id, { enabled: action === "enable" });
@@ -167,20 +167,34 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
       if (action === "update") return service.keys.update(id, keyFieldsOf(form, true));
       throw new GatewayError(400, "invalid_request", `Unknown action "${action}".`);
     });
-    if (error !== undefined) return c.html(await keysPage(c, { error }), status);
-    return c.redirect(`/admin/keys?${new URLSearchParams({ done: action, name: id })}`, 303);
+    const back = form.get("back") === "page" ? `/admin/keys/${encodeURIComponent(id)}` : undefined;
+    if (back) {
+      // The key's page shows the refusal, or the warnings of a change that went through.
+      const warnings = key && "warnings" in key ? (key as UpdatedKeyJson).warnings : [];
+      if (error !== undefined || warnings.length > 0) {
+        return await keyPageAfter(c, id, {
+          error,
+          values: action === "update" && error !== undefined ? formValues(form) : undefined,
+          done: key && doneText(action, keyLabel(key)),
+          warnings,
+        }, status);
+      }
+    } else if (error !== undefined) return render(c, await keysPage(c, { error }), status);
+    const done = new URLSearchParams({ done: action, name: keyLabel(key!) });
+    return c.redirect(`${back ?? "/admin/keys"}?${done}`, 303);
   });
 
   const accountsPage = async (c: PageContext, extra: { error?: string; done?: string }) => (
     <AccountsPage caller={principal(c)} accounts={await service.accounts.list()} {...extra} />
   );
-  pages.get("/accounts", async (c) => c.html(await accountsPage(c, { done: done(c) })));
+  pages.get("/accounts", async (c) => render(c, await accountsPage(c, { done: doneMessage(c) })));
   pages.post("/accounts", async (c) => {
     const form = await readForm(c, deps.clock);
     const input = accountOf(form);
     const [, error, status] = await attempt(() => service.accounts.create(input));
     if (error !== undefined) {
-      return c.html(
+      return render(
+        c,
         <AccountsPage
           caller={principal(c)}
           accounts={await service.accounts.list()}
@@ -204,15 +218,22 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
       }
       throw new GatewayError(400, "invalid_request", `Unknown action "${action}".`);
     });
-    if (error !== undefined) return c.html(await accountsPage(c, { error }), status);
+    const back = form.get("back") === "page"
+      ? `/admin/accounts/${encodeURIComponent(name)}`
+      : "/admin/accounts";
+    if (error !== undefined) {
+      if (back === "/admin/accounts") return render(c, await accountsPage(c, { error }), status);
+      return await accountPageAfter(c, name, { error }, status);
+    }
     const doneName = action === "topup" ? "topup" : `${action}d`;
-    return c.redirect(`/admin/accounts?${new URLSearchParams({ done: doneName, name })}`, 303);
+    return c.redirect(`${back}?${new URLSearchParams({ done: doneName, name })}`, 303);
   });
 
-  pages.get(
-    "/channels",
-    (c) => c.html(<ChannelsPage caller={principal(c)} channels={service.channels()} />),
-  );
+  pages.get("/channels", async (c) =>
+    render(
+      c,
+      <ChannelsPage caller={principal(c)} channels={await service.channels()} now={deps.now()} />,
+    ));
   pages.get("/requests", async (c) => {
     const params = query(c);
     const filters = Object.fromEntries(
@@ -230,11 +251,14 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
       const older = last && new URLSearchParams({ ...filters, before: String(last.id) }).toString();
       return { rows: rows.slice(0, limit), older };
     });
-    return c.html(
+    const names = new Map((await service.keys.list()).map((key) => [key.id, key.name]));
+    return render(
+      c,
       <RequestsPage
         caller={principal(c)}
         filters={filters}
         rows={page?.rows ?? []}
+        names={names}
         older={page?.older}
         error={error}
       />,
@@ -246,19 +270,4 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
     throw new GatewayError(404, "not_found", `There is no page ${c.req.path}.`);
   });
   return pages;
-}
-
-/**
- * Runs an action of the service: its result, or the message and status of the refusal it
- * met (a value that cannot be used, a name taken, ...). Anything else is thrown on.
- */
-async function attempt<T>(
-  action: () => Promise<T>,
-): Promise<[T, undefined, 200] | [undefined, string, 400]> {
-  try {
-    return [await action(), undefined, 200];
-  } catch (error) {
-    if (!(error instanceof GatewayError) || error.status >= 500) throw error;
-    return [undefined, error.message, error.status as 400];
-  }
 }

@@ -69,7 +69,8 @@ export function signInRoutes(
 /** Where sign-in may send the browser: a dashboard page, nowhere else. */
 function safeNext(next: string | null | undefined): string {
   if (
-    !next || !/^\/admin(\/[\w\-/]*)?(\?[^\\\s]*)?$/.test(next) || next.startsWith("/admin/sign")
+    !next || !/^\/admin(\/[\w\-/.%:@~]*)?(\?[^\\\s]*)?$/.test(next) ||
+    next.startsWith("/admin/sign")
   ) {
     return "/admin";
   }

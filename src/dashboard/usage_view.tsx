@@ -1,12 +1,15 @@
 /**
- * The parts of a usage page that the overview and a key's own page share: the range form,
- * the totals, the chart stacked by model, and the table by model.
+ * The parts of a usage page that the overview, a key's, an account's and a model's pages
+ * and a key's own page share: the range picker, the totals, the chart stacked by model,
+ * and tables of figures by a name (a model, a key, an account) that link to its page.
  */
-import type { FC } from "hono/jsx";
+import type { Child, FC } from "hono/jsx";
 import type { UsageCounts, UsageRowJson } from "../admin/usage.ts";
 import { StackedBars } from "./chart.tsx";
-import { count, duration, percent, time, usd } from "./format.ts";
+import { Usd, useZone } from "./figures.tsx";
+import { count, duration, percent, usd } from "./format.ts";
 import { type Metric, RANGES, type UsageView } from "./usage_range.ts";
+import { ModelLink } from "./figures.tsx";
 
 const METRICS: Record<Metric, { label: string; format: (value: number) => string }> = {
   cost: { label: "Spend", format: (micros) => usd(micros / 1e6) },
@@ -14,39 +17,106 @@ const METRICS: Record<Metric, { label: string; format: (value: number) => string
   tokens: { label: "Tokens (input + output)", format: count },
 };
 
-/** The range and figure picker (a GET form: the page's URL says what it shows). */
-export const RangeForm: FC<{ view: UsageView; action: string }> = ({ view, action }) => {
+/** A page's URL with `params` in its query (empty ones left out). */
+export function withQuery(path: string, params: Record<string, string | undefined>): string {
+  const query = new URLSearchParams(
+    Object.entries(params).filter((entry): entry is [string, string] => !!entry[1]),
+  ).toString();
+  return query ? `${path}?${query}` : path;
+}
+
+/**
+ * The range picker: preset ranges and figures as links, chosen days as a form (a GET: the
+ * page's URL says what it shows), the range's bounds in the viewer's zone, which it names.
+ * `keep` holds the query parameters the page keeps (a filter by key, account or model).
+ */
+export const RangeForm: FC<{ view: UsageView; action: string; keep?: Record<string, string> }> = (
+  { view, action, keep = {} },
+) => {
   const { range } = view;
+  const zone = range.zone;
+  const metric = range.metric === "cost" ? undefined : range.metric;
+  const lastDay = Math.max(range.since, range.until - 1);
   return (
-    <form method="get" action={action} class="range" aria-label="Range">
-      <label>
-        Range
-        <select name="range" data-submit>
-          {Object.entries(RANGES).map(([name, preset]) => (
-            <option value={name} selected={range.name === name}>{preset.label}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Chart
-        <select name="metric" data-submit>
-          {Object.entries(METRICS).map(([name, metric]) => (
-            <option value={name} selected={range.metric === name}>{metric.label}</option>
-          ))}
-        </select>
-      </label>
-      <button type="submit" class="plain">Show</button>
-      <span class="muted" data-since={range.since} data-until={range.until}>
-        {time(range.since)} to {time(range.until)} UTC
-      </span>
-    </form>
+    <section class="range panel" aria-label="Range">
+      <nav class="choices" aria-label="Ranges">
+        {Object.entries(RANGES).map(([name, label]) => (
+          <a
+            href={withQuery(action, { ...keep, range: name, metric })}
+            aria-current={range.name === name ? "true" : undefined}
+          >
+            {label}
+          </a>
+        ))}
+      </nav>
+      <form method="get" action={action} class="days" aria-label="Chosen days">
+        {Object.entries(keep).map(([name, value]) => (
+          <input type="hidden" name={name} value={value} />
+        ))}
+        {metric && <input type="hidden" name="metric" value={metric} />}
+        <label>
+          From
+          <input type="date" name="from" value={zone.date(range.since)} required />
+        </label>
+        <label>
+          To
+          <input type="date" name="to" value={zone.date(lastDay)} required />
+        </label>
+        <button type="submit" class="plain">Show these days</button>
+      </form>
+      <nav class="choices" aria-label="Chart">
+        {Object.entries(METRICS).map(([name, { label }]) => (
+          <a
+            href={withQuery(action, {
+              ...keep,
+              ...rangeParams(view),
+              metric: name === "cost" ? undefined : name,
+            })}
+            aria-current={range.metric === name ? "true" : undefined}
+          >
+            {label}
+          </a>
+        ))}
+      </nav>
+      <p
+        class="muted"
+        data-since={new Date(range.since).toISOString()}
+        data-until={new Date(range.until).toISOString()}
+        data-zone={zone.name}
+      >
+        {range.name === "custom" ? "Chosen days" : RANGES[range.name]}: {zone.dateTime(range.since)}
+        {" "}
+        to {zone.dateTime(range.until)}, times in{" "}
+        <span data-zone-label>{zone.label(range.until)}</span>
+      </p>
+    </section>
   );
 };
 
-/** The range's totals, each figure named by `data-figure` as the API names it. */
+/** The query parameters that name the view's range again (a preset's name, or its bounds). */
+export function rangeParams(view: UsageView): Record<string, string> {
+  const { range } = view;
+  if (range.name !== "custom") return { range: range.name };
+  return {
+    since: new Date(range.since).toISOString(),
+    until: new Date(range.until).toISOString(),
+  };
+}
+
+/**
+ * The range's totals, each figure named by `data-figure` as the API names it; the errors
+ * lead to the failed requests of the range.
+ */
 export const Totals: FC<{ view: UsageView }> = ({ view }) => {
   const { totals } = view.report;
-  const stat = (figure: string, label: string, value: string, note?: string) => (
+  const { scope, range } = view;
+  const failed = withQuery("/admin/requests", {
+    ...scope,
+    status: "failed",
+    since: new Date(range.since).toISOString(),
+    until: new Date(range.until).toISOString(),
+  });
+  const stat = (figure: string, label: string, value: Child, note?: string) => (
     <div class="stat" data-figure={figure}>
       <dt>{label}</dt>
       <dd>
@@ -57,28 +127,38 @@ export const Totals: FC<{ view: UsageView }> = ({ view }) => {
   );
   return (
     <dl class="stats">
-      {stat("cost_usd", "Spend", usd(totals.cost_usd))}
+      {stat("cost_usd", "Spend", <Usd amount={totals.cost_usd} />)}
       {stat("requests", "Requests", count(totals.requests))}
       {stat("input_tokens", "Input tokens", count(totals.input_tokens))}
       {stat("output_tokens", "Output tokens", count(totals.output_tokens))}
       {stat("cached_tokens", "Cached tokens", count(totals.cached_tokens))}
       {stat("cache_hit", "Cache hits", percent(totals.cached_tokens, totals.input_tokens))}
-      {stat("errors", "Errors", count(totals.errors), percent(totals.errors, totals.requests))}
+      {stat(
+        "errors",
+        "Errors",
+        totals.errors > 0 ? <a href={failed}>{count(totals.errors)}</a> : count(totals.errors),
+        percent(totals.errors, totals.requests),
+      )}
       {stat("p50_ms", "Median latency", duration(view.latency.p50_ms))}
     </dl>
   );
 };
 
-/** The chart of the view's figure, stacked by model. */
+/** The chart of the view's figure, stacked by model, its times in the viewer's zone. */
 export const UsageChart: FC<{ view: UsageView }> = ({ view }) => {
+  const zone = useZone();
   const metric = METRICS[view.range.metric];
-  const per = view.range.bucket === "hour" ? "hour" : "day";
+  const hourly = view.range.bucket === "hour";
   return (
     <StackedBars
       times={view.times}
       stacks={view.stacks}
       format={metric.format}
-      label={`${metric.label} per ${per}, by model`}
+      when={(t) => hourly ? zone.dateTime(t) : zone.day(t)}
+      tick={(t) => hourly ? zone.clock(t) : zone.day(t).slice(4)}
+      per={hourly ? "hour" : "day"}
+      whole={view.range.metric !== "cost"}
+      label={`${metric.label} per ${hourly ? "hour" : "day"}, by model`}
     />
   );
 };
@@ -112,14 +192,17 @@ export function sumBy(rows: UsageRowJson[], name: (row: UsageRowJson) => string)
   return [...sums].sort((a, b) => b[1].cost_usd - a[1].cost_usd || b[1].requests - a[1].requests);
 }
 
-/** A table of figures by a name (first column) with optional extra columns before them. */
+/**
+ * A table of figures by a name (first columns, `head` names them); on a phone each row is
+ * a card that keeps every column, labelled.
+ */
 export const FiguresTable: FC<{
   caption: string;
   head: string[];
-  rows: { cells: (string | number)[]; figures: UsageCounts }[];
+  rows: { cells: Child[]; figures: UsageCounts; name?: string }[];
 }> = ({ caption, head, rows }) => (
   <div class="table-frame">
-    <table aria-label={caption}>
+    <table class="stack" aria-label={caption}>
       <thead>
         <tr>
           {head.map((name) => <th>{name}</th>)}
@@ -137,15 +220,19 @@ export const FiguresTable: FC<{
             <td colspan={head.length + 6} class="muted">No usage in this range.</td>
           </tr>
         )}
-        {rows.map(({ cells, figures }) => (
-          <tr>
-            {cells.map((cell) => <td>{cell}</td>)}
-            <td class="num">{count(figures.requests)}</td>
-            <td class="num">{count(figures.input_tokens)}</td>
-            <td class="num">{count(figures.output_tokens)}</td>
-            <td class="num">{count(figures.cached_tokens)}</td>
-            <td class="num">{count(figures.errors)}</td>
-            <td class="num">{usd(figures.cost_usd)}</td>
+        {rows.map(({ cells, figures, name }) => (
+          <tr data-row={name}>
+            {cells.map((cell, index) => (
+              <td data-label={head[index]} class={index === 0 ? "title" : undefined}>{cell}</td>
+            ))}
+            <td class="num" data-label="Requests">{count(figures.requests)}</td>
+            <td class="num" data-label="Input">{count(figures.input_tokens)}</td>
+            <td class="num" data-label="Output">{count(figures.output_tokens)}</td>
+            <td class="num" data-label="Cached">{count(figures.cached_tokens)}</td>
+            <td class="num" data-label="Errors">{count(figures.errors)}</td>
+            <td class="num" data-label="Spend">
+              <Usd amount={figures.cost_usd} />
+            </td>
           </tr>
         ))}
       </tbody>
@@ -153,13 +240,14 @@ export const FiguresTable: FC<{
   </div>
 );
 
-/** The view's figures by model. */
-export const ByModelTable: FC<{ view: UsageView }> = ({ view }) => (
+/** The view's figures by model, each model to its page (`linked`: an admin's view). */
+export const ByModelTable: FC<{ view: UsageView; linked?: boolean }> = ({ view, linked }) => (
   <FiguresTable
     caption="Usage by model over the range"
     head={["Model"]}
     rows={sumBy(view.report.rows, (row) => row.model).map(([model, figures]) => ({
-      cells: [model],
+      name: model,
+      cells: [linked ? <ModelLink name={model} /> : model],
       figures,
     }))}
   />

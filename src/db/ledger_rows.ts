@@ -96,7 +96,10 @@ function ledgerValues(s: Settle): (string | number | null)[] {
   ];
 }
 
-/** The writes of a batch's ledger rows, then of their hourly, accounts' and daily rollups. */
+/**
+ * The writes of a batch's ledger rows, then of their hourly, accounts' and daily rollups and
+ * their channels' minutes.
+ */
 export function ledgerWrites({ ledgerRows, rollups }: BatchRows): SqlStatement[] {
   const usage = rollups.rows();
   return [
@@ -104,5 +107,6 @@ export function ledgerWrites({ ledgerRows, rollups }: BatchRows): SqlStatement[]
     ...inserts(UPSERT_HOURLY, usage.hourly),
     ...inserts(UPSERT_HOURLY_ACCOUNTS, usage.hourlyAccounts),
     ...inserts(UPSERT_DAILY, usage.daily),
+    ...rollups.channels.writes(),
   ];
 }

@@ -6,6 +6,7 @@
  * it carries (no key string is built for each); the accounts'
  * hours and the days are summed from those rows once, when the batch is written.
  */
+import { ChannelRollups } from "./channel_rollup_rows.ts";
 import type { SqlValue } from "./sql_client.ts";
 import type { Settle } from "./store.ts";
 
@@ -21,9 +22,12 @@ const FIGURES = 7;
 export class BatchRollups {
   /** Figures by key id, model and hour, each with its account id first. */
   readonly #hours = new Map<string, Map<string, Map<number, number[]>>>();
+  /** The rows' upstream attempts by minute and channel (channel_rollup_rows.ts). */
+  readonly channels = new ChannelRollups();
 
   /** Adds a ledger row of `s` costing `cost` to its hour's row, under the model that served. */
   add(s: Settle, cost: number): void {
+    this.channels.add(s);
     let models = this.#hours.get(s.keyId);
     if (models === undefined) this.#hours.set(s.keyId, models = new Map());
     const model = s.servedModel ?? s.model;

@@ -177,6 +177,7 @@ export class Attempts {
         this.#last = failure;
         record.status = failure.status;
         record.reason = failure.upstreamMessage ?? failure.message;
+        record.kind = failure.kind;
         deps.onFailed?.(attempt, failure);
         const verdict = judge(
           failure,

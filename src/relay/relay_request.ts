@@ -4,11 +4,7 @@
  * request is held (api/relay.ts).
  */
 import type { Hold } from "../billing/accounting.ts";
-import {
-  type Config,
-  DEFAULT_FIRST_CONTENT_MS,
-  type Timeouts,
-} from "../config/schema.ts";
+import { type Config, DEFAULT_FIRST_CONTENT_MS, type Timeouts } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../observability/metrics.ts";

@@ -31,6 +31,8 @@ export interface Health {
   isCooling(channel: string): boolean;
   /** The channel's state, as the admin API and metrics show it. */
   stateOf(channel: string): ChannelHealthState;
+  /** When the channel's cool-down ends (ended, while its probe is awaited); undefined if none. */
+  coolingUntil(channel: string): number | undefined;
   /**
    * Whether this request may send to `channel` now: always, unless its cool-down ended and
    * it awaits its probe; then the first asker becomes the probe (true) and the others wait.
@@ -99,6 +101,7 @@ export function createHealth(now: () => number, cooldownMs: number): Health {
       return state !== undefined && (state.until > now() || probing(state));
     },
     stateOf,
+    coolingUntil: (channel) => cooling.size > 0 ? cooling.get(channel)?.until : undefined,
     admit(channel) {
       const state = cooling.size > 0 ? cooling.get(channel) : undefined;
       if (!state) return true;

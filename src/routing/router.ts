@@ -36,8 +36,13 @@ export type ChannelState = ChannelHealthState | "no_usable_key";
 export interface Router {
   /** Models a key may use, for the model list. */
   modelsFor(config: Config, principal: Principal): string[];
-  /** Each channel of the config and whether it is up (a usable key, not cooling down). */
-  channelStates(config: Config): { channel: string; up: boolean; state: ChannelState }[];
+  /**
+   * Each channel of the config and whether it is up (a usable key, not cooling down), with
+   * the end of its cool-down when it has one.
+   */
+  channelStates(
+    config: Config,
+  ): { channel: string; up: boolean; state: ChannelState; coolingUntil?: number }[];
   /**
    * Checks the key may use `model` and plans its attempts; throws 403/503 GatewayErrors.
    * With a `conversation` name (conversation.ts), the plan follows and keeps its binding.
@@ -73,7 +78,9 @@ export function createRouter(options: {
         const state = hasUsableKey(channel, health)
           ? health.stateOf(channel.name)
           : "no_usable_key";
-        return { channel: channel.name, up: state === "up" || state === "failing", state };
+        const up = state === "up" || state === "failing";
+        const coolingUntil = health.coolingUntil(channel.name);
+        return { channel: channel.name, up, state, ...coolingUntil && { coolingUntil } };
       });
     },
 

@@ -1,16 +1,21 @@
 /**
  * tollgate's dashboard in a real browser: Debian's Chromium driven by playwright-core (which
- * downloads nothing) against a real `tollgate serve` on 127.0.0.1 with the echo channel and a
- * channel whose upstream is down. Signs in with the first-run admin key, reads the overview's
- * totals against `tollgate usage --json`, creates a key in the form and uses it, sees the
- * failing channel, checks that a key that is not admin sees only its own page, that nothing
- * overflows a phone's width, that no page logs an error and that no request leaves 127.0.0.1.
+ * downloads nothing) against a real `tollgate serve` on 127.0.0.1 with the echo channel, a
+ * channel whose upstream is down and one whose upstream (a tiny server here) fails when told.
+ * Signs in with the first-run admin key, reads the overview's totals against `tollgate usage
+ * --json` (money in cents, exact on hover), follows the links from the overview and the
+ * requests page to a key's, an account's, a model's and a channel's pages, picks ranges in
+ * the browser's time zone, creates a key in the form and uses it, sees a channel failing and
+ * recovered and tests it from its page, checks that a key that is not admin sees only its own
+ * page, that nothing overflows a phone's width and every table cell is inside it, that no
+ * page logs an error and that no request leaves 127.0.0.1.
  *
  * Run: `npm ci && node --test dashboard_browser.mjs` here (`.ci/run` does). TOLLGATE_DENO
  * names the deno command (default `deno`).
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +30,8 @@ import {
 
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
+/** The browser's time zone: the pages write times and cut days in it. */
+const ZONE = "America/New_York";
 
 let dir;
 let configPath;
@@ -35,6 +42,9 @@ let adminKey;
 let browser;
 /** A key made in the form (step 2), used again by step 4. */
 let madeKey;
+/** The upstream of channel "flaky": answers chat completions, or 500 while `failing`. */
+let flaky;
+let failing = false;
 /** What every page logged as an error, and every request that was not to 127.0.0.1. */
 const consoleErrors = [];
 const outsideRequests = [];
@@ -72,9 +82,45 @@ async function chat(key, model, stream = false) {
   return response.status;
 }
 
+/** A chat-completions upstream that echoes the last message, or answers 500 while `failing`. */
+async function startFlaky() {
+  const server = createHttpServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk) => body += chunk);
+    request.on("end", () => {
+      response.setHeader("content-type", "application/json");
+      if (failing) {
+        response.statusCode = 500;
+        response.end(
+          JSON.stringify({ error: { message: "The flaky upstream is down." } }),
+        );
+        return;
+      }
+      const { model, messages } = JSON.parse(body);
+      response.end(JSON.stringify({
+        id: "chatcmpl-flaky",
+        object: "chat.completion",
+        created: 0,
+        model,
+        choices: [{
+          index: 0,
+          message: {
+            role: "assistant",
+            content: `flaky says: ${messages.at(-1).content}`,
+          },
+          finish_reason: "stop",
+        }],
+        usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 },
+      }));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return server;
+}
+
 /** A browser context whose pages are watched for errors and requests leaving 127.0.0.1. */
 async function watchedContext(viewport) {
-  const context = await browser.newContext({ viewport });
+  const context = await browser.newContext({ viewport, timezoneId: ZONE });
   await context.route("**/*", (route) => {
     const target = new URL(route.request().url());
     if (target.hostname === "127.0.0.1") return route.continue();
@@ -97,6 +143,18 @@ function watch(page) {
   );
 }
 
+/** Answers go out before their ledger rows: waits until `count` requests are in. */
+async function settled(count) {
+  for (let tries = 0;; tries++) {
+    const response = await fetch(`${url}/admin/api/usage`, {
+      headers: { authorization: `Bearer ${adminKey}` },
+    });
+    if ((await response.json()).totals.requests === count) return;
+    assert.ok(tries < 100, `the ${count} requests settle`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** A figure as the page writes it ("1,234", "$0.0042", "5 (25.0%)") as a number. */
 function numberOf(text) {
   return Number(text.replace(/[$,]/g, "").split(" ")[0]);
@@ -104,6 +162,7 @@ function numberOf(text) {
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "tollgate_browser_"));
+  flaky = await startFlaky();
   configPath = await writeConfig(dir, [
     "[groups.default]",
     'models = ["*"]',
@@ -120,6 +179,13 @@ before(async () => {
     `base_url = "http://127.0.0.1:${await closedPort()}/v1"`,
     'keys = ["sk-upstream"]',
     'models = ["down"]',
+    "[[channels]]",
+    'name = "flaky"',
+    'protocol = "chat"',
+    `base_url = "http://127.0.0.1:${flaky.address().port}/v1"`,
+    'models = ["flaky"]',
+    "[failover]",
+    "retries = 0",
   ]);
   server = await serve(configPath, { firstRun: true });
   url = server.url;
@@ -128,21 +194,14 @@ before(async () => {
     assert.equal(await chat(adminKey, "echo", stream), 200);
   }
   assert.equal(await chat(adminKey, "down"), 502);
-  // Answers go out before their ledger rows: wait until all four are in.
-  for (let tries = 0;; tries++) {
-    const response = await fetch(`${url}/admin/api/usage`, {
-      headers: { authorization: `Bearer ${adminKey}` },
-    });
-    if ((await response.json()).totals.requests === 4) break;
-    assert.ok(tries < 100, "the four requests settle");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await settled(4);
   browser = await launchChromium();
 });
 
 after(async () => {
   await browser?.close();
   await server?.stop();
+  await new Promise((resolve) => flaky ? flaky.close(resolve) : resolve());
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -172,12 +231,22 @@ test("signs in with the first-run admin key; the overview's totals are usage --j
   ) {
     assert.equal(await figure(name), cli.totals[name], name);
   }
-  const spend = await figure("cost_usd");
-  assert.ok(spend > 0);
+  // Money reads in cents or the decimals a small amount needs, never $0.00; exact on hover.
+  const spend = page.locator('[data-figure="cost_usd"] .usd');
+  const shown = await spend.innerText();
+  assert.match(shown, /^\$(\d[\d,]*\.\d\d|0\.0*[1-9]\d?)$/);
+  assert.notEqual(shown, "$0.00");
   assert.equal(
-    Math.round(spend * 1e6),
-    Math.round(cli.totals.cost_usd * 1e6),
+    await spend.getAttribute("title"),
+    `exactly $${cli.totals.cost_usd.toFixed(6).replace(/0{1,4}$/, "")}`,
     "to the micro-USD",
+  );
+  assert.ok(Math.abs(numberOf(shown) - cli.totals.cost_usd) < 0.01);
+  // The chart's values are on its axis and in its table, not only on hover.
+  assert.equal(await page.locator(".y-axis span").count(), 3);
+  assert.match(
+    await page.locator("details.figures summary").innerText(),
+    /Each (hour|day)'s figures/,
   );
   assert.ok(
     await page.locator("svg.chart rect").count() > 0,
@@ -211,13 +280,209 @@ test("the channels page shows the channel whose upstream is down", async () => {
   const page = await signIn(context, adminKey);
   await page.getByRole("link", { name: "Channels" }).click();
   const down = page.locator('tr[data-channel="down"]');
-  assert.ok(numberOf(await down.locator("[data-errors]").innerText()) >= 1);
+  assert.ok(
+    Number(await down.locator("[data-errors]").getAttribute("data-errors")) >=
+      1,
+  );
+  assert.equal(await down.locator("[data-state]").innerText(), "failing");
   assert.match(
     await down.locator("[data-last-error]").innerText(),
     /could not be reached/,
   );
   const echo = page.locator('tr[data-channel="echo"]');
   assert.equal(await echo.locator("[data-state]").innerText(), "up");
+  await context.close();
+});
+
+test("a failing channel is shown failing, tested from its page, and up once it served again", async () => {
+  const context = await watchedContext(DESKTOP);
+  const page = await signIn(context, adminKey);
+  const requests = await (await fetch(`${url}/admin/api/usage`, {
+    headers: { authorization: `Bearer ${adminKey}` },
+  })).json();
+  failing = true;
+  assert.equal(await chat(adminKey, "flaky"), 502);
+  await settled(requests.totals.requests + 1);
+  await page.goto(`${url}/admin/channels`);
+  const row = page.locator('tr[data-channel="flaky"]');
+  assert.equal(await row.locator("[data-state]").innerText(), "failing");
+  assert.match(
+    await row.locator("[data-last-error]").innerText(),
+    /The flaky upstream is down/,
+  );
+
+  // Its page; "Test now" while it fails shows the error, then once it is back the answer.
+  await row.getByRole("link", { name: "flaky" }).click();
+  await page.waitForURL(`${url}/admin/channels/flaky`);
+  assert.match(
+    await page.locator("[data-meaning]").innerText(),
+    /latest attempt failed \(HTTP 500\)/,
+  );
+  await page.getByRole("button", { name: "Test flaky now" }).click();
+  const failed = page.locator('[data-check="failed"]');
+  await failed.waitFor();
+  assert.match(await failed.innerText(), /HTTP 500/);
+  failing = false;
+  await page.getByRole("button", { name: "Test flaky now" }).click();
+  const answered = page.locator('[data-check="ok"]');
+  await answered.waitFor();
+  assert.match(
+    await answered.innerText(),
+    /flaky says: Reply with the word ok\./,
+  );
+  // A test changes nothing: still failing until a request is served.
+  await page.goto(`${url}/admin/channels`);
+  assert.equal(await row.locator("[data-state]").innerText(), "failing");
+  assert.equal(await chat(adminKey, "flaky"), 200);
+  await settled(requests.totals.requests + 2);
+  await page.reload();
+  assert.equal(await row.locator("[data-state]").innerText(), "up");
+  await context.close();
+});
+
+test("names and ids lead to their pages; ranges are cut in the browser's time zone", async () => {
+  const context = await watchedContext(DESKTOP);
+  const page = await signIn(context, adminKey);
+  // The overview's key, account and model lead to their pages.
+  await page.locator('table[aria-label="Usage by key over the range"] a')
+    .first().click();
+  await page.waitForURL(/\/admin\/keys\/key_/);
+  assert.match(
+    await page.getByRole("heading", { level: 1 }).innerText(),
+    /^first key/,
+  );
+  assert.match(
+    await page.locator('[data-figure="requests"] dd').innerText(),
+    /^\d+$/,
+  );
+  await page.locator('[data-key] a[href="/admin/accounts/admin"]').click();
+  await page.waitForURL(`${url}/admin/accounts/admin`);
+  assert.match(
+    await page.getByRole("heading", { level: 1 }).innerText(),
+    /^admin/,
+  );
+  await page.goto(`${url}/admin`);
+  await page.locator('table[aria-label="Usage by model over the range"] a', {
+    hasText: "echo",
+  })
+    .click();
+  await page.waitForURL(`${url}/admin/models/echo`);
+  assert.match(
+    await page.locator("main").innerText(),
+    /\$1\.25 per million tokens/,
+  );
+  // From the requests page, to a channel's page.
+  await page.goto(`${url}/admin/requests`);
+  await page.locator('tr[data-request] td[data-label="Channel"] a', {
+    hasText: "echo",
+  }).first()
+    .click();
+  await page.waitForURL(`${url}/admin/channels/echo`);
+  // A request id links to its own page.
+  await page.goto(`${url}/admin/requests`);
+  const id = await page.locator("tr[data-request]").first().getAttribute(
+    "data-request",
+  );
+  assert.equal(
+    await page.locator(
+      `tr[data-request="${id}"] a[href="/admin/requests/${id}"]`,
+    ).count(),
+    1,
+  );
+
+  // Today, in the browser's zone: from its midnight, and the page names the zone.
+  await page.goto(`${url}/admin`);
+  await page.getByRole("link", { name: "Today" }).click();
+  await page.waitForURL(`${url}/admin?range=today`);
+  const range = page.locator("[data-since]");
+  assert.match(
+    await range.innerText(),
+    /^Today: .* times in America\/New_York \(UTC−0[45]:00\)$/,
+  );
+  const since = new Date(await range.getAttribute("data-since"));
+  const local = since.toLocaleString("en-US", {
+    timeZone: ZONE,
+    hourCycle: "h23",
+  });
+  assert.match(
+    local,
+    /, 00:00:00$/,
+    `today starts at New York's midnight: ${local}`,
+  );
+  // Chosen days: the day before yesterday to today, both included.
+  const day = (ago) =>
+    new Date(Date.now() - ago * 86_400_000).toLocaleDateString("en-CA", {
+      timeZone: ZONE,
+    });
+  const today = day(0);
+  await page.getByLabel("From").fill(day(2));
+  await page.getByLabel("To").fill(today);
+  await page.getByRole("button", { name: "Show these days" }).click();
+  await page.waitForURL(/from=/);
+  assert.match(await range.innerText(), /^Chosen days: /);
+  assert.equal(
+    numberOf(await page.locator('[data-figure="requests"] dd').innerText()),
+    JSON.parse(
+      await tollgate(
+        "usage",
+        "--json",
+        "--since",
+        await range.getAttribute("data-since"),
+        "--until",
+        await range.getAttribute("data-until"),
+      ),
+    ).totals.requests,
+  );
+  await context.close();
+});
+
+test("the keys page shows restrictions, finds keys and hides revoked ones", async () => {
+  const context = await watchedContext(DESKTOP);
+  const page = await signIn(context, adminKey);
+  const made = JSON.parse(
+    await tollgate(
+      "key",
+      "create",
+      "--account",
+      "admin",
+      "--name",
+      "gone soon",
+      "--models",
+      "echo",
+      "--json",
+    ),
+  );
+  await tollgate("key", "revoke", made.id);
+  await page.goto(`${url}/admin/keys`);
+  assert.equal(
+    await page.locator(`tr[data-key="${made.id}"]`).count(),
+    0,
+    "revoked: hidden",
+  );
+  await page.getByLabel("Show revoked keys").check();
+  await page.waitForURL(/revoked=show/);
+  const row = page.locator(`tr[data-key="${made.id}"]`);
+  assert.match(
+    await row.locator("[data-restrictions]").innerText(),
+    /models: echo/,
+  );
+  assert.equal(await row.locator(".badge").innerText(), "revoked");
+  // A model the config does not know is named as it is typed.
+  if (!(await page.getByRole("form", { name: "Create a key" }).isVisible())) {
+    await page.getByText("Create a key").click();
+  }
+  await page.getByRole("form", { name: "Create a key" }).getByLabel("Models").fill("echo, ecko");
+  assert.equal(
+    await page.locator("[data-models-hint]").innerText(),
+    "Not a model of the config: ecko",
+  );
+  await page.getByLabel("Find", { exact: true }).fill("gone soon");
+  await page.getByRole("button", { name: "Find" }).click();
+  await page.waitForURL(/q=gone/);
+  assert.deepEqual(
+    await page.locator("tr[data-key]").evaluateAll((rows) => rows.map((r) => r.dataset.key)),
+    [made.id],
+  );
   await context.close();
 });
 
@@ -248,17 +513,56 @@ test("a key that is not admin sees only its own key, quota, balance and usage", 
   await context.close();
 });
 
-test("every page fits a phone's width (390 px): no horizontal overflow", async () => {
+test("every page fits a phone's width (390 px): no overflow, every table cell inside it", async () => {
   const context = await watchedContext(PHONE);
   const page = await signIn(context, adminKey);
-  for (const path of ["", "/keys", "/accounts", "/channels", "/requests"]) {
+  const keyId = JSON.parse(await tollgate("key", "list", "--json"))[0].id;
+  const paths = [
+    "",
+    "?range=today",
+    "/keys",
+    "/accounts",
+    "/channels",
+    "/requests",
+    `/keys/${keyId}`,
+    "/accounts/admin",
+    "/models/echo",
+    "/channels/down",
+  ];
+  for (const path of paths) {
     await page.goto(`${url}/admin${path}`);
     const overflow = await page.evaluate(() =>
       document.documentElement.scrollWidth -
       document.documentElement.clientWidth
     );
     assert.equal(overflow, 0, `/admin${path} overflows by ${overflow} px`);
+    // Every column of every table is kept (a card a row), each cell within the screen.
+    const outside = await page.locator("table td").evaluateAll(
+      (cells, width) =>
+        cells.filter((cell) => {
+          const box = cell.getBoundingClientRect();
+          return cell.offsetParent !== null &&
+            (box.left < 0 || box.right > width || box.width === 0);
+        }).map((cell) => `${cell.dataset.label}: ${cell.textContent}`),
+      PHONE.width,
+    );
+    assert.deepEqual(outside, [], `/admin${path}`);
   }
+  // The key columns are there, labelled: the requests' status and spend, the channels' errors.
+  await page.goto(`${url}/admin/requests`);
+  const first = page.locator("tr[data-request]").first();
+  for (const label of ["Status", "Spend", "Channel"]) {
+    assert.ok(
+      await first.locator(`td[data-label="${label}"]`).isVisible(),
+      label,
+    );
+  }
+  await page.goto(`${url}/admin/channels`);
+  assert.ok(
+    await page.locator(
+      'tr[data-channel="down"] td[data-label="Errors 1h / 24h"]',
+    ).isVisible(),
+  );
   await context.close();
 });
 

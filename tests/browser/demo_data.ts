@@ -81,6 +81,8 @@ try {
         const cachedTokens = Math.round(inputTokens * random() * 0.7);
         const outputTokens = Math.round(200 + random() * 900);
         const failed = random() < 0.03;
+        const channel = model.startsWith("claude") ? "anthropic" : "openai";
+        const ttfbMs = Math.round(200 + random() * 1_500);
         const cost = failed ? 0 : Math.round(
           (inputTokens - cachedTokens) * input + cachedTokens * cached +
             outputTokens * output,
@@ -93,9 +95,18 @@ try {
           createdAt: Math.min(now - 1, hour + Math.floor(random() * HOUR_MS)),
           model,
           entryPoint: "chat",
-          channel: model.startsWith("claude") ? "anthropic" : "openai",
+          channel,
           upstreamModel: model,
           attempts: 1,
+          attemptLog: JSON.stringify([{
+            channel,
+            model,
+            upstreamModel: model,
+            outcome: failed ? "failed" : "ok",
+            ...(failed
+              ? { status: 503, reason: "The upstream answered HTTP 503.", kind: "status" }
+              : { ttfbMs }),
+          }]),
           stream: random() < 0.6,
           status: failed ? "failed" : "ok",
           reason: failed ? "The upstream failed: 503 Service Unavailable." : null,

@@ -29,3 +29,41 @@ document.addEventListener("change", (event) => {
     select.form.requestSubmit();
   }
 });
+
+// A checkbox with data-submit sends its form when it changes (the keys page's revoked filter).
+document.addEventListener("change", (event) => {
+  const box = event.target;
+  if (
+    box instanceof HTMLInputElement && box.type === "checkbox" && box.hasAttribute("data-submit")
+  ) {
+    box.form.requestSubmit();
+  }
+});
+
+// The browser's time zone, for the server to write times and cut days in (the page says
+// which zone it used; UTC until this cookie is there).
+try {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (zone && !document.cookie.split("; ").includes(`tollgate_tz=${encodeURIComponent(zone)}`)) {
+    document.cookie = `tollgate_tz=${
+      encodeURIComponent(zone)
+    }; path=/admin; max-age=31536000; samesite=strict`;
+  }
+} catch {
+  // No zone to tell: times stay in UTC.
+}
+
+// The models field of a key's form says at once which names the config does not know (the
+// server warns again when the form is sent: the key is made all the same).
+document.addEventListener("input", (event) => {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || !input.list || input.list.id !== "known-models") {
+    return;
+  }
+  const known = new Set([...input.list.options].map((option) => option.value));
+  const unknown = input.value.split(/[\s,]+/).filter((name) => name && !known.has(name));
+  const hint = input.closest("label")?.querySelector("[data-models-hint]");
+  if (hint) {
+    hint.textContent = unknown.length > 0 ? `Not a model of the config: ${unknown.join(", ")}` : "";
+  }
+});
