@@ -20,6 +20,8 @@ import postgresLinkedResponses from "./postgres/010_linked_responses.sql" with {
 import postgresExtendHold from "./postgres/011_extend_hold.sql" with { type: "text" };
 import failover from "./011_failover.sql" with { type: "text" };
 import postgresFailover from "./postgres/012_failover.sql" with { type: "text" };
+import budgets from "./012_budgets.sql" with { type: "text" };
+import postgresBudgets from "./postgres/013_budgets.sql" with { type: "text" };
 
 /** One numbered migration: its name and its SQL. */
 export interface Migration {
@@ -39,6 +41,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "008_sessions", sql: sessions },
   { name: "010_linked_responses", sql: linkedResponses },
   { name: "011_failover", sql: failover },
+  { name: "012_budgets", sql: budgets },
 ];
 
 /** Every PostgreSQL migration (migrations/postgres/), in the order it is applied. */
@@ -51,4 +54,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { name: "010_linked_responses", sql: postgresLinkedResponses },
   { name: "011_extend_hold", sql: postgresExtendHold },
   { name: "012_failover", sql: postgresFailover },
+  { name: "013_budgets", sql: postgresBudgets },
 ];

@@ -13,6 +13,17 @@ export interface AccountsTable {
   balance_micros: number;
   held_micros: Generated<number>;
   created_at: number;
+  /** Its own budget (migrations/012_budgets.sql): null follows `[budgets] account`. */
+  budget_mode: Generated<string | null>;
+  budget_micros: Generated<number | null>;
+  budget_period: Generated<string | null>;
+  budget_period_start: Generated<number>;
+  budget_spent_micros: Generated<number>;
+  budget_held_micros: Generated<number>;
+  budget_alert_ppm: Generated<number>;
+  budget_alert_limit_micros: Generated<number>;
+  /** The lowest floor of `balance.low` announced since the last top-up. */
+  balance_alert_floor_micros: Generated<number | null>;
 }
 
 export interface ApiKeysTable {
@@ -39,6 +50,15 @@ export interface ApiKeysTable {
   admin: Generated<number>;
   /** When the key's latest request settled; null before its first. */
   last_used_at: Generated<number | null>;
+  /** Its own budget (migrations/012_budgets.sql): null follows its group's `key_budget`. */
+  budget_mode: Generated<string | null>;
+  budget_micros: Generated<number | null>;
+  budget_period: Generated<string | null>;
+  budget_period_start: Generated<number>;
+  budget_spent_micros: Generated<number>;
+  budget_held_micros: Generated<number>;
+  budget_alert_ppm: Generated<number>;
+  budget_alert_limit_micros: Generated<number>;
 }
 
 export interface InstancesTable {
