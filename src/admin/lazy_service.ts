@@ -23,6 +23,8 @@ export function lazyAdminService(deps: AdminDeps): AdminService {
     get: later((s) => s.accounts.get),
     create: later((s) => s.accounts.create),
     topUp: later((s) => s.accounts.topUp),
+    adjust: later((s) => s.accounts.adjust),
+    history: later((s) => s.accounts.history),
     update: later((s) => s.accounts.update),
   };
   const keys: KeyAdmin = {

@@ -48,6 +48,9 @@ export type KeyChanges = Partial<
     | "allow_ips"
     | "admin"
     | "enabled"
+    | "budget_mode"
+    | "budget_micros"
+    | "budget_period"
   >
 >;
 

@@ -190,6 +190,47 @@ export interface SessionsTable {
   seen_at: number;
 }
 
+/** A top-up or an adjustment of an account (migrations/012_budgets.sql). */
+export interface AccountEntriesTable {
+  id: Generated<number>;
+  account_id: number;
+  created_at: number;
+  /** `topup` or `adjust`. */
+  kind: string;
+  /** Signed. */
+  usd_micros: number;
+  reason: string | null;
+  /** The balance after it. */
+  balance_micros: number;
+}
+
+/** An alert event of the outbox; `facts` and `data` are JSON text. */
+export interface AlertEventsTable {
+  id: string;
+  type: string;
+  scope: string | null;
+  threshold_ppm: number | null;
+  created_at: number;
+  facts: string;
+  data: string | null;
+  expanded: Generated<number>;
+  dedupe: string | null;
+}
+
+/** One event's delivery to one webhook. */
+export interface AlertDeliveriesTable {
+  event_id: string;
+  webhook: string;
+  /** `pending`, `delivered` or `failed`. */
+  status: Generated<string>;
+  attempts: Generated<number>;
+  next_at: number;
+  claimed_until: Generated<number>;
+  claimed_by: string | null;
+  last_error: string | null;
+  delivered_at: number | null;
+}
+
 /** Every table of tollgate's database. */
 export interface Database {
   accounts: AccountsTable;
@@ -203,6 +244,9 @@ export interface Database {
   usage_hourly_accounts: UsageHourlyAccountsTable;
   usage_daily: UsageDailyTable;
   sessions: SessionsTable;
+  account_entries: AccountEntriesTable;
+  alert_events: AlertEventsTable;
+  alert_deliveries: AlertDeliveriesTable;
 }
 
 export type Account = Selectable<AccountsTable>;
