@@ -166,12 +166,12 @@ DECLARE
   s budget_state;
 BEGIN
   IF p_kind = 'account' THEN
-    SELECT ROW(budget_period_start, budget_spent_micros, budget_held_micros, budget_alert_ppm,
-        budget_alert_limit_micros)::budget_state INTO s
+    SELECT budget_period_start, budget_spent_micros, budget_held_micros, budget_alert_ppm,
+        budget_alert_limit_micros INTO s
       FROM accounts WHERE id = p_id::BIGINT;
   ELSE
-    SELECT ROW(budget_period_start, budget_spent_micros, budget_held_micros, budget_alert_ppm,
-        budget_alert_limit_micros)::budget_state INTO s
+    SELECT budget_period_start, budget_spent_micros, budget_held_micros, budget_alert_ppm,
+        budget_alert_limit_micros INTO s
       FROM api_keys WHERE id = p_id;
   END IF;
   s := budget_judge(s, p_budget, p_levels);
@@ -413,8 +413,8 @@ CREATE FUNCTION settle_key_budget(
 DECLARE
   s budget_state;
 BEGIN
-  SELECT ROW(budget_period_start, budget_spent_micros, budget_held_micros, budget_alert_ppm,
-      budget_alert_limit_micros)::budget_state INTO s
+  SELECT budget_period_start, budget_spent_micros, budget_held_micros, budget_alert_ppm,
+      budget_alert_limit_micros INTO s
     FROM api_keys WHERE id = p_key_id FOR NO KEY UPDATE;
   IF NOT FOUND THEN
     RETURN;
