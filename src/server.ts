@@ -22,7 +22,9 @@ import { createObserver } from "./observability/observer.ts";
 import { createRouter } from "./routing/router.ts";
 import { createStoredResponses } from "./stored/stored_responses.ts";
 import { createHttpClient } from "./upstream/http1/client.ts";
-import type { AlarmClock } from "./upstream/alarm_clock.ts";
+import { AlarmClock } from "./upstream/alarm_clock.ts";
+import { servingAlerts } from "./alerts/serving.ts";
+import { createWebhookPost, type WebhookPost } from "./upstream/webhook_post.ts";
 
 /** A running gateway. */
 export interface RunningServer {
@@ -83,6 +85,8 @@ export async function startServer(options: {
   clock?: AlarmClock;
   /** Where the request log goes; stdout by default. */
   requestLog?: LineWriter;
+  /** How alert webhooks are posted; fetch by default. */
+  webhookPost?: WebhookPost;
 }): Promise<RunningServer> {
   const now = options.now ?? Date.now;
   const { log } = options;
@@ -122,7 +126,17 @@ export async function startServer(options: {
   }, EXPIRY_INTERVAL_MS);
 
   const store = createConfigStore(config, { now });
-  const router = createRouter({ now });
+  const alerts = servingAlerts({
+    db,
+    config: () => store.current().config,
+    now,
+    clock: options.clock ?? new AlarmClock(),
+    log,
+    instanceId: identity.id,
+    onDelivery: (result) => observer.metrics.webhookDelivery(result),
+    post: options.webhookPost,
+  });
+  const router = createRouter({ now, onChannelHealth: alerts.channelHealth });
   const observer = createObserver({
     metrics: createMetrics(() => router.channelStates(store.current().config)),
     writer: options.requestLog,
@@ -177,6 +191,7 @@ export async function startServer(options: {
         configPath: options.configPath,
         now,
         health: { router, stats: observer.metrics.channels },
+        alerts: { outbox: alerts.outbox, post: options.webhookPost ?? createWebhookPost() },
       }),
       sessions: createSessions({ queries: () => db.queries(), now }),
     },
@@ -195,6 +210,7 @@ export async function startServer(options: {
     },
   }, app.fetch);
   const address = await listening.promise;
+  alerts.start();
   const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
 
   let stopping: Promise<void> | undefined;
@@ -215,6 +231,7 @@ export async function startServer(options: {
       // Answers went out before their ledger rows: write every one before closing.
       await accounting.drain();
       await observer.flush();
+      await alerts.stop();
       await db.store.removeInstances([identity.id]).catch(() => {});
       await db.close();
     })();

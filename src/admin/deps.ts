@@ -3,6 +3,8 @@ import type { Config } from "../config/schema.ts";
 import type { Queries } from "../db/schema.ts";
 import type { ChannelStats } from "../observability/channel_stats.ts";
 import type { Router } from "../routing/router.ts";
+import type { Outbox } from "../alerts/outbox.ts";
+import type { WebhookPost } from "../upstream/webhook_post.ts";
 
 /** This process's view of its channels, which only a serving process has. */
 export interface ChannelHealthSource {
@@ -27,4 +29,6 @@ export interface AdminDeps {
   now: () => number;
   /** A serving process's channel health; without it every channel's state is "unknown". */
   health?: ChannelHealthSource;
+  /** The alerts' outbox and how webhooks are posted (`alerts list`, `alerts test`). */
+  alerts?: { outbox: Outbox; post: WebhookPost };
 }

@@ -37,6 +37,7 @@ export function lazyAdminService(deps: AdminDeps): AdminService {
   return {
     accounts,
     keys,
+    alerts: { list: later((s) => s.alerts.list), test: later((s) => s.alerts.test) },
     usage: later((s) => s.usage),
     latency: later((s) => s.latency),
     requests: later((s) => s.requests),

@@ -6,6 +6,7 @@
  */
 import { type AccountAdmin, accountAdmin, type AccountJson } from "./accounts.ts";
 import { channelHealth, type ChannelJson } from "./channels.ts";
+import { type AlertAdmin, alertAdmin } from "./alerts.ts";
 import type { AdminDeps } from "./deps.ts";
 import { type KeyAdmin, keyAdmin, type KeyJson } from "./keys.ts";
 import { type LatencyJson, latencyReport } from "./latency.ts";
@@ -29,6 +30,8 @@ export interface MeJson {
 export interface AdminService {
   accounts: AccountAdmin;
   keys: KeyAdmin;
+  /** Alert events and their deliveries; a test event. */
+  alerts: AlertAdmin;
   /** Usage totals and rows (and a series when `bucket` is given). */
   usage(query: UsageQuery): Promise<UsageReport>;
   /** The median duration of the requests of a range (the dashboard's overview). */
@@ -51,6 +54,7 @@ export function createAdminService(deps: AdminDeps): AdminService {
   return {
     accounts,
     keys,
+    alerts: alertAdmin(deps),
     usage,
     latency: (query) => latencyReport(deps, query),
     requests: (query) => listRequests(deps, query),

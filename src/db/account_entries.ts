@@ -93,7 +93,11 @@ export async function accountEntries(
 export async function setAccountBudget(
   db: Kysely<Database>,
   name: string,
-  columns: { budget_mode: string | null; budget_micros: number | null; budget_period: string | null },
+  columns: {
+    budget_mode: string | null;
+    budget_micros: number | null;
+    budget_period: string | null;
+  },
 ): Promise<boolean> {
   const result = await db.updateTable("accounts").set(columns).where("name", "=", name)
     .executeTakeFirst();
