@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { type Db } from "../src/db/database.ts";
+import type { AlarmClock } from "../src/upstream/alarm_clock.ts";
 import { waitUntil } from "./accounting_support.ts";
 import { startFakeUpstream } from "./fakes/upstream.ts";
 import { channel, configWith, startGateway, type TestGateway } from "./harness.ts";
@@ -32,7 +33,7 @@ export function dearBody(text: string) {
 /** A gateway with model "dear" answering "ok" (one token), and `extra` config. */
 export async function startDearGateway(
   extra: string,
-  options: { databaseUrl?: string; now?: () => number } = {},
+  options: { databaseUrl?: string; now?: () => number; clock?: AlarmClock } = {},
 ) {
   const fake = await startFakeUpstream({ name: "up" });
   fake.setBehaviour({ reply: { text: "ok" } });

@@ -92,14 +92,19 @@ RETURNS budget_state LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   v_start BIGINT := (p_budget->>'start')::BIGINT;
   v_limit BIGINT := (p_budget->>'micros')::BIGINT;
+  v_level BIGINT;
 BEGIN
   IF v_start > s.start THEN
     s.start := v_start;
     s.spent := 0;
     s.ppm := 0;
   END IF;
+  -- ppm carries 2000000 when a refusal announced the exhausted budget (thresholds.ts'
+  -- REFUSED_FLAG): a raised budget clears it only if it brings the spend back under.
   IF v_limit > s.alert_limit THEN
-    s.ppm := LEAST(s.ppm, budget_level(s.spent, v_limit, p_levels));
+    v_level := budget_level(s.spent, v_limit, p_levels);
+    s.ppm := LEAST(s.ppm % 2000000, v_level)
+      + CASE WHEN s.ppm >= 2000000 AND v_level >= 1000000 THEN 2000000 ELSE 0 END;
   END IF;
   s.alert_limit := v_limit;
   RETURN s;
@@ -145,14 +150,16 @@ BEGIN
   s := budget_judge(s, p_budget, p_levels);
   s.spent := s.spent + p_cost;
   v_reached := budget_level(s.spent, (p_budget->>'micros')::BIGINT, p_levels);
-  IF v_reached > s.ppm THEN
+  IF v_reached > s.ppm % 2000000 THEN
     FOR v_level IN
       SELECT l::BIGINT FROM jsonb_array_elements_text(p_levels) AS l
-      WHERE l::BIGINT > s.ppm AND l::BIGINT <= v_reached ORDER BY 1
+      WHERE l::BIGINT > s.ppm % 2000000 AND l::BIGINT <= v_reached
+        AND NOT (s.ppm >= 2000000 AND l::BIGINT = 1000000)
+      ORDER BY 1
     LOOP
       PERFORM budget_event(p_kind, p_id, v_level, p_budget, s, p_created_at, false);
     END LOOP;
-    s.ppm := v_reached;
+    s.ppm := v_reached + CASE WHEN s.ppm >= 2000000 THEN 2000000 ELSE 0 END;
   END IF;
   RETURN s;
 END
@@ -178,7 +185,7 @@ BEGIN
   IF s.ppm >= 1000000 THEN
     RETURN;
   END IF;
-  s.ppm := 1000000;
+  s.ppm := s.ppm + 2000000;
   IF p_kind = 'account' THEN
     UPDATE accounts SET budget_period_start = s.start, budget_spent_micros = s.spent,
         budget_alert_ppm = s.ppm, budget_alert_limit_micros = s.alert_limit

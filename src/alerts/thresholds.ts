@@ -14,6 +14,12 @@ import type { BudgetPeriod } from "../billing/budget_period.ts";
 
 /** The threshold of `budget.exhausted`, in parts per million of the budget. */
 export const EXHAUSTED_PPM = 1_000_000;
+/**
+ * Added to a counter's `alertPpm` when a refusal announced `budget.exhausted` before
+ * settled spend reached it: the thresholds below still fire as settled spend reaches
+ * them, the exhausted one not again.
+ */
+export const REFUSED_FLAG = 2_000_000;
 
 /** A budget in force for one request: its limit and the period it counts in. */
 export interface BudgetLimit {
@@ -31,7 +37,7 @@ export interface BudgetCounter {
   start: number;
   spent: number;
   held: number;
-  /** The highest threshold announced in this period (ppm). */
+  /** The highest threshold settled spend announced in this period (ppm), plus REFUSED_FLAG. */
   alertPpm: number;
   /** The budget the thresholds were last judged against. */
   alertLimit: number;
@@ -74,7 +80,10 @@ function judgeAgainst(counter: BudgetCounter, limit: BudgetLimit, levels: readon
     counter.alertPpm = 0;
   }
   if (limit.micros > counter.alertLimit) {
-    counter.alertPpm = Math.min(counter.alertPpm, levelOf(counter.spent, limit.micros, levels));
+    const level = levelOf(counter.spent, limit.micros, levels);
+    const refused = counter.alertPpm >= REFUSED_FLAG && level >= EXHAUSTED_PPM;
+    counter.alertPpm = Math.min(counter.alertPpm % REFUSED_FLAG, level) +
+      (refused ? REFUSED_FLAG : 0);
   }
   counter.alertLimit = limit.micros;
 }
@@ -99,9 +108,13 @@ export function settleBudget(
   judgeAgainst(counter, limit, levels);
   counter.spent += cost;
   const reached = levelOf(counter.spent, limit.micros, levels);
-  if (reached <= counter.alertPpm) return [];
-  const fired = levels.filter((ppm) => ppm > counter.alertPpm && ppm <= reached);
-  counter.alertPpm = reached;
+  const announced = counter.alertPpm % REFUSED_FLAG;
+  if (reached <= announced) return [];
+  const refused = counter.alertPpm >= REFUSED_FLAG;
+  const fired = levels.filter((ppm) =>
+    ppm > announced && ppm <= reached && !(refused && ppm === EXHAUSTED_PPM)
+  );
+  counter.alertPpm = reached + (refused ? REFUSED_FLAG : 0);
   return fired;
 }
 
@@ -113,7 +126,7 @@ export function refuseBudget(
 ): boolean {
   judgeAgainst(counter, limit, levels);
   if (counter.alertPpm >= EXHAUSTED_PPM) return false;
-  counter.alertPpm = EXHAUSTED_PPM;
+  counter.alertPpm += REFUSED_FLAG;
   return true;
 }
 

@@ -20,6 +20,7 @@ import {
   TopUpSchema,
   usageQuery,
 } from "./admin_api_input.ts";
+import { adminAlertsApi, ALERT_ROUTES } from "./admin_alerts_api.ts";
 
 /** Each path of the API and the methods it takes, for a 405's `Allow`. */
 const ROUTES: readonly [RegExp, readonly string[]][] = [
@@ -29,6 +30,7 @@ const ROUTES: readonly [RegExp, readonly string[]][] = [
   [/^\/keys\/[^/]+$/, ["PATCH", "DELETE"]],
   [/^\/(usage|requests|channels|me)$/, ["GET", "HEAD"]],
   [/^\/requests\/[^/]+$/, ["GET", "HEAD"]],
+  ...ALERT_ROUTES,
 ];
 
 /** The admin API's routes, to mount at `/admin/api` behind `adminAccess`. */
@@ -87,6 +89,7 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
     return c.json(request);
   });
   api.get("/channels", (c) => c.json(service.channels()));
+  api.route("/", adminAlertsApi(service, clock));
 
   api.all("/*", (c) => {
     const path = c.req.path.replace(/^\/admin\/api/, "");

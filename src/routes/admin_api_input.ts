@@ -24,13 +24,26 @@ export const NewAccountSchema = z.object({
   name: text,
   balance_usd: z.optional(usd),
   unlimited: z.optional(flag),
+  budget_usd: z.optional(z.nullable(usd)),
+  budget_period: z.optional(text),
 }, { error: "a JSON object" });
 
+/** A budget's fields: an amount, null (none) or "default"; and its period. */
+const budgetFields = {
+  budget_usd: z.optional(z.nullable(usd)),
+  budget_period: z.optional(text),
+};
+
 /** `PATCH /admin/api/accounts/{name}`. */
-export const AccountChangeSchema = z.object({ enabled: flag }, { error: "a JSON object" });
+export const AccountChangeSchema = z.object(
+  { enabled: z.optional(flag), ...budgetFields },
+  { error: "a JSON object" },
+);
 
 /** `POST /admin/api/accounts/{name}/topup`. */
-export const TopUpSchema = z.object({ usd }, { error: "a JSON object" });
+export const TopUpSchema = z.object({ usd, reason: z.optional(text) }, {
+  error: "a JSON object",
+});
 
 const keyFields = {
   group: z.optional(text),
@@ -40,6 +53,8 @@ const keyFields = {
   models: z.optional(z.nullable(list)),
   allow_ips: z.optional(z.nullable(list)),
   admin: z.optional(flag),
+  budget_usd: z.optional(z.nullable(usd)),
+  budget_period: z.optional(text),
 };
 
 /** `POST /admin/api/keys`. */

@@ -1,0 +1,139 @@
+/**
+ * Alerts end to end on a SQLite file, time moved by hand: a budget threshold crossed by a
+ * settlement reaches a webhook whose receiver checks the signature with an independent
+ * implementation; a receiver that answers 500 twice gets the same `webhook-id` again 30 s
+ * and then 60 s later; `alerts test` and `alerts list` through the admin API; the budget
+ * renews at local midnight of a non-UTC (half-hour) zone; a channel that cools down and
+ * recovers gives one incident.
+ */
+import assert from "node:assert/strict";
+import { ManualClock } from "./fakes/manual_clock.ts";
+import { alertsSection, startReceiver } from "./alerts_support.ts";
+import { alertEvents, burst, keyBudget, startDearGateway } from "./budgets_cases.ts";
+
+Deno.test("alerts: a threshold reaches a signed webhook; 500 twice, retried within 30 s, then 50 s on, under one id", async () => {
+  const receiver = await startReceiver({ answer: (n) => n <= 2 ? 500 : 204 });
+  const clock = new ManualClock(Date.now());
+  const { gateway, close } = await startDearGateway(
+    `${alertsSection(receiver.url, "thresholds = [0.5]")}\n` +
+      `[groups.default.key_budget]\nusd = 0.04\nperiod = "month"\n`,
+    { now: () => clock.now(), clock },
+  );
+  try {
+    const { id, secret } = await gateway.createKey({ unlimited: true });
+    for (let i = 0; i < 2; i++) assert.equal((await burst(gateway, secret, 1))[0]!.status, 200);
+    await gateway.server.settled();
+    // The worker looks every second (of this clock).
+    await clock.advanceUntil(receiver.receivedCount(1), 1_000);
+    const first = receiver.received[0]!;
+    assert.ok(first.verified, "signed as Standard Webhooks v1");
+    assert.equal(first.payload.type, "budget.threshold_crossed");
+    assert.deepEqual(first.payload.data, {
+      scope: { kind: "key", id, name: null, account: "account_1" },
+      threshold: 0.5,
+      budget_usd: "0.04",
+      spent_usd: "0.02",
+      held_usd: "0.00",
+      remaining_usd: "0.02",
+      period: "month",
+      period_start: first.payload.data.period_start,
+      renews_at: first.payload.data.renews_at,
+    });
+    // Not again before 25 s...
+    for (let i = 0; i < 23; i++) {
+      clock.advance(1_000);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.equal(receiver.received.length, 1);
+    // ...then within 30 s, and 50 s after that, under the same id; the third answer is a 2xx.
+    await clock.advanceUntil(receiver.receivedCount(2), 1_000);
+    await clock.advanceUntil(receiver.receivedCount(3), 1_000);
+    const [a, b, c] = receiver.received.map((delivery) => Number(delivery.timestamp));
+    assert.ok(b! - a! >= 25 && b! - a! <= 30, `first retry ${b! - a!} s later`);
+    assert.ok(c! - b! >= 50 && c! - b! <= 55, `second retry ${c! - b!} s later`);
+    assert.deepEqual(new Set(receiver.received.map((delivery) => delivery.id)).size, 1);
+    assert.ok(receiver.received.every((delivery) => delivery.verified));
+
+    const admin = await gateway.createKey({ account: "ops" });
+    await gateway.db.kysely.updateTable("api_keys").set({ admin: 1 }).where("id", "=", admin.id)
+      .execute();
+    const api = (path: string, init: RequestInit = {}) =>
+      fetch(`${gateway.url}/admin/api${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${admin.secret}`, "content-type": "application/json" },
+      });
+    await clock.advanceUntil(
+      (async () => {
+        for (;;) {
+          const [event] = await (await api("/alerts")).json();
+          if (event.deliveries[0]?.status === "delivered") return event;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      })(),
+      100,
+    );
+    const [listed] = await (await api("/alerts")).json();
+    assert.equal(listed.type, "budget.threshold_crossed");
+    assert.equal(listed.scope, `key:${id}`);
+    assert.equal(listed.threshold, 0.5);
+    assert.deepEqual(listed.deliveries, [{
+      webhook: "ops",
+      attempts: 3,
+      status: "delivered",
+      last_error: null,
+      delivered_at: listed.deliveries[0].delivered_at,
+    }]);
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    assert.match(metrics, /tollgate_webhook_deliveries_total\{result="retried"\} 2/);
+    assert.match(metrics, /tollgate_webhook_deliveries_total\{result="delivered"\} 1/);
+
+    // A test event goes out at once, signed, whatever the webhook's events.
+    const tested = await (await api("/alerts/test", { method: "POST", body: "{}" })).json();
+    assert.equal(tested.type, "test");
+    assert.equal(tested.deliveries[0].status, "delivered");
+    assert.equal(receiver.received.at(-1)!.payload.type, "test");
+    assert.ok(receiver.received.at(-1)!.verified);
+    assert.deepEqual(await keyBudget(gateway.db, id), { spent: 20_000, held: 0 });
+  } finally {
+    await close();
+    await receiver.close();
+  }
+});
+
+Deno.test("alerts: a day budget renews at local midnight of a half-hour zone, and its thresholds fire again", async () => {
+  // 2030-03-09T18:29:00Z is 23:59 on the 9th in India (+05:30).
+  const clock = new ManualClock(Date.parse("2030-03-09T18:29:00Z"));
+  const { gateway, close } = await startDearGateway(
+    `[budgets]\ntimezone = "+05:30"\n[alerts]\nthresholds = [0.5]\n` +
+      `[groups.default.key_budget]\nusd = 0.02\nperiod = "day"\n`,
+    { now: () => clock.now(), clock },
+  );
+  try {
+    const { secret } = await gateway.createKey({ unlimited: true });
+    assert.deepEqual((await burst(gateway, secret, 3)).map((s) => s.status).sort(), [
+      200,
+      200,
+      403,
+    ]);
+    const refused = (await burst(gateway, secret, 1))[0]!.body.error;
+    assert.match(refused.message, /it renews at 2030-03-09T18:30:00\.000Z/);
+    clock.advance(59_000);
+    assert.equal((await burst(gateway, secret, 1))[0]!.status, 403, "still the 9th in India");
+    clock.advance(1_000);
+    // Key lookups are cached for a second of this clock too.
+    assert.deepEqual((await burst(gateway, secret, 2)).map((s) => s.status), [200, 200]);
+    assert.equal((await burst(gateway, secret, 1))[0]!.status, 403);
+    await gateway.server.settled();
+    const events = (await alertEvents(gateway.db)).map((e) => [e.type, e.facts.period_start]);
+    const day9 = Date.parse("2030-03-08T18:30:00Z");
+    const day10 = Date.parse("2030-03-09T18:30:00Z");
+    assert.deepEqual(events, [
+      ["budget.threshold_crossed", day9],
+      ["budget.exhausted", day9],
+      ["budget.threshold_crossed", day10],
+      ["budget.exhausted", day10],
+    ]);
+  } finally {
+    await close();
+  }
+});
