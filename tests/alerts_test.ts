@@ -137,3 +137,89 @@ Deno.test("alerts: a day budget renews at local midnight of a half-hour zone, an
     await close();
   }
 });
+
+Deno.test("alerts: a channel that cools down and recovers gives one incident, its events 10 minutes apart at least", async () => {
+  const clock = new ManualClock(Date.now());
+  const { fake, gateway, close } = await startDearGateway(
+    `[failover]\nretries = 0\ncooldown_ms = 30000\n[alerts]\nthresholds = [0.5]\n`,
+    { now: () => clock.now(), clock },
+  );
+  try {
+    const { secret } = await gateway.createKey({ unlimited: true });
+    fake.setBehaviour("500");
+    for (let i = 0; i < 3; i++) assert.equal((await burst(gateway, secret, 1))[0]!.status, 502);
+    const channelEvents = async () =>
+      (await alertEvents(gateway.db)).filter((event) => event.type.startsWith("channel."));
+    await waitFor(async () => (await channelEvents()).length === 1);
+    assert.deepEqual((await channelEvents())[0], {
+      type: "channel.down",
+      scope: "channel:up",
+      threshold: null,
+      facts: { channel: "up", reason: "It failed 3 times in a row." },
+    });
+    // After its cool-down one request probes it, and succeeds: recovered, announced later.
+    clock.advance(30_000);
+    fake.setBehaviour({ reply: { text: "ok" } });
+    assert.equal((await burst(gateway, secret, 1))[0]!.status, 200);
+    const incident = () =>
+      gateway.db.kysely.selectFrom("channel_incidents" as never).selectAll().executeTakeFirst();
+    await waitFor(async () => (await incident() as { state?: string })?.state === "up");
+    assert.equal((await channelEvents()).length, 1, "quiet for 10 minutes after an event");
+    await clock.advanceUntil(waitFor(async () => (await channelEvents()).length === 2), 30_000);
+    assert.equal((await channelEvents())[1]!.type, "channel.up");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("alerts: a key about to expire is announced once; a prepaid balance under each floor once until a top-up", async () => {
+  const clock = new ManualClock(Date.now());
+  const { gateway, close } = await startDearGateway(
+    `[alerts]\nbalance_below_usd = [0.04, 0.02]\nkey_expiry_days = 7\n`,
+    { now: () => clock.now(), clock },
+  );
+  try {
+    const { secret, account } = await gateway.createKey({ balanceUsd: "0.05" });
+    await gateway.createKey({ account, expiresAt: clock.now() + 3 * 86_400_000 });
+    for (let i = 0; i < 4; i++) assert.equal((await burst(gateway, secret, 1))[0]!.status, 200);
+    await gateway.server.settled();
+    const low = async () =>
+      (await alertEvents(gateway.db)).filter((event) => event.type === "balance.low")
+        .map((event) => [event.facts.floor_micros, event.facts.available_micros]);
+    assert.deepEqual(await low(), [[40_000, 30_000], [20_000, 10_000]]);
+    // A top-up to $0.025 re-arms the $0.02 floor only; the next request goes under it again.
+    const admin = await gateway.createKey({ account: "ops" });
+    await gateway.db.kysely.updateTable("api_keys").set({ admin: 1 }).where("id", "=", admin.id)
+      .execute();
+    const topup = await fetch(`${gateway.url}/admin/api/accounts/${account}/topup`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${admin.secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ usd: "0.015", reason: "a refill" }),
+    });
+    assert.equal(topup.status, 200);
+    assert.equal((await burst(gateway, secret, 1))[0]!.status, 200);
+    await gateway.server.settled();
+    assert.deepEqual((await low()).length, 3);
+    // The expiry timer runs at the worker's first look and each minute after.
+    await clock.advanceUntil(
+      waitFor(async () =>
+        (await alertEvents(gateway.db)).some((event) => event.type === "key.expiring")
+      ),
+      60_000,
+    );
+    clock.advance(120_000);
+    const expiring = (await alertEvents(gateway.db)).filter((e) => e.type === "key.expiring");
+    assert.equal(expiring.length, 1);
+  } finally {
+    await close();
+  }
+});
+
+/** Resolves once `condition` holds, checking between turns of the event loop. */
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 2_000; i++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error("Timed out waiting for a condition.");
+}

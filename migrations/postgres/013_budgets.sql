@@ -390,7 +390,8 @@ BEGIN
     p_budgets->'account', p_budgets->'levels', p_freed, p_cost, 'account',
     p_account_id::TEXT, p_created_at);
   v_floor := a.balance_alert_floor_micros;
-  v_available := a.balance_micros - a.held_micros;
+  -- Judged on the settled balance, as budgets on settled spend: holds are worst cases.
+  v_available := a.balance_micros;
   IF a.unlimited = 0 AND p_budgets IS NOT NULL AND p_budgets ? 'floors' THEN
     FOR v_level IN
       SELECT f::BIGINT FROM jsonb_array_elements_text(p_budgets->'floors') AS f

@@ -47,7 +47,7 @@ export async function moveBalance(
     }
     const balance = found.balance_micros + moves;
     const floor = move.floorAfter
-      ? move.floorAfter(balance - found.held_micros, found.balance_alert_floor_micros)
+      ? move.floorAfter(balance, found.balance_alert_floor_micros)
       : found.balance_alert_floor_micros;
     const account = await trx.updateTable("accounts")
       .set((eb) => ({

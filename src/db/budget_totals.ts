@@ -153,7 +153,8 @@ export function settleBudgets(
       );
     }
     if (limits && limits.floors.length > 0 && !account.unlimited) {
-      const available = account.balance - account.held;
+      // Judged on the settled balance, as budgets on settled spend: holds are worst cases.
+      const available = account.balance;
       const { fired: floors, announced } = balanceFloors(
         available,
         account.budget.floor,
