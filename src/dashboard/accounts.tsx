@@ -5,6 +5,7 @@ import type { Principal } from "../auth/principal.ts";
 import { usd } from "./format.ts";
 import { TextField } from "./keys.tsx";
 import { Layout, Notice } from "./layout.tsx";
+import { BudgetFacts, BudgetFields, budgetValue } from "./budget_view.tsx";
 
 /** What the accounts page shows. */
 export interface AccountsPageProps {
@@ -38,6 +39,7 @@ export const AccountsPage: FC<AccountsPageProps> = (
           <input type="checkbox" name="unlimited" checked={values.unlimited === "on"} />{" "}
           Unlimited (never charged)
         </label>
+        <BudgetFields values={values} />
         <button type="submit">Create account</button>
       </form>
     </details>
@@ -64,22 +66,27 @@ export const AccountsPage: FC<AccountsPageProps> = (
                   <dd data-figure="available_usd">{usd(account.available_usd)}</dd>
                 </>
               )}
+              <BudgetFacts budget={account} />
             </dl>
             <div class="actions">
-              {!account.unlimited && (
-                <form method="post" action={action} aria-label={`Top up ${account.name}`}>
-                  <input type="hidden" name="action" value="topup" />
-                  <input
-                    type="text"
-                    name="usd"
-                    inputmode="decimal"
-                    placeholder="USD"
-                    aria-label="Amount in USD"
-                    required
-                  />
-                  <button type="submit">Top up</button>
-                </form>
-              )}
+              <form method="post" action={action} aria-label={`Top up or adjust ${account.name}`}>
+                <input
+                  type="text"
+                  name="usd"
+                  inputmode="decimal"
+                  placeholder="USD (-5 to refund)"
+                  aria-label="Amount in USD"
+                  required
+                />
+                <input type="text" name="reason" placeholder="reason" aria-label="Reason" />
+                {!account.unlimited && (
+                  <button type="submit" name="action" value="topup">Top up</button>
+                )}
+                <button type="submit" name="action" value="adjust" class="plain">Adjust</button>
+              </form>
+              <a class="plain" href={`/admin/accounts/${encodeURIComponent(account.name)}/history`}>
+                History
+              </a>
               <form method="post" action={action}>
                 {account.enabled
                   ? (
@@ -98,6 +105,19 @@ export const AccountsPage: FC<AccountsPageProps> = (
                   )}
               </form>
             </div>
+            <details>
+              <summary>Budget</summary>
+              <form
+                method="post"
+                action={action}
+                class="grid"
+                aria-label={`Budget of ${account.name}`}
+              >
+                <input type="hidden" name="action" value="budget" />
+                <BudgetFields values={budgetValue(account)} />
+                <button type="submit">Save budget</button>
+              </form>
+            </details>
           </li>
         );
       })}

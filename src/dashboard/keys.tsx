@@ -5,6 +5,7 @@ import type { CreatedKeyJson, KeyJson } from "../admin/keys.ts";
 import type { Principal } from "../auth/principal.ts";
 import { count, time } from "./format.ts";
 import { Layout, Notice } from "./layout.tsx";
+import { BudgetFacts, BudgetFields, budgetValue } from "./budget_view.tsx";
 
 /** What the keys page shows. */
 export interface KeysPageProps {
@@ -113,6 +114,7 @@ const KeyFields: FC<{ groups: string[]; values: Record<string, string> }> = (
       value={values.allow_ips}
       placeholder="any (or CIDRs)"
     />
+    <BudgetFields values={values} />
     <label class="check">
       <input type="checkbox" name="admin" checked={values.admin === "on"} /> Admin key
     </label>
@@ -146,6 +148,7 @@ function valuesOf(key: KeyJson): Record<string, string> {
     models: key.models?.join(", ") ?? "",
     allow_ips: key.allow_ips?.join(", ") ?? "",
     admin: key.admin ? "on" : "",
+    ...budgetValue(key),
   };
 }
 
@@ -172,6 +175,7 @@ export const KeyFacts: FC<{ keyJson: KeyJson; now: number; children?: Child }> =
     </dd>
     <dt>Expires</dt>
     <dd>{key.expires_at === null ? "never" : time(key.expires_at)}</dd>
+    <BudgetFacts budget={key} />
     {children}
   </dl>
 );

@@ -15,8 +15,9 @@ import { describeError, type Logger } from "../log.ts";
 import type { AlarmClock } from "../upstream/alarm_clock.ts";
 import type { AdminEnv } from "../middleware/admin_access.ts";
 import { AccountsPage } from "./accounts.tsx";
+import { AlertsPage, HistoryPage } from "./alerts.tsx";
 import { ChannelsPage } from "./channels.tsx";
-import { accountOf, formValues, keyFieldsOf, readForm } from "./forms.ts";
+import { accountOf, budgetOf, formValues, given, keyFieldsOf, readForm } from "./forms.ts";
 import { KeysPage } from "./keys.tsx";
 import { OverviewPage } from "./overview.tsx";
 import { OwnKeyPage } from "./own_key.tsx";
@@ -44,6 +45,9 @@ const DONE: Record<string, (name: string) => string> = {
   update: (id) => `Key ${id} is saved.`,
   created: (name) => `Account ${name} is created.`,
   topup: (name) => `Account ${name} is topped up.`,
+  adjust: (name) => `Account ${name} is adjusted.`,
+  budget: (name) => `The budget of account ${name} is saved.`,
+  tested: () => "A test event was sent.",
   enabled: (name) => `Account ${name} is enabled.`,
   disabled: (name) => `Account ${name} is disabled.`,
 };
@@ -196,17 +200,46 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
     const form = await readForm(c.get("context"), deps.clock);
     const action = form.get("action") ?? "";
     const [, error, status] = await attempt(() => {
-      if (action === "topup") return service.accounts.topUp(name, { usd: form.get("usd") ?? "" });
+      const reason = given(form, "reason");
+      if (action === "topup") {
+        return service.accounts.topUp(name, { usd: form.get("usd") ?? "", reason });
+      }
+      if (action === "adjust") {
+        return service.accounts.adjust(name, { usd: form.get("usd") ?? "", reason: reason ?? "" });
+      }
+      if (action === "budget") return service.accounts.update(name, budgetOf(form, true));
       if (action === "enable" || action === "disable") {
         return service.accounts.update(name, { enabled: action === "enable" });
       }
       throw new GatewayError(400, "invalid_request", `Unknown action "${action}".`);
     });
     if (error !== undefined) return c.html(await accountsPage(c, { error }), status);
-    const doneName = action === "topup" ? "topup" : `${action}d`;
+    const doneName = ["topup", "adjust", "budget"].includes(action) ? action : `${action}d`;
     return c.redirect(`/admin/accounts?${new URLSearchParams({ done: doneName, name })}`, 303);
   });
 
+  pages.get("/accounts/:name/history", async (c) => {
+    const name = c.req.param("name");
+    const entries = await service.accounts.history(name);
+    return c.html(<HistoryPage caller={principal(c)} name={name} entries={entries} />);
+  });
+  const alertsPage = async (c: PageContext, extra: { error?: string; done?: string }) => (
+    <AlertsPage
+      caller={principal(c)}
+      events={await service.alerts.list({ limit: 200 })}
+      webhooks={c.get("context").snapshot.config.alerts.webhooks.map((hook) => hook.name)}
+      {...extra}
+    />
+  );
+  pages.get("/alerts", async (c) => c.html(await alertsPage(c, { done: done(c) })));
+  pages.post("/alerts/test", async (c) => {
+    const form = await readForm(c.get("context"), deps.clock);
+    const [, error, status] = await attempt(() =>
+      service.alerts.test({ webhook: given(form, "webhook") })
+    );
+    if (error !== undefined) return c.html(await alertsPage(c, { error }), status);
+    return c.redirect("/admin/alerts?done=tested", 303);
+  });
   pages.get(
     "/channels",
     (c) => c.html(<ChannelsPage caller={principal(c)} channels={service.channels()} />),
