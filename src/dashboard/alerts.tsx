@@ -45,7 +45,7 @@ export const AlertsPage: FC<{
       <button type="submit" disabled={webhooks.length === 0}>Send a test event</button>
     </form>
     {events.length === 0 ? <p>No alert events yet.</p> : (
-      <div class="table-wrap">
+      <div class="table-frame">
         <table>
           <thead>
             <tr>
@@ -100,7 +100,7 @@ export const HistoryPage: FC<{ caller: Principal; name: string; entries: Account
   <Layout title={`History of ${name}`} caller={caller} page="accounts">
     <h1>History of {name}</h1>
     {entries.length === 0 ? <p>No top-up or adjustment yet.</p> : (
-      <div class="table-wrap">
+      <div class="table-frame">
         <table>
           <thead>
             <tr>
