@@ -87,6 +87,12 @@ export async function startServer(options: {
   requestLog?: LineWriter;
   /** How alert webhooks are posted; fetch by default. */
   webhookPost?: WebhookPost;
+  /**
+   * The clock of the alerts' delivery worker (its look each second, retries); the
+   * runtime's timers by default, not `clock`, so that tests moving `clock` fast do not make
+   * it look at the database at each step.
+   */
+  alertsClock?: AlarmClock;
 }): Promise<RunningServer> {
   const now = options.now ?? Date.now;
   const { log } = options;
@@ -130,7 +136,7 @@ export async function startServer(options: {
     db,
     config: () => store.current().config,
     now,
-    clock: options.clock ?? new AlarmClock(),
+    clock: options.alertsClock ?? new AlarmClock(),
     log,
     instanceId: identity.id,
     onDelivery: (result) => observer.metrics.webhookDelivery(result),

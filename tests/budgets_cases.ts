@@ -33,7 +33,12 @@ export function dearBody(text: string) {
 /** A gateway with model "dear" answering "ok" (one token), and `extra` config. */
 export async function startDearGateway(
   extra: string,
-  options: { databaseUrl?: string; now?: () => number; clock?: AlarmClock } = {},
+  options: {
+    databaseUrl?: string;
+    now?: () => number;
+    clock?: AlarmClock;
+    alertsClock?: AlarmClock;
+  } = {},
 ) {
   const fake = await startFakeUpstream({ name: "up" });
   fake.setBehaviour({ reply: { text: "ok" } });

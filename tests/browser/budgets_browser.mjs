@@ -109,17 +109,29 @@ test("a key made in the form with a budget; budgets on the keys page", async () 
   );
   await page.goto(`${url}/admin/keys`);
   const card = page.locator(`[data-key="${listed[0].id}"]`);
-  assert.match(await card.locator('[data-figure="budget"]').innerText(), /\$0\.00 of \$0\.25 a day/);
+  assert.match(
+    await card.locator('[data-figure="budget"]').innerText(),
+    /\$0\.00 of \$0\.25 a day/,
+  );
   assert.match(await card.locator('[data-figure="budget_renews_at"]').innerText(), /18:30/);
   // The admin key's budget is its group's default.
   const own = page.locator("[data-key]").first();
-  assert.match(await own.locator('[data-figure="budget"]').innerText(), /of \$5\.00 a week \(default\)/);
+  assert.match(
+    await own.locator('[data-figure="budget"]').innerText(),
+    /of \$5\.00 a week \(default\)/,
+  );
 
   // Its holder's own page shows the key's and the account's budgets.
   const holder = await context();
   const ownPage = await signIn(holder, secret);
-  assert.match(await ownPage.locator('[data-key] [data-figure="budget"]').innerText(), /\$0\.25 a day/);
-  assert.match(await ownPage.locator('[data-account] [data-figure="budget"]').innerText(), /\$50\.00 a month/);
+  assert.match(
+    await ownPage.locator('[data-key] [data-figure="budget"]').innerText(),
+    /\$0\.25 a day/,
+  );
+  assert.match(
+    await ownPage.locator('[data-account] [data-figure="budget"]').innerText(),
+    /\$50\.00 a month/,
+  );
   await holder.close();
   await made.close();
 });
@@ -167,7 +179,10 @@ test("the Alerts page sends a test event and shows it delivered; it fits a phone
   await page.getByText("A test event was sent.").waitFor();
   const row = page.locator("[data-event]").first();
   assert.match(await row.innerText(), /test/);
-  assert.match(await row.locator('[data-delivery="ops"]').innerText(), /delivered\s+ops, 1 attempt/);
+  assert.match(
+    await row.locator('[data-delivery="ops"]').innerText(),
+    /delivered\s+ops, 1 attempt/,
+  );
   assert.equal(received.length, 1);
   assert.ok(received[0].headers["webhook-signature"].startsWith("v1,"));
   const overflow = await page.evaluate(() =>
