@@ -36,6 +36,9 @@ export type EntryProtocol = typeof ENTRY_PROTOCOLS[number];
 /** What a channel's upstream speaks: an entry protocol or the built-in echo. */
 export type ChannelProtocol = EntryProtocol | "echo";
 
+/** `[timeouts] first_content` when the config sets none, for a model not marked `reasoning`. */
+export const DEFAULT_FIRST_CONTENT_MS = 120_000;
+
 /** `[timeouts]`: the timeouts of a request, in milliseconds. */
 export const TimeoutsSchema = table({
   body: withDefault(
@@ -52,7 +55,8 @@ export const TimeoutsSchema = table({
   first_content: optional(
     positiveInteger(),
     "Streaming: the first text, reasoning or tool-call delta must come within this, in ms " +
-      "(default 120000; for models marked `reasoning`, `total`: they may think in silence).",
+      `(default ${DEFAULT_FIRST_CONTENT_MS}; for models marked \`reasoning\`, \`total\`: they ` +
+      "may think in silence).",
   ),
   idle: withDefault(
     positiveInteger(),

@@ -4,7 +4,12 @@
  * request is held (routes/relay.ts).
  */
 import type { Hold } from "../billing/accounting.ts";
-import type { Config, EntryProtocol, Timeouts } from "../config/schema.ts";
+import {
+  type Config,
+  DEFAULT_FIRST_CONTENT_MS,
+  type EntryProtocol,
+  type Timeouts,
+} from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../observability/metrics.ts";
@@ -51,7 +56,8 @@ export function timeoutsOf(
   const timeouts = { ...config.timeouts, ...attempt.channel.timeouts };
   // A model that reasons may think in silence: by default it has the whole request's time.
   const reasoning = config.models[attempt.model]?.reasoning === true;
-  const firstContent = timeouts.first_content ?? (reasoning ? timeouts.total : 120_000);
+  const firstContent = timeouts.first_content ??
+    (reasoning ? timeouts.total : DEFAULT_FIRST_CONTENT_MS);
   return { ...timeouts, first_content: firstContent };
 }
 
