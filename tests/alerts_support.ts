@@ -19,7 +19,7 @@ export interface Received {
 }
 
 /** A receiver on `port` (0: any); `answer` gives each delivery's status, in order. */
-export async function startReceiver(
+export function startReceiver(
   options: { port?: number; answer?: (n: number) => number; secret?: string } = {},
 ) {
   const verifier = new Webhook(options.secret ?? WEBHOOK_SECRET);

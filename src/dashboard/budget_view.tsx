@@ -8,7 +8,7 @@ import { time, usd } from "./format.ts";
 
 /** A budget's facts, for a `<dl class="fields">`. */
 export const BudgetFacts: FC<{ budget: Partial<BudgetJson> }> = ({ budget }) => {
-  if (budget.budget_usd === undefined) return <></>;
+  if (budget.budget_usd === undefined) return null;
   if (budget.budget_usd === null) {
     return (
       <>
