@@ -38,6 +38,12 @@ export interface BenchConfigOptions {
   observability: boolean;
   /** `[server] keepalive_ms`; the default (15 s) unless given. */
   keepaliveMs?: number;
+  /**
+   * Budgets on every key and account, far above what the bench spends, and the alerts'
+   * thresholds: what budgets and alert checks cost a request that passes them
+   * (`BENCH_BUDGETS=1`, which bench/ab.ts's other side, an older checkout, ignores).
+   */
+  budgets?: boolean;
 }
 
 const LIMITS = "context_window = 128000\nmax_output_tokens = 4096";
@@ -71,7 +77,14 @@ export function benchConfig(options: BenchConfigOptions): string {
   return [
     `[server]\n${server.join("\n")}\n`,
     `[database]\nurl = "file:${options.dbPath}"\n`,
-    `[groups.default]\nmodels = ["*"]\n`,
+    ...(options.budgets ?? Deno.env.get("BENCH_BUDGETS") === "1"
+      ? [`[budgets]\naccount = { usd = 1000000000, period = "month" }\n`]
+      : []),
+    `[groups.default]\nmodels = ["*"]\n${
+      options.budgets ?? Deno.env.get("BENCH_BUDGETS") === "1"
+        ? 'key_budget = { usd = 1000000000, period = "month" }\n'
+        : ""
+    }`,
     `[groups.limited]\nmodels = ["*"]\nrpm = ${limits.rpm}\ntpm = ${limits.tpm}\n` +
     `concurrency = ${limits.concurrency}\n`,
     `[models."bench-unpriced"]\n${LIMITS}\n`,

@@ -20,6 +20,8 @@ import postgresLinkedResponses from "./postgres/010_linked_responses.sql" with {
 import postgresExtendHold from "./postgres/011_extend_hold.sql" with { type: "text" };
 import failover from "./011_failover.sql" with { type: "text" };
 import postgresFailover from "./postgres/012_failover.sql" with { type: "text" };
+import budgets from "./012_budgets.sql" with { type: "text" };
+import postgresBudgets from "./postgres/013_budgets.sql" with { type: "text" };
 import channelRollup from "./014_channel_rollup.sql" with { type: "text" };
 import postgresChannelRollup from "./postgres/015_channel_rollup.sql" with { type: "text" };
 
@@ -41,6 +43,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "008_sessions", sql: sessions },
   { name: "010_linked_responses", sql: linkedResponses },
   { name: "011_failover", sql: failover },
+  { name: "012_budgets", sql: budgets },
   { name: "014_channel_rollup", sql: channelRollup },
 ];
 
@@ -54,5 +57,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { name: "010_linked_responses", sql: postgresLinkedResponses },
   { name: "011_extend_hold", sql: postgresExtendHold },
   { name: "012_failover", sql: postgresFailover },
+  { name: "013_budgets", sql: postgresBudgets },
   { name: "015_channel_rollup", sql: postgresChannelRollup },
 ];

@@ -24,6 +24,8 @@ import { createRouter } from "./routing/router.ts";
 import { createStoredResponses } from "./stored/stored_responses.ts";
 import { createHttpClient } from "./upstream/http1/client.ts";
 import { AlarmClock } from "./clock/alarm_clock.ts";
+import { servingAlerts } from "./alerts/serving.ts";
+import { createWebhookPost, type WebhookPost } from "./upstream/webhook_post.ts";
 
 /** A running gateway. */
 export interface RunningServer {
@@ -84,6 +86,14 @@ export async function startServer(options: {
   clock?: AlarmClock;
   /** Where the request log goes; stdout by default. */
   requestLog?: LineWriter;
+  /** How alert webhooks are posted; fetch by default. */
+  webhookPost?: WebhookPost;
+  /**
+   * The clock of the alerts' delivery worker (its look each second, retries); the
+   * runtime's timers by default, not `clock`, so that tests moving `clock` fast do not make
+   * it look at the database at each step.
+   */
+  alertsClock?: AlarmClock;
 }): Promise<RunningServer> {
   const now = options.now ?? Date.now;
   const { log } = options;
@@ -126,7 +136,17 @@ export async function startServer(options: {
   }, EXPIRY_INTERVAL_MS);
 
   const store = createConfigStore(config, { now });
-  const router = createRouter({ now });
+  const alerts = servingAlerts({
+    db,
+    config: () => store.current().config,
+    now,
+    clock: options.alertsClock ?? new AlarmClock(),
+    log,
+    instanceId: identity.id,
+    onDelivery: (result) => observer.metrics.webhookDelivery(result),
+    post: options.webhookPost,
+  });
+  const router = createRouter({ now, onChannelHealth: alerts.channelHealth });
   const observer = createObserver({
     metrics: createMetrics(() => router.channelStates(store.current().config)),
     writer: options.requestLog,
@@ -182,6 +202,7 @@ export async function startServer(options: {
         now,
         health: { router, stats: observer.metrics.channels },
         upstream: { client: upstream, clock: options.clock ?? new AlarmClock() },
+        alerts: { outbox: alerts.outbox, post: options.webhookPost ?? createWebhookPost() },
       }),
       sessions: createSessions({ queries: () => db.queries(), now }),
     },
@@ -200,6 +221,7 @@ export async function startServer(options: {
     },
   }, app.fetch);
   const address = await listening.promise;
+  alerts.start();
   const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
 
   let stopping: Promise<void> | undefined;
@@ -220,6 +242,7 @@ export async function startServer(options: {
       // Answers went out before their ledger rows: write every one before closing.
       await accounting.drain();
       await observer.flush();
+      await alerts.stop();
       await db.store.removeInstances([identity.id]).catch(() => {});
       await db.close();
     })();

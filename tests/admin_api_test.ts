@@ -169,6 +169,11 @@ Deno.test("admin API: accounts and keys are managed as the CLI manages them", as
         balance_usd: 0,
         held_usd: 0,
         available_usd: 0,
+        budget_usd: null,
+        budget_period: null,
+        budget_source: null,
+        budget_spent_usd: 0,
+        budget_renews_at: null,
       },
     );
     const topped = await adminJson<{ balance_usd: number }>(

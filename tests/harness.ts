@@ -66,7 +66,14 @@ export function databaseSection(dir: string): string {
  */
 export async function startGateway(
   toml: string,
-  options: { log?: Logger; databaseUrl?: string; now?: () => number; clock?: AlarmClock } = {},
+  options: {
+    log?: Logger;
+    databaseUrl?: string;
+    now?: () => number;
+    clock?: AlarmClock;
+    /** The alerts worker's clock (the runtime's timers unless given). */
+    alertsClock?: AlarmClock;
+  } = {},
 ): Promise<TestGateway> {
   const dir = await Deno.makeTempDir({ prefix: "tollgate_test_" });
   const configPath = `${dir}/config.toml`;
@@ -80,6 +87,7 @@ export async function startGateway(
     port: 0,
     now: options.now,
     clock: options.clock,
+    alertsClock: options.alertsClock,
     requestLog: { line: (text) => void requestLog.push(text), flush: () => Promise.resolve() },
   });
   const db = await openDatabase(databaseUrl);

@@ -5,6 +5,8 @@ import type { ChannelStats } from "../observability/channel_stats.ts";
 import type { Router } from "../routing/router.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
 import type { HttpClient } from "../upstream/http1/client.ts";
+import type { Outbox } from "../alerts/outbox.ts";
+import type { WebhookPost } from "../upstream/webhook_post.ts";
 
 /** This process's view of its channels, which only a serving process has. */
 export interface ChannelHealthSource {
@@ -37,4 +39,6 @@ export interface AdminDeps {
   health?: ChannelHealthSource;
   /** A serving process's upstream client, for a channel's test; none elsewhere. */
   upstream?: ChannelCaller;
+  /** The alerts' outbox and how webhooks are posted (`alerts list`, `alerts test`). */
+  alerts?: { outbox: Outbox; post: WebhookPost };
 }

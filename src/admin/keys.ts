@@ -17,9 +17,16 @@ import type { AdminDeps } from "./deps.ts";
 import { conflict, invalidField, notFound } from "./errors.ts";
 import { cidrsField, nameField, namesField, timeField, tokensField } from "./fields.ts";
 import { modelWarnings } from "./model_warnings.ts";
+import {
+  budgetChanges,
+  type BudgetInput,
+  type BudgetJson,
+  budgetJson,
+  ownBudgetOf,
+} from "./budgets.ts";
 
 /** A key as `key list --json` shows it (design.md); times as ISO 8601, null when unset. */
-export interface KeyJson {
+export interface KeyJson extends Partial<BudgetJson> {
   id: string;
   account: string;
   group: string;
@@ -57,7 +64,7 @@ export interface CreatedKeyJson {
 export type UpdatedKeyJson = KeyJson & { warnings: string[] };
 
 /** What a key is for and how it is limited; null clears a limit (no quota, every model, any IP). */
-export interface KeyFields {
+export interface KeyFields extends BudgetInput {
   group?: string;
   name?: string | null;
   quota_tokens?: number | null;
@@ -118,6 +125,19 @@ export function keyJson(key: KeyWithAccountName): KeyJson {
 /** The key operations over `deps`. */
 export function keyAdmin(deps: AdminDeps): KeyAdmin {
   const { queries } = deps;
+  /** The record with its budget, as the config in force says it. */
+  const json = (key: KeyWithAccountName): KeyJson => {
+    const config = deps.config();
+    const fallback = config.groups[key.group_name]?.key_budget;
+    return { ...keyJson(key), ...budgetJson(key, fallback, config, deps.now()) };
+  };
+  /** The budget columns `fields` change, from the key's setting and its group's default. */
+  const budgetOf = (fields: BudgetInput, key: KeyWithAccountName | undefined, group: string) =>
+    budgetChanges(
+      fields,
+      key ? ownBudgetOf(key) : { mode: null, micros: null, period: null },
+      deps.config().groups[group]?.key_budget,
+    );
   /** `fields` checked, as a key grant names them; `action` names the operation in messages. */
   const checked = (fields: KeyFields, action: string): Partial<KeyGrant> => {
     const grant: Partial<KeyGrant> = {};
@@ -162,7 +182,7 @@ export function keyAdmin(deps: AdminDeps): KeyAdmin {
     if (key === undefined) {
       throw notFound(`${verb} key "${id}" failed: there is no such key; see "tollgate key list".`);
     }
-    return keyJson(key);
+    return json(key);
   };
   return {
     async list(filter = {}) {
@@ -173,7 +193,7 @@ export function keyAdmin(deps: AdminDeps): KeyAdmin {
           `Listing keys failed: account "${account}" does not exist; see "tollgate account list".`,
         );
       }
-      return (await listKeys(db, { accountName: account })).map(keyJson);
+      return (await listKeys(db, { accountName: account })).map(json);
     },
     get: (id) => find(id, "Reading"),
     async create(input) {
@@ -186,12 +206,14 @@ export function keyAdmin(deps: AdminDeps): KeyAdmin {
             `create it with "tollgate account create ${input.account}".`,
         );
       }
+      const budget = budgetOf(input, undefined, grant.group!);
       const { key, secret } = await issueKey(db, {
         ...grant,
         accountId: account.id,
         group: grant.group!,
         createdAt: deps.now(),
       });
+      if (budget) await updateKey(db, key.id, budget);
       return {
         id: key.id,
         key: secret,
@@ -212,6 +234,15 @@ export function keyAdmin(deps: AdminDeps): KeyAdmin {
       const columns = keyChanges(grant);
       if (enabled !== undefined) columns.enabled = enabled ? 1 : 0;
       const db = await queries();
+      if (fields.budget_usd !== undefined || fields.budget_period !== undefined) {
+        const [current] = await listKeys(db, { id });
+        if (current === undefined) {
+          throw notFound(
+            `${verb} key "${id}" failed: there is no such key; see "tollgate key list".`,
+          );
+        }
+        Object.assign(columns, budgetOf(fields, current, columns.group_name ?? current.group_name));
+      }
       // Disabling a revoked key is harmless (it is disabled already), so only that goes
       // through; any other change of one is refused.
       const result = onlyEnabled

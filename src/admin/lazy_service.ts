@@ -22,6 +22,8 @@ export function lazyAdminService(deps: AdminDeps): AdminService {
     get: later((s) => s.accounts.get),
     create: later((s) => s.accounts.create),
     topUp: later((s) => s.accounts.topUp),
+    adjust: later((s) => s.accounts.adjust),
+    history: later((s) => s.accounts.history),
     update: later((s) => s.accounts.update),
   };
   const keys: KeyAdmin = {
@@ -34,6 +36,7 @@ export function lazyAdminService(deps: AdminDeps): AdminService {
   return {
     accounts,
     keys,
+    alerts: { list: later((s) => s.alerts.list), test: later((s) => s.alerts.test) },
     usage: later((s) => s.usage),
     latency: later((s) => s.latency),
     requests: later((s) => s.requests),

@@ -12,6 +12,7 @@ import {
   channelHealth,
   type ChannelJson,
 } from "./channels.ts";
+import { type AlertAdmin, alertAdmin } from "./alerts.ts";
 import type { AdminDeps } from "./deps.ts";
 import { type KeyAdmin, keyAdmin, type KeyJson } from "./keys.ts";
 import { type LatencyJson, latencyReport } from "./latency.ts";
@@ -35,6 +36,8 @@ export interface MeJson {
 export interface AdminService {
   accounts: AccountAdmin;
   keys: KeyAdmin;
+  /** Alert events and their deliveries; a test event. */
+  alerts: AlertAdmin;
   /** Usage totals and rows (and a series when `bucket` is given). */
   usage(query: UsageQuery): Promise<UsageReport>;
   /** The median duration of the requests of a range (the dashboard's overview). */
@@ -61,6 +64,7 @@ export function createAdminService(deps: AdminDeps): AdminService {
   return {
     accounts,
     keys,
+    alerts: alertAdmin(deps),
     usage,
     latency: (query) => latencyReport(deps, query),
     requests: (query) => listRequests(deps, query),

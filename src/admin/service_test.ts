@@ -26,6 +26,11 @@ Deno.test("admin accounts: create, top up, disable; a taken name is 409, a bad a
       balance_usd: 2.5,
       held_usd: 0,
       available_usd: 2.5,
+      budget_usd: null,
+      budget_period: null,
+      budget_source: null,
+      budget_spent_usd: 0,
+      budget_renews_at: null,
     });
     assert.equal((await admin.accounts.create({ name: "ops", unlimited: true })).unlimited, true);
     assert.equal((await admin.accounts.topUp("alice", { usd: 0.25 })).balance_usd, 2.75);
@@ -112,6 +117,11 @@ Deno.test("admin keys: create with every field, update, clear with null, revoke 
       admin: true,
       created_at: new Date(clock.now).toISOString(),
       last_used_at: null,
+      budget_usd: null,
+      budget_period: null,
+      budget_source: null,
+      budget_spent_usd: 0,
+      budget_renews_at: null,
     });
     const cleared = await admin.keys.update(created.id, {
       name: null,

@@ -22,6 +22,7 @@ import {
   UsageQuerySchema,
   validBody,
 } from "./admin_api_input.ts";
+import { adminAlertsApi } from "./admin_alerts_api.ts";
 import { validQuery } from "./query.ts";
 
 /** The admin API's routes, to mount at `/admin/api` behind `adminAccess`. */
@@ -76,6 +77,7 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
     return c.json(request);
   });
   api.get("/channels", async (c) => c.json(await service.channels()));
+  api.route("/", adminAlertsApi(service, clock));
   api.post(
     "/channels/:name/test",
     validBody(ChannelTestSchema, clock, { optional: true }),
@@ -92,7 +94,7 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
       404,
       "not_found",
       `Unknown path ${c.req.method} ${c.req.path}: the admin API serves /admin/api/accounts, ` +
-        "/keys, /usage, /requests, /channels (and /channels/{name}/test) and /me.",
+        "/keys, /usage, /requests, /channels (and /channels/{name}/test), /alerts and /me.",
     );
     return errorResponse(unknown, c.var.errorShape, c.var.requestId);
   });

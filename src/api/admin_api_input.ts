@@ -21,18 +21,41 @@ const list = z.array(z.string({ error: "a string" }), { error: "an array of stri
 const tokens = z.number({ error: "a whole number of tokens" });
 const name = z.string({ error: "a string" });
 
+/** A budget's fields: an amount, null (none) or "default"; and its period. */
+const budgetFields = {
+  budget_usd: z.optional(z.nullable(usd)),
+  budget_period: z.optional(name),
+};
+
 /** `POST /admin/api/accounts`. */
 export const NewAccountSchema = z.object({
   name,
   balance_usd: z.optional(usd),
   unlimited: z.optional(flag),
+  ...budgetFields,
 }, { error: "a JSON object" });
 
 /** `PATCH /admin/api/accounts/{name}`. */
-export const AccountChangeSchema = z.object({ enabled: flag }, { error: "a JSON object" });
+export const AccountChangeSchema = z.object(
+  { enabled: z.optional(flag), ...budgetFields },
+  { error: "a JSON object" },
+);
 
 /** `POST /admin/api/accounts/{name}/topup`. */
-export const TopUpSchema = z.object({ usd }, { error: "a JSON object" });
+export const TopUpSchema = z.object({ usd, reason: z.optional(name) }, {
+  error: "a JSON object",
+});
+
+/** `POST /admin/api/accounts/{name}/adjust`. */
+export const AdjustSchema = z.object({ usd, reason: name }, { error: "a JSON object" });
+
+/** `POST /admin/api/alerts/test`. */
+export const AlertTestSchema = z.object({ webhook: z.optional(name) }, {
+  error: "a JSON object",
+});
+
+/** `GET /admin/api/alerts`. */
+export const AlertsQuerySchema = z.object({ limit: z.optional(wholeNumber) });
 
 const keyFields = {
   group: z.optional(name),
@@ -42,6 +65,7 @@ const keyFields = {
   models: z.optional(z.nullable(list)),
   allow_ips: z.optional(z.nullable(list)),
   admin: z.optional(flag),
+  ...budgetFields,
 };
 
 /** `POST /admin/api/keys`. */

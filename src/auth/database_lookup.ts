@@ -1,7 +1,7 @@
 /** Key lookup against the database, shaped as authentication needs it. */
 import type { Store } from "../db/store.ts";
 import { unlessUnavailable } from "../db/unavailable.ts";
-import type { KeyLookup } from "./principal.ts";
+import type { KeyLookup, OwnBudgetSetting } from "./principal.ts";
 
 const jsonList = (text: string | null): string[] | null => (text ? JSON.parse(text) : null);
 
@@ -25,6 +25,22 @@ export function databaseKeyLookup(store: Store): KeyLookup {
       models: jsonList(row.models),
       allowIps: jsonList(row.allow_ips),
       admin: row.admin === 1,
+      budget: ownBudget(row.budget_mode, row.budget_micros, row.budget_period),
+      accountBudget: ownBudget(
+        row.account_budget_mode,
+        row.account_budget_micros,
+        row.account_budget_period,
+      ),
     };
   };
+}
+
+/** A budget setting from its columns; undefined when it follows the default. */
+function ownBudget(
+  mode: string | null,
+  micros: number | null,
+  period: string | null,
+): OwnBudgetSetting | undefined {
+  if (mode !== "own" && mode !== "none") return undefined;
+  return { mode, micros: micros === null ? null : Number(micros), period };
 }

@@ -1,5 +1,12 @@
 /** Who is calling: the verified key, its account and group. */
 
+/** A key's or an account's own budget (billing/budgets.ts): null mode follows the default. */
+export interface OwnBudgetSetting {
+  mode: "own" | "none" | null;
+  micros: number | null;
+  period: string | null;
+}
+
 /** A key as authentication needs it: the key row joined with its account. */
 export interface KeyRecord {
   id: string;
@@ -19,6 +26,10 @@ export interface KeyRecord {
   allowIps: string[] | null;
   /** Whether the key may use the admin API and the dashboard. */
   admin: boolean;
+  /** The key's own budget; absent: its group's default. */
+  budget?: OwnBudgetSetting;
+  /** Its account's own budget; absent: `[budgets] account`. */
+  accountBudget?: OwnBudgetSetting;
 }
 
 /** Finds a key by the SHA-256 hex of its secret. */

@@ -3,6 +3,7 @@ import type { Principal } from "../auth/principal.ts";
 import type { Config } from "../config/schema.ts";
 import type { ProtocolName } from "../protocols/index.ts";
 import type { AttemptRecord } from "./attempt_record.ts";
+import type { GatewayError } from "../errors.ts";
 
 /** What is known of a request when it is admitted, before any upstream call. */
 export interface Admission {
@@ -48,6 +49,11 @@ export interface Settling {
 export interface Hold {
   /** Whether money or quota was reserved (a free request on a key without quota reserves none). */
   readonly reserved: boolean;
+  /**
+   * The 403 `budget_exceeded` of the last growth a budget refused (`extend`, `cover`), to
+   * answer the client with; undefined when none was, or a balance or quota refused it.
+   */
+  readonly refusal?: GatewayError;
   /**
    * Grows the hold by `extra` (micro-USD and tokens, beyond what it holds) before a dearer
    * fallback model or a stream rescue, atomically: taken only if the account's available

@@ -12,6 +12,7 @@ import type { Accounting, Admission, Hold, Settlement, Settling } from "./accoun
 import { formatUsd } from "./money.ts";
 import { costMicros, createPriceBook } from "./pricing.ts";
 import { totalUsage } from "./attempt_record.ts";
+import { budgetExceeded, holdBudgetsOf, settleBudgetsOf } from "./budgets.ts";
 
 /** Output tokens assumed for a hold when neither the request nor the model caps them. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
@@ -74,6 +75,8 @@ export function createLedgerAccounting(options: {
       const amountMicros = principal.unlimited ? 0 : worst.micros;
       const startedAt = now();
       const holdId = `hold_${crypto.randomUUID()}`;
+      // Budgets count the worst case whether or not the account is unlimited.
+      const budgets = holdBudgetsOf(config, principal, startedAt);
       // A database that cannot be reached refuses the request with 503.
       const hold: NewHold = {
         id: holdId,
@@ -96,6 +99,11 @@ export function createLedgerAccounting(options: {
           cache_write_tokens: 0,
         }, price),
       };
+      if (budgets) {
+        hold.budgets = budgets;
+        hold.keyBudgetMicros = budgets.key ? worst.micros : 0;
+        hold.accountBudgetMicros = budgets.account ? worst.micros : 0;
+      }
       const result = await unlessUnavailable(store.takeHold(hold));
       if (!result.ok && result.reason === "balance") {
         throw new GatewayError(
@@ -106,6 +114,16 @@ export function createLedgerAccounting(options: {
             `$${
               formatUsd(result.availableMicros)
             } available. Top up the account or lower max_tokens.`,
+        );
+      }
+      if (!result.ok && result.reason !== "key_quota") {
+        const scope = result.reason === "key_budget" ? "key" : "account";
+        throw budgetExceeded(
+          scope,
+          budgets![scope]!,
+          result.availableMicros,
+          worst.micros,
+          principal,
         );
       }
       if (!result.ok) {
@@ -129,11 +147,30 @@ export function createLedgerAccounting(options: {
         // no tokens.
         const micros = principal.unlimited ? 0 : extra.amountMicros;
         const tokens = principal.quotaTokens === null ? 0 : extra.tokens;
-        if (micros === 0 && tokens === 0) return true;
-        return (await unlessUnavailable(store.extendHold(holdId, micros, tokens))).ok;
+        const onBudgets = budgets && extra.amountMicros > 0
+          ? { micros: extra.amountMicros, in: budgets }
+          : undefined;
+        if (micros === 0 && tokens === 0 && !onBudgets) return true;
+        const grown = await unlessUnavailable(store.extendHold(holdId, micros, tokens, onBudgets));
+        if (!grown.ok && grown.reason !== "balance" && grown.reason !== "key_quota") {
+          const scope = grown.reason === "key_budget" ? "key" : "account";
+          refusal = budgetExceeded(
+            scope,
+            budgets![scope]!,
+            grown.availableMicros,
+            extra.amountMicros,
+            principal,
+          );
+        }
+        return grown.ok;
       };
+      /** Why the last growth was refused, when a budget refused it. */
+      let refusal: GatewayError | undefined;
       return {
-        reserved: amountMicros > 0 || principal.quotaTokens !== null,
+        reserved: amountMicros > 0 || principal.quotaTokens !== null || budgets !== undefined,
+        get refusal() {
+          return refusal;
+        },
         extend,
         async cover(next, billed) {
           const spent = { micros: 0, tokens: 0 };
@@ -183,6 +220,7 @@ export function createLedgerAccounting(options: {
             estimated: attempts.some((attempt) => attempt.estimated === true),
             costMicros: cost,
             durationMs: now() - startedAt,
+            budgets: settleBudgetsOf(config, principal, now()),
           }));
           return { costMicros: cost };
         },

@@ -5,14 +5,18 @@ import { withAdmin } from "./admin_session.ts";
 import { type Command, group, JSON_FLAG, subcommand } from "./command.ts";
 import { formatTable, printJson, usageError, usdText } from "./output.ts";
 import { parseUsdArg } from "./values.ts";
+import { ACCOUNT_MONEY_COMMANDS, withNegativeAmounts } from "./account_money.ts";
+import { BUDGET_FLAGS, budgetFields } from "./budget_flags.ts";
 
 const create = subcommand({
-  usage: "tollgate account create NAME [--balance USD | --unlimited]",
+  usage: "tollgate account create NAME [--balance USD | --unlimited] [--budget USD] " +
+    "[--budget-period ...]",
   summary: "Creates an account, with a starting balance or unlimited (never debited).",
   positionals: ["NAME"],
   flags: {
     balance: { type: "string", value: "USD", help: "starting balance in USD (default 0)" },
     unlimited: { type: "boolean", help: "never debit the account; its requests are still priced" },
+    ...BUDGET_FLAGS,
   },
   async run({ values, positionals: [name = ""] }, ctx) {
     const usage = create.usage;
@@ -26,6 +30,7 @@ const create = subcommand({
         name,
         balance_usd: values.balance,
         unlimited: values.unlimited,
+        ...budgetFields(values, usage),
       }));
     ctx.io.stdout(
       account.unlimited
@@ -37,17 +42,17 @@ const create = subcommand({
 });
 
 const topUp = subcommand({
-  usage: "tollgate account topup NAME USD",
-  summary: "Adds USD to an account's balance.",
+  usage: "tollgate account topup NAME USD [--reason TEXT]",
+  summary: "Adds USD to an account's balance (kept in its history with the reason).",
   positionals: ["NAME", "USD"],
-  flags: {},
+  flags: { reason: { type: "string", value: "TEXT", help: "why (kept in the history)" } },
   async run({ values, positionals: [name = "", usd = ""] }, ctx) {
     const micros = parseUsdArg(usd, "USD amount", topUp.usage);
     if (micros === 0) throw usageError("Invalid USD amount: give an amount above 0", topUp.usage);
     const account = await withAdmin(
       ctx,
       values.config,
-      (admin) => admin.accounts.topUp(name, { usd }),
+      (admin) => admin.accounts.topUp(name, { usd, reason: values.reason }),
     );
     ctx.io.stdout(
       `Topped up account "${name}" by ${formatUsd(micros)} USD; ` +
@@ -105,10 +110,11 @@ const list = subcommand({
 });
 
 /** The `account` command group. */
-export const ACCOUNT_COMMAND: Command = group("account", {
+export const ACCOUNT_COMMAND: Command = withNegativeAmounts(group("account", {
   create,
   topup: topUp,
+  ...ACCOUNT_MONEY_COMMANDS,
   enable: setEnabled(true),
   disable: setEnabled(false),
   list,
-});
+}));

@@ -22,6 +22,11 @@ Deno.test("account create, topup and list --json", async () => {
         balance_usd: 0,
         held_usd: 0,
         available_usd: 0,
+        budget_usd: null,
+        budget_period: null,
+        budget_source: null,
+        budget_spent_usd: 0,
+        budget_renews_at: null,
       },
       {
         name: "alice",
@@ -30,6 +35,11 @@ Deno.test("account create, topup and list --json", async () => {
         balance_usd: 10.6,
         held_usd: 0,
         available_usd: 10.6,
+        budget_usd: null,
+        budget_period: null,
+        budget_source: null,
+        budget_spent_usd: 0,
+        budget_renews_at: null,
       },
       {
         name: "bob",
@@ -38,6 +48,11 @@ Deno.test("account create, topup and list --json", async () => {
         balance_usd: 0,
         held_usd: 0,
         available_usd: 0,
+        budget_usd: null,
+        budget_period: null,
+        budget_source: null,
+        budget_spent_usd: 0,
+        budget_renews_at: null,
       },
     ]);
   });

@@ -1,5 +1,7 @@
 /** The admin service over the CLI's config and database, for the commands that manage them. */
 import { type AdminService, createAdminService } from "../admin/service.ts";
+import { createOutbox } from "../alerts/outbox.ts";
+import { createWebhookPost } from "../upstream/webhook_post.ts";
 import { type CliContext, type Session, withDatabase } from "./context.ts";
 
 /**
@@ -18,6 +20,10 @@ export function withAdmin<T>(
         config: () => session.config,
         configPath: session.configPath,
         now: ctx.now,
+        alerts: {
+          outbox: createOutbox(session.db.client, session.db.kind),
+          post: createWebhookPost(),
+        },
       }),
       session,
     ));

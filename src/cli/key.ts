@@ -4,10 +4,12 @@ import { withAdmin } from "./admin_session.ts";
 import { type Command, group, JSON_FLAG, subcommand } from "./command.ts";
 import { formatTable, printJson, usageError } from "./output.ts";
 import { parseCidrListArg, parseIsoArg, parseListArg, parseTokensArg } from "./values.ts";
+import { BUDGET_FLAGS, budgetFields } from "./budget_flags.ts";
 
 const create = subcommand({
   usage: "tollgate key create --account NAME [--group G] [--name LABEL] [--quota TOKENS]\n" +
-    "                    [--expires ISO8601] [--models m1,m2] [--allow-ip CIDR,CIDR] [--admin] [--json]",
+    "                    [--expires ISO8601] [--models m1,m2] [--allow-ip CIDR,CIDR] [--admin] [--json]\n" +
+    "                    [--budget USD|none|default] [--budget-period day|week|month|total]",
   summary: "Creates a key and prints its secret, once: only its hash is stored.",
   flags: {
     account: { type: "string", value: "NAME", help: "the account the key spends from (required)" },
@@ -38,6 +40,7 @@ const create = subcommand({
       help: "the only addresses the key may be used from",
     },
     admin: { type: "boolean", help: "the key may use the admin API and the dashboard" },
+    ...BUDGET_FLAGS,
     json: { type: "boolean", help: "print one JSON object {id, key, ...} and nothing else" },
   },
   async run({ values }, ctx) {
@@ -94,9 +97,10 @@ const list = subcommand({
 });
 
 const update = subcommand({
-  usage: "tollgate key update KEY_ID [--name L] [--group G] [--quota TOKENS|none]" +
-    " [--expires T|never]\n" +
-    "                    [--models m1,m2|all] [--allow-ip CIDR,...|any] [--admin|--no-admin]",
+  usage:
+    "tollgate key update KEY_ID [--name L] [--group G] [--quota TOKENS] [--expires T|never]\n" +
+    "                    [--models m1,m2|all] [--allow-ip CIDR,...|any] [--admin|--no-admin]\n" +
+    "                    [--budget USD|none|default] [--budget-period day|week|month|total]",
   summary: "Changes a key's label, group, quota, expiry, models, addresses or admin right; " +
     "a running server sees it within 2 seconds.",
   positionals: ["KEY_ID"],
@@ -113,6 +117,7 @@ const update = subcommand({
     },
     admin: { type: "boolean", help: "let the key use the admin API and the dashboard" },
     "no-admin": { type: "boolean", help: "take that right away" },
+    ...BUDGET_FLAGS,
     json: { type: "boolean", help: "print the key as key list --json shows it" },
   },
   async run({ values, positionals: [id = ""] }, ctx) {
@@ -189,6 +194,8 @@ interface KeyFlagValues {
   models?: string;
   "allow-ip"?: string;
   admin?: boolean;
+  budget?: string;
+  "budget-period"?: string;
 }
 
 /**
@@ -217,6 +224,7 @@ function keyFields(values: KeyFlagValues, usage: string): KeyUpdate {
     fields.allow_ips = allowIp === "any" ? null : parseCidrListArg(allowIp, "--allow-ip", usage);
   }
   if (values.admin) fields.admin = true;
+  Object.assign(fields, budgetFields(values, usage));
   return fields;
 }
 

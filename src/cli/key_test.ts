@@ -126,6 +126,11 @@ Deno.test("key list --json fields, models and allow_ips as arrays", async () => 
       admin: false,
       created_at: first.created_at,
       last_used_at: null,
+      budget_usd: null,
+      budget_period: null,
+      budget_source: null,
+      budget_spent_usd: 0,
+      budget_renews_at: null,
     });
     assert.equal(keys.find((key: { id: string }) => key.id === bId).models, null);
 

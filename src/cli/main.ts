@@ -3,6 +3,7 @@ import { ConfigError, resolveConfigPath } from "../config/load.ts";
 import { GatewayError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { ACCOUNT_COMMAND } from "./account.ts";
+import { ALERTS_COMMAND } from "./alerts.ts";
 import { type Command, helpOf, single, subcommand } from "./command.ts";
 import { CONFIG_USAGE, runConfigCommand } from "./config.ts";
 import type { CliContext, CliDeps } from "./context.ts";
@@ -42,6 +43,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   key: KEY_COMMAND,
   usage: USAGE_COMMAND,
   requests: REQUESTS_COMMAND,
+  alerts: ALERTS_COMMAND,
   doctor: DOCTOR_COMMAND,
 };
 

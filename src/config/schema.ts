@@ -25,6 +25,7 @@ import {
   withDefault,
 } from "./fields.ts";
 import { formatPath, type Problem, problemsOf } from "./problems.ts";
+import { AlertsSchema, BudgetSchema, BudgetsSchema, checkAlerts } from "./budgets_schema.ts";
 
 export type { Problem } from "./problems.ts";
 
@@ -288,6 +289,7 @@ export const GroupSchema = table({
     positiveInteger(),
     "Per account, across its keys: requests at once.",
   ),
+  key_budget: optional(BudgetSchema, "The default budget of each key of the group (USD a period)."),
 });
 /** A group: which models its keys may use, at what price and rate. */
 export type GroupConfig = z.infer<typeof GroupSchema>;
@@ -357,6 +359,8 @@ export const ConfigSchema = table({
   models: withDefault(tableOf(ModelSchema), () => ({})),
   groups: withDefault(tableOf(GroupSchema), () => ({})),
   channels: withDefault(list(ChannelSchema), () => []),
+  budgets: orDefaults(BudgetsSchema),
+  alerts: orDefaults(AlertsSchema),
 }).check(z.superRefine(checkAcrossFields, {
   // The checks across fields need every field well-formed; unknown keys alone leave it so,
   // and a misspelt `base_ur` is then reported alongside the base_url it leaves missing.
@@ -435,6 +439,7 @@ function checkAcrossFields(config: Config, ctx: z.core.$RefinementCtx<Config>): 
     }
   });
   checkFallbacks(config, ctx);
+  checkAlerts(config.alerts, (path, message) => ctx.addIssue({ code: "custom", path, message }));
 }
 
 /** Fallbacks name models a channel serves or aliases, and no chain leads back to itself. */

@@ -110,6 +110,20 @@ const FULL: Config = {
     },
     echoRead("echo"),
   ],
+  budgets: { timezone: "+05:30", account: { usd: 500, period: "month" } },
+  alerts: {
+    thresholds: [0.5, 1],
+    balance_below_usd: [10],
+    key_expiry_days: 3,
+    channels: false,
+    webhooks: [{
+      name: "ops",
+      url: "https://hooks.example.com/t",
+      secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      format: "standard",
+      events: ["budget.exhausted"],
+    }],
+  },
 };
 
 Deno.test("validateConfig: an empty config takes every default", () => {
@@ -150,7 +164,44 @@ Deno.test("validateConfig: an empty config takes every default", () => {
     models: {},
     groups: {},
     channels: [],
+    budgets: { timezone: "UTC" },
+    alerts: {
+      thresholds: [0.5, 0.8, 0.95, 1],
+      balance_below_usd: [],
+      key_expiry_days: 7,
+      channels: true,
+      webhooks: [],
+    },
   });
+});
+
+Deno.test("validateConfig: budgets and alerts are checked across their fields", () => {
+  const problems = (value: unknown) => {
+    const result = validateConfig(value);
+    return "problems" in result ? result.problems.map((p) => p.message) : [];
+  };
+  assert.deepEqual(problems({ budgets: { timezone: "Mars/Olympus" } }), [
+    'must be "UTC", an offset such as "+05:30", or an IANA time zone such as "Europe/Berlin"',
+  ]);
+  const hook = { name: "a", url: "https://h.test/", secret: "whsec_c2hvcnQ=" };
+  assert.deepEqual(
+    problems({
+      alerts: { webhooks: [hook, { ...hook, secret: "", format: "slack", events: ["nope"] }] },
+    }),
+    [
+      "a standard webhook needs a secret whsec_ followed by base64 (24 to 64 bytes)",
+      'webhook name "a" is used twice',
+      'must be "*" or one of "budget.threshold_crossed", "budget.exhausted", "balance.low", ' +
+      '"key.expiring", "channel.down", "channel.up", "test"',
+    ],
+  );
+  assert.deepEqual(problems({ alerts: { thresholds: [0.5, 1.5] } }), [
+    "must be fractions of a budget above 0 and at most 1",
+  ]);
+  assert.deepEqual(
+    parseConfig({ groups: { g: { key_budget: { usd: 5 } } } }).groups.g!.key_budget,
+    { usd: 5, period: "month" },
+  );
 });
 
 Deno.test("validateConfig: defaults of tables, groups and channels are filled in", () => {

@@ -7,7 +7,7 @@ import type { FC } from "hono/jsx";
 import type { AccountJson } from "../admin/accounts.ts";
 import type { KeyJson } from "../admin/keys.ts";
 import type { Principal } from "../auth/principal.ts";
-import { AccountActions, AccountState } from "./accounts.tsx";
+import { AccountActions, AccountBudgetForm, AccountState } from "./accounts.tsx";
 import { KeyLink, pageOf, Time } from "./figures.tsx";
 import { KeyState, quotaText } from "./keys.tsx";
 import { Layout, Notice } from "./layout.tsx";
@@ -44,6 +44,7 @@ export const AccountPage: FC<AccountPageProps> = (props) => {
       <section class="panel" data-account={account.name} aria-label="The account">
         <AccountFigures account={account} />
         <AccountActions account={account} back="page" />
+        <AccountBudgetForm account={account} back="page" />
       </section>
       <h2>Keys</h2>
       <div class="table-frame">

@@ -6,6 +6,7 @@ import { AccountLink, pageOf } from "./figures.tsx";
 import { TextField } from "./keys.tsx";
 import { Layout, Notice } from "./layout.tsx";
 import { AccountFigures } from "./own_key.tsx";
+import { BudgetFields, budgetValue } from "./budget_view.tsx";
 
 /** What the accounts page shows. */
 export interface AccountsPageProps {
@@ -39,6 +40,7 @@ export const AccountsPage: FC<AccountsPageProps> = (
           <input type="checkbox" name="unlimited" checked={values.unlimited === "on"} />{" "}
           Unlimited (never charged)
         </label>
+        <BudgetFields values={values} />
         <button type="submit">Create account</button>
       </form>
     </details>
@@ -50,6 +52,7 @@ export const AccountsPage: FC<AccountsPageProps> = (
           </h3>
           <AccountFigures account={account} />
           <AccountActions account={account} back="list" />
+          <AccountBudgetForm account={account} back="list" />
         </li>
       ))}
     </ul>
@@ -62,28 +65,51 @@ export const AccountState: FC<{ account: AccountJson }> = ({ account }) =>
     ? <span class="badge good">enabled</span>
     : <span class="badge warn">disabled</span>;
 
-/** Top up (a prepaid account), disable or enable; `back` names the page the answer returns to. */
+/** The account's budget as a form (in a fold); `back` names the page the answer returns to. */
+export const AccountBudgetForm: FC<{ account: AccountJson; back: "list" | "page" }> = (
+  { account, back },
+) => (
+  <details>
+    <summary>Budget</summary>
+    <form
+      method="post"
+      action={pageOf("accounts", account.name)}
+      class="grid"
+      aria-label={`Budget of ${account.name}`}
+    >
+      <input type="hidden" name="action" value="budget" />
+      <input type="hidden" name="back" value={back} />
+      <BudgetFields values={budgetValue(account)} />
+      <button type="submit">Save budget</button>
+    </form>
+  </details>
+);
+
+/**
+ * Top up (a prepaid account) or adjust with a reason, the account's history, disable or
+ * enable; `back` names the page the answer returns to.
+ */
 export const AccountActions: FC<{ account: AccountJson; back: "list" | "page" }> = (
   { account, back },
 ) => {
   const action = pageOf("accounts", account.name);
   return (
     <div class="actions">
-      {!account.unlimited && (
-        <form method="post" action={action} aria-label={`Top up ${account.name}`}>
-          <input type="hidden" name="action" value="topup" />
-          <input type="hidden" name="back" value={back} />
-          <input
-            type="text"
-            name="usd"
-            inputmode="decimal"
-            placeholder="USD"
-            aria-label="Amount in USD"
-            required
-          />
-          <button type="submit">Top up</button>
-        </form>
-      )}
+      <form method="post" action={action} aria-label={`Top up or adjust ${account.name}`}>
+        <input type="hidden" name="back" value={back} />
+        <input
+          type="text"
+          name="usd"
+          inputmode="decimal"
+          placeholder="USD (-5 to refund)"
+          aria-label="Amount in USD"
+          required
+        />
+        <input type="text" name="reason" placeholder="reason" aria-label="Reason" />
+        {!account.unlimited && <button type="submit" name="action" value="topup">Top up</button>}
+        <button type="submit" name="action" value="adjust" class="plain">Adjust</button>
+      </form>
+      <a class="plain" href={`${action}/history`}>History</a>
       <form method="post" action={action}>
         <input type="hidden" name="back" value={back} />
         {account.enabled

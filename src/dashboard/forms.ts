@@ -6,6 +6,7 @@
 import type { NewAccountInput } from "../admin/accounts.ts";
 import { invalidField } from "../admin/errors.ts";
 import type { KeyFields } from "../admin/keys.ts";
+import type { BudgetInput } from "../admin/budgets.ts";
 import type { Context } from "hono";
 import { bodyLimits, readBody } from "../api/body.ts";
 import type { GatewayEnv } from "../api/request_context.ts";
@@ -39,8 +40,28 @@ export function keyFieldsOf(form: URLSearchParams, clearing: boolean): KeyFields
     models: list(form, "models") ?? empty,
     allow_ips: list(form, "allow_ips") ?? empty,
     admin: form.has("admin"),
+    ...budgetOf(form, clearing),
   };
   return fields;
+}
+
+/**
+ * A budget from its fields: an amount, "none" (no budget), or empty for the default (when
+ * editing: back to it; when creating: not given).
+ */
+export function budgetOf(form: URLSearchParams, clearing: boolean): BudgetInput {
+  const text = given(form, "budget_usd");
+  const period = given(form, "budget_period");
+  const input: BudgetInput = {};
+  if (text === undefined) {
+    if (clearing) input.budget_usd = "default";
+    return input;
+  }
+  input.budget_usd = text === "none" ? null : text === "default" ? "default" : text;
+  if (period !== undefined && typeof input.budget_usd === "string" && text !== "default") {
+    input.budget_period = period;
+  }
+  return input;
 }
 
 /** A new account from its form. */
@@ -49,6 +70,7 @@ export function accountOf(form: URLSearchParams): NewAccountInput {
     name: form.get("name") ?? "",
     balance_usd: given(form, "balance_usd"),
     unlimited: form.has("unlimited") || undefined,
+    ...budgetOf(form, false),
   };
 }
 

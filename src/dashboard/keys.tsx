@@ -10,6 +10,7 @@ import type { Principal } from "../auth/principal.ts";
 import { AccountLink, KeyLink, pageOf, Time } from "./figures.tsx";
 import { count } from "./format.ts";
 import { Layout, Notice } from "./layout.tsx";
+import { BudgetFacts, BudgetFields, budgetValue } from "./budget_view.tsx";
 
 /** What the keys page shows. */
 export interface KeysPageProps {
@@ -269,6 +270,7 @@ export const KeyFields: FC<{ groups: string[]; models: string[]; values: Record<
         value={values.allow_ips}
         placeholder="any (or CIDRs)"
       />
+      <BudgetFields values={values} />
       <label class="check">
         <input type="checkbox" name="admin" checked={values.admin === "on"} /> Admin key
       </label>
@@ -302,6 +304,7 @@ export function valuesOf(key: KeyJson): Record<string, string> {
     models: key.models?.join(", ") ?? "",
     allow_ips: key.allow_ips?.join(", ") ?? "",
     admin: key.admin ? "on" : "",
+    ...budgetValue(key),
   };
 }
 
@@ -332,6 +335,7 @@ export const KeyFacts: FC<{ keyJson: KeyJson; now: number; children?: Child }> =
     <dd>{key.models === null ? "all of its group's" : key.models.join(", ")}</dd>
     <dt>From</dt>
     <dd>{key.allow_ips === null ? "any address" : key.allow_ips.join(", ")}</dd>
+    <BudgetFacts budget={key} />
     {children}
   </dl>
 );

@@ -11,6 +11,7 @@ const ADMIN_PAGES = [
   ["accounts", "/admin/accounts", "Accounts"],
   ["channels", "/admin/channels", "Channels"],
   ["requests", "/admin/requests", "Requests"],
+  ["alerts", "/admin/alerts", "Alerts"],
 ] as const;
 
 /** A page's name in the navigation. */

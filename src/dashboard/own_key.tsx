@@ -11,6 +11,7 @@ import { Layout, Notice } from "./layout.tsx";
 import type { UsageView } from "./usage_range.ts";
 import { ByModelTable, RangeForm, Totals, UsageChart } from "./usage_view.tsx";
 import { KeyFacts } from "./keys.tsx";
+import { BudgetFacts } from "./budget_view.tsx";
 
 /** The page of the caller's own key. */
 export const OwnKeyPage: FC<{
@@ -67,5 +68,6 @@ export const AccountFigures: FC<{ account: AccountJson }> = ({ account }) => (
         </dd>
       </>
     )}
+    <BudgetFacts budget={account} />
   </dl>
 );

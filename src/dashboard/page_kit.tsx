@@ -85,13 +85,16 @@ const DONE: Record<string, (name: string) => string> = {
   update: (key) => `Key ${key} is saved.`,
   created: (name) => `Account ${name} is created.`,
   topup: (name) => `Account ${name} is topped up.`,
+  adjust: (name) => `Account ${name} is adjusted.`,
+  budget: (name) => `The budget of account ${name} is saved.`,
+  tested: () => "A test event was sent.",
   enabled: (name) => `Account ${name} is enabled.`,
   disabled: (name) => `Account ${name} is disabled.`,
 };
 
 /** What a page says once `done` is done to `name`. */
 export function doneText(done: string, name: string): string | undefined {
-  return DONE[done]?.(name);
+  return Object.hasOwn(DONE, done) ? DONE[done]!(name) : undefined;
 }
 
 /** The message of the page's `?done=`, naming what `?name=` names. */

@@ -15,9 +15,10 @@ import { asGatewayError, GatewayError } from "../errors.ts";
 import { describeError } from "../log.ts";
 import type { AdminEnv } from "../api/admin_access.ts";
 import { AccountsPage } from "./accounts.tsx";
+import { AlertsPage, HistoryPage } from "./alerts.tsx";
 import { ChannelsPage } from "./channels.tsx";
 import { detailRoutes } from "./detail_routes.tsx";
-import { accountOf, formValues, keyFieldsOf, readForm } from "./forms.ts";
+import { accountOf, budgetOf, formValues, given, keyFieldsOf, readForm } from "./forms.ts";
 import { KeysPage, type KeysPageProps } from "./keys.tsx";
 import { OverviewPage } from "./overview.tsx";
 import { OwnKeyPage } from "./own_key.tsx";
@@ -212,7 +213,14 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
     const form = await readForm(c, deps.clock);
     const action = form.get("action") ?? "";
     const [, error, status] = await attempt(() => {
-      if (action === "topup") return service.accounts.topUp(name, { usd: form.get("usd") ?? "" });
+      const reason = given(form, "reason");
+      if (action === "topup") {
+        return service.accounts.topUp(name, { usd: form.get("usd") ?? "", reason });
+      }
+      if (action === "adjust") {
+        return service.accounts.adjust(name, { usd: form.get("usd") ?? "", reason: reason ?? "" });
+      }
+      if (action === "budget") return service.accounts.update(name, budgetOf(form, true));
       if (action === "enable" || action === "disable") {
         return service.accounts.update(name, { enabled: action === "enable" });
       }
@@ -225,8 +233,31 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
       if (back === "/admin/accounts") return render(c, await accountsPage(c, { error }), status);
       return await accountPageAfter(c, name, { error }, status);
     }
-    const doneName = action === "topup" ? "topup" : `${action}d`;
+    const doneName = ["topup", "adjust", "budget"].includes(action) ? action : `${action}d`;
     return c.redirect(`${back}?${new URLSearchParams({ done: doneName, name })}`, 303);
+  });
+
+  pages.get("/accounts/:name/history", async (c) => {
+    const name = c.req.param("name");
+    const entries = await service.accounts.history(name);
+    return render(c, <HistoryPage caller={principal(c)} name={name} entries={entries} />);
+  });
+  const alertsPage = async (c: PageContext, extra: { error?: string; done?: string }) => (
+    <AlertsPage
+      caller={principal(c)}
+      events={await service.alerts.list({ limit: 200 })}
+      webhooks={c.var.snapshot.config.alerts.webhooks.map((hook) => hook.name)}
+      {...extra}
+    />
+  );
+  pages.get("/alerts", async (c) => render(c, await alertsPage(c, { done: doneMessage(c) })));
+  pages.post("/alerts/test", async (c) => {
+    const form = await readForm(c, deps.clock);
+    const [, error, status] = await attempt(() =>
+      service.alerts.test({ webhook: given(form, "webhook") })
+    );
+    if (error !== undefined) return render(c, await alertsPage(c, { error }), status);
+    return c.redirect("/admin/alerts?done=tested", 303);
   });
 
   pages.get("/channels", async (c) =>

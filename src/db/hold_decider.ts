@@ -36,6 +36,9 @@ type Row = Record<string, unknown>;
 export class UnwrittenHolds {
   readonly micros = new Map<number, number>();
   readonly tokens = new Map<string, number>();
+  /** What they hold against accounts' and keys' budgets (micro-USD). */
+  readonly accountBudgets = new Map<number, number>();
+  readonly keyBudgets = new Map<string, number>();
 
   /** Counts a hold taken (or what a hold grew by). */
   add(hold: Reservation): void {
@@ -47,7 +50,12 @@ export class UnwrittenHolds {
     this.#move(hold, -1);
   }
 
-  #move({ accountId, keyId, amountMicros, tokens }: Reservation, sign: number): void {
+  #move(hold: Reservation, sign: number): void {
+    const { accountId, keyId, amountMicros, tokens } = hold;
+    if (hold.accountBudgetMicros) {
+      moveIn(this.accountBudgets, accountId, sign * hold.accountBudgetMicros);
+    }
+    if (hold.keyBudgetMicros) moveIn(this.keyBudgets, keyId, sign * hold.keyBudgetMicros);
     const micros = (this.micros.get(accountId) ?? 0) + sign * amountMicros;
     const keyTokens = (this.tokens.get(keyId) ?? 0) + sign * tokens;
     // An account or key with nothing unwritten drops out: the maps stay as small as the set.
@@ -114,6 +122,12 @@ export function createHoldDecider(
     };
     for (const [id, account] of totals.accounts) account.held += unwritten.micros.get(id) ?? 0;
     for (const [id, key] of totals.keys) key.held += unwritten.tokens.get(id) ?? 0;
+    if (unwritten.accountBudgets.size + unwritten.keyBudgets.size > 0) {
+      for (const [id, account] of totals.accounts) {
+        account.budget.held += unwritten.accountBudgets.get(id) ?? 0;
+      }
+      for (const [id, key] of totals.keys) key.budget.held += unwritten.keyBudgets.get(id) ?? 0;
+    }
     return holds.map((hold) => take(hold, totals.accounts, totals.keys));
   };
   return (holds, unwritten) => {
@@ -125,4 +139,11 @@ export function createHoldDecider(
     if (fresh || results.every((result) => result.ok)) return results;
     return forgetIfChanged(at, true) ? decide(holds, unwritten) : results;
   };
+}
+
+/** Adds `delta` to `id`'s sum, dropping a sum back at 0. */
+function moveIn<K>(sums: Map<K, number>, id: K, delta: number): void {
+  const sum = (sums.get(id) ?? 0) + delta;
+  if (sum === 0) sums.delete(id);
+  else sums.set(id, sum);
 }

@@ -42,6 +42,9 @@ const FIGURES = [
   "stream",
   "inputTokens",
   "inputCostMicros",
+  // Added with budgets (issue 43): a line written before them has neither (0).
+  "keyBudgetMicros",
+  "accountBudgetMicros",
 ] as const satisfies readonly (keyof NewHold)[];
 
 /** The values of a hold's `Names`, each in its place. */
@@ -151,6 +154,8 @@ function figuresOf(hold: NewHold): Figures {
     hold.stream,
     hold.inputTokens,
     hold.inputCostMicros,
+    hold.keyBudgetMicros ?? 0,
+    hold.accountBudgetMicros ?? 0,
   ];
 }
 
@@ -158,6 +163,9 @@ function figuresOf(hold: NewHold): Figures {
 function holdOf(instanceId: string, figures: Figures): NewHold {
   const hold: Record<string, unknown> = { instanceId };
   FIGURES.forEach((name, i) => hold[name] = figures[i]);
+  // A hold without budgets has none (a line of an earlier version has no such figures).
+  if (!hold.keyBudgetMicros) delete hold.keyBudgetMicros;
+  if (!hold.accountBudgetMicros) delete hold.accountBudgetMicros;
   return hold as unknown as NewHold;
 }
 

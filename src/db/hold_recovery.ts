@@ -20,7 +20,8 @@ export type InterruptJob = {
 
 /** Releases a hold and returns what it kept of its request, for its `interrupted` row. */
 export const RELEASE_INTERRUPTED = `DELETE FROM holds WHERE id = ? RETURNING amount_micros, tokens,
-  created_at, request_id, model, entry_point, stream, input_tokens, input_cost_micros`;
+  created_at, request_id, model, entry_point, stream, input_tokens, input_cost_micros,
+  key_budget_micros, account_budget_micros`;
 
 /** The `interrupted` row of a hold no request will settle: billed for its estimated input. */
 export function interrupt(
@@ -54,7 +55,12 @@ export function interrupt(
       costMicros: Number(hold.input_cost_micros),
       durationMs: job.now - createdAt,
     },
-    { micros: Number(hold.amount_micros), tokens: Number(hold.tokens) },
+    {
+      micros: Number(hold.amount_micros),
+      tokens: Number(hold.tokens),
+      keyBudget: Number(hold.key_budget_micros ?? 0),
+      accountBudget: Number(hold.account_budget_micros ?? 0),
+    },
     accounts.get(job.accountId),
     keys.get(job.keyId),
     rows,

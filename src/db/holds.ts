@@ -9,6 +9,8 @@
  * rows are ledger_rows.ts', an interruption's hold_recovery.ts', the totals' reads and
  * writes totals.ts'. The types are the store's (store.ts).
  */
+import { budgetRefusal, holdBudgets, refusalEvent } from "./budget_totals.ts";
+import { alertInserts } from "./alert_rows.ts";
 import { interrupt, type InterruptJob, RELEASE_INTERRUPTED } from "./hold_recovery.ts";
 import { type BatchRows, charge, ledgerWrites } from "./ledger_rows.ts";
 import { BatchRollups } from "./rollup_rows.ts";
@@ -25,8 +27,17 @@ import {
   totalsWrites,
 } from "./totals.ts";
 
-/** What a hold or its growth holds on an account and a key. */
-export type Reservation = Pick<NewHold, "accountId" | "keyId" | "amountMicros" | "tokens">;
+/** What a hold or its growth holds on an account and a key (and their budgets). */
+export type Reservation = Pick<
+  NewHold,
+  | "accountId"
+  | "keyId"
+  | "amountMicros"
+  | "tokens"
+  | "keyBudgetMicros"
+  | "accountBudgetMicros"
+  | "budgets"
+>;
 
 /** One job of the accounting queue. */
 export type AccountingJob =
@@ -36,26 +47,30 @@ export type AccountingJob =
   /** What a hold in the database grew by, decided already (hold_decider.ts): written. */
   | { kind: "grow"; holdId: string; growth: Reservation }
   | { kind: "settle"; settle: Settle }
+  /** A hold the hold decider refused for a budget: its `budget.exhausted`, once a period. */
+  | { kind: "refused"; hold: NewHold; result: HoldResult }
   | InterruptJob;
 
 /** What an extension of a hold gone (settled, or interrupted) answers: it covers nothing more. */
 export const GONE: HoldResult = { ok: false, reason: "balance", availableMicros: 0 };
 
 /** A settlement releases what its hold holds then (grown or not; nothing if it is gone). */
-const RELEASE = "DELETE FROM holds WHERE id = ? RETURNING amount_micros, tokens";
-const GROW = "UPDATE holds SET amount_micros = amount_micros + ?, tokens = tokens + ? WHERE id = ?";
+const RELEASE = `DELETE FROM holds WHERE id = ?
+  RETURNING amount_micros, tokens, key_budget_micros, account_budget_micros`;
+const GROW = `UPDATE holds SET amount_micros = amount_micros + ?, tokens = tokens + ?,
+  key_budget_micros = key_budget_micros + ?, account_budget_micros = account_budget_micros + ?
+  WHERE id = ?`;
 /** GROW as a batch's read: before its releases, which then free the grown hold whole. */
 const GROW_FIRST = `${GROW} RETURNING id`;
 const HOLD_TOTALS = [
-  `SELECT a.id, a.unlimited, a.balance_micros, a.held_micros
-    FROM holds h JOIN accounts a ON a.id = h.account_id WHERE h.id = ?`,
-  `SELECT k.id, k.quota_tokens, k.used_tokens, k.held_tokens
-    FROM holds h JOIN api_keys k ON k.id = h.key_id WHERE h.id = ?`,
+  `SELECT a.* FROM holds h JOIN accounts a ON a.id = h.account_id WHERE h.id = ?`,
+  `SELECT k.* FROM holds h JOIN api_keys k ON k.id = h.key_id WHERE h.id = ?`,
 ];
 const INSERT_HOLDS = insertsOf(
   "holds",
   `id, instance_id, account_id, key_id, amount_micros, tokens, created_at, expires_at,
-  request_id, model, entry_point, stream, input_tokens, input_cost_micros`,
+  request_id, model, entry_point, stream, input_tokens, input_cost_micros, key_budget_micros,
+  account_budget_micros`,
 );
 
 /**
@@ -77,7 +92,8 @@ export function accountingStep(
   /** Holds written and settled in this batch: neither their row nor its release is written. */
   const settledAtOnce = new Set<string>();
   for (const job of jobs) {
-    const { accountId, keyId } = job.kind === "hold" || job.kind === "record"
+    const { accountId, keyId } = job.kind === "hold" || job.kind === "record" ||
+        job.kind === "refused"
       ? job.hold
       : job.kind === "grow"
       ? job.growth
@@ -91,8 +107,11 @@ export function accountingStep(
     } else if (job.kind === "settle") releases.push({ sql: RELEASE, args: [job.settle.holdId] });
     if (job.kind === "interrupt") releases.push({ sql: RELEASE_INTERRUPTED, args: [job.holdId] });
     if (job.kind === "grow") {
-      const { amountMicros, tokens } = job.growth;
-      grows.push({ sql: GROW_FIRST, args: [amountMicros, tokens, job.holdId] });
+      const { amountMicros, tokens, keyBudgetMicros = 0, accountBudgetMicros = 0 } = job.growth;
+      grows.push({
+        sql: GROW_FIRST,
+        args: [amountMicros, tokens, keyBudgetMicros, accountBudgetMicros, job.holdId],
+      });
     }
   }
   return {
@@ -102,12 +121,25 @@ export function accountingStep(
       let grown = accountIds.size + keyIds.size;
       let released = grown + grows.length;
       const holdRows: SqlValue[][] = [];
-      const rows: BatchRows = { ledgerRows: [], rollups: new BatchRollups() };
+      const rows: BatchRows = { ledgerRows: [], rollups: new BatchRollups(), alerts: [] };
+      const refused = (hold: NewHold, result: HoldResult) => {
+        const event = refusalEvent(result, hold, {
+          ...hold,
+          account: accounts.get(hold.accountId)?.budget,
+          key: keys.get(hold.keyId)?.budget,
+        }, hold.createdAt);
+        if (event) rows.alerts.push(event);
+      };
       const value = jobs.map((job) => {
         if (job.kind === "hold") {
           const result = take(job.hold, accounts, keys);
           if (result.ok) holdRows.push(holdRow(job.hold));
+          else refused(job.hold, result);
           return result;
+        }
+        if (job.kind === "refused") {
+          refused(job.hold, job.result);
+          return undefined;
         }
         if (job.kind === "record") {
           countHeld(job.hold, accounts, keys);
@@ -124,8 +156,18 @@ export function accountingStep(
           const hold = recorded.get(settle.holdId);
           const row = hold ? undefined : results[released++]!.rows[0];
           const freed = hold
-            ? { micros: hold.amountMicros, tokens: hold.tokens }
-            : row && { micros: Number(row.amount_micros), tokens: Number(row.tokens) };
+            ? {
+              micros: hold.amountMicros,
+              tokens: hold.tokens,
+              keyBudget: hold.keyBudgetMicros ?? 0,
+              accountBudget: hold.accountBudgetMicros ?? 0,
+            }
+            : row && {
+              micros: Number(row.amount_micros),
+              tokens: Number(row.tokens),
+              keyBudget: Number(row.key_budget_micros),
+              accountBudget: Number(row.account_budget_micros),
+            };
           charge(settle, freed, accounts.get(settle.accountId), keys.get(settle.keyId), rows);
           return undefined;
         }
@@ -137,6 +179,7 @@ export function accountingStep(
         ...inserts(INSERT_HOLDS, holdRows),
         ...ledgerWrites(rows),
         ...totalsWrites(accounts, keys),
+        ...alertInserts(rows.alerts),
       ];
       return { writes, value, committed };
     },
@@ -165,7 +208,16 @@ export function extendStep(
       const value = take(asked, accounts, keys);
       if (!value.ok) return { writes: [], value };
       const writes: SqlStatement[] = [
-        { sql: GROW, args: [growth.amountMicros, growth.tokens, holdId] },
+        {
+          sql: GROW,
+          args: [
+            growth.amountMicros,
+            growth.tokens,
+            growth.keyBudgetMicros ?? 0,
+            growth.accountBudgetMicros ?? 0,
+            holdId,
+          ],
+        },
         ...totalsWrites(accounts, keys),
       ];
       return { writes, value };
@@ -184,10 +236,14 @@ export function take(
 ): HoldResult {
   const account = accounts.get(hold.accountId);
   const key = keys.get(hold.keyId);
+  const budget = account && key && hold.budgets
+    ? budgetRefusal(hold, account.budget, key.budget)
+    : undefined;
   if (
     account && key &&
     (account.unlimited || account.balance - account.held >= hold.amountMicros) &&
-    (key.quota === null || key.quota - key.used - key.held >= hold.tokens)
+    (key.quota === null || key.quota - key.used - key.held >= hold.tokens) &&
+    budget === undefined
   ) {
     countHeld(hold, accounts, keys);
     return { ok: true };
@@ -198,19 +254,24 @@ export function take(
     return { ok: false, reason: "balance", availableMicros: Math.max(0, availableMicros) };
   }
   const availableTokens = key?.quota != null ? key.quota - key.used - key.held : 0;
+  if (budget && (key?.quota == null || availableTokens >= hold.tokens)) return budget;
   return { ok: false, reason: "key_quota", availableTokens: Math.max(0, availableTokens) };
 }
 
 /** Counts a taken hold in its account's and key's totals. */
 function countHeld(
-  { accountId, keyId, amountMicros, tokens }: Reservation,
+  reservation: Reservation,
   accounts: Map<number, AccountTotals>,
   keys: Map<string, KeyTotals>,
 ): void {
+  const { accountId, keyId, amountMicros, tokens } = reservation;
   const account = accounts.get(accountId);
   const key = keys.get(keyId);
   if (account) account.held += amountMicros;
   if (key) key.held += tokens;
+  if (reservation.keyBudgetMicros || reservation.accountBudgetMicros) {
+    holdBudgets(reservation, account?.budget, key?.budget);
+  }
 }
 
 /** The hold's row, in INSERT_HOLDS' column order. */
@@ -230,5 +291,7 @@ function holdRow(hold: NewHold): SqlValue[] {
     hold.stream ? 1 : 0,
     hold.inputTokens,
     hold.inputCostMicros,
+    hold.keyBudgetMicros ?? 0,
+    hold.accountBudgetMicros ?? 0,
   ];
 }

@@ -48,6 +48,9 @@ export type KeyChanges = Partial<
     | "allow_ips"
     | "admin"
     | "enabled"
+    | "budget_mode"
+    | "budget_micros"
+    | "budget_period"
   >
 >;
 
@@ -102,5 +105,6 @@ export async function revokeKey(db: Kysely<Database>, id: string): Promise<boole
  * (`Store.findKey`) on every dialect, so that serving never needs the query builder.
  */
 export const KEY_BY_HASH = `SELECT k.*, a.name AS account_name, a.enabled AS account_enabled,
-    a.unlimited AS account_unlimited
+    a.unlimited AS account_unlimited, a.budget_mode AS account_budget_mode,
+    a.budget_micros AS account_budget_micros, a.budget_period AS account_budget_period
   FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`;

@@ -3,6 +3,8 @@
  * totals (totals.ts), and the ledger row and rollups (rollup_rows.ts) it adds to what the
  * batch writes. Interruptions settle through here too (hold_recovery.ts).
  */
+import type { AlertRow } from "./alert_rows.ts";
+import { settleBudgets } from "./budget_totals.ts";
 import type { SqlStatement, SqlValue } from "./sql_client.ts";
 import type { BatchRollups } from "./rollup_rows.ts";
 import { inserts, insertsOf } from "./row_inserts.ts";
@@ -39,6 +41,8 @@ const UPSERT_DAILY = upsertRollups("usage_daily", "day, account_id, key_id, mode
 export interface BatchRows {
   ledgerRows: SqlValue[][];
   rollups: BatchRollups;
+  /** The alert events its settlements (and refusals) announce (budget_totals.ts). */
+  alerts: AlertRow[];
 }
 
 /**
@@ -49,17 +53,19 @@ export interface BatchRows {
  */
 export function charge(
   s: Settle,
-  freed: { micros: number; tokens: number } | undefined,
+  freed: { micros: number; tokens: number; keyBudget: number; accountBudget: number } | undefined,
   account: AccountTotals | undefined,
   key: KeyTotals | undefined,
-  { ledgerRows, rollups }: BatchRows,
+  { ledgerRows, rollups, alerts }: BatchRows,
 ): void {
+  let charged = s.costMicros;
   if (account) {
     if (freed) account.held -= freed.micros;
     const cost = account.unlimited
       ? s.costMicros
       : Math.max(0, Math.min(s.costMicros, account.balance - account.held));
     if (!account.unlimited) account.balance -= cost;
+    charged = cost;
     ledgerRows.push([...ledgerValues(s), cost]);
     rollups.add(s, cost);
   }
@@ -67,6 +73,11 @@ export function charge(
     key.used += s.inputTokens + s.outputTokens;
     if (freed) key.held -= freed.tokens;
     key.lastUsed = Math.max(key.lastUsed, s.createdAt);
+  }
+  // Budgets count what the row records; nothing to do for a request without any.
+  if (s.budgets || freed?.keyBudget || freed?.accountBudget) {
+    const released = { keyBudget: freed?.keyBudget ?? 0, accountBudget: freed?.accountBudget ?? 0 };
+    settleBudgets(s, released, charged, account, key, alerts);
   }
 }
 

@@ -29,10 +29,10 @@ function retryAlone(error: unknown): boolean {
 }
 
 const TAKE_HOLD = `SELECT refusal, available FROM take_hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-  ?)`;
-const EXTEND_HOLD = "SELECT refusal, available FROM extend_hold(?, ?, ?)";
+  ?, ?, ?, ?::jsonb)`;
+const EXTEND_HOLD = "SELECT refusal, available FROM extend_hold(?, ?, ?, ?, ?, ?::jsonb)";
 const SETTLE_HOLD = `SELECT settle_hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-  ?, ?, ?)`;
+  ?, ?, ?, ?::jsonb)`;
 const APPLY_BATCH = "SELECT item, refusal, available FROM apply_batch(?::jsonb)";
 const INTERRUPT_HOLD = "SELECT interrupt_hold(?, ?, ?)";
 
@@ -53,6 +53,9 @@ function holdArguments(hold: NewHold) {
     stream: hold.stream ? 1 : 0,
     input_tokens: hold.inputTokens,
     input_cost_micros: hold.inputCostMicros,
+    key_budget_micros: hold.keyBudgetMicros ?? 0,
+    account_budget_micros: hold.accountBudgetMicros ?? 0,
+    budgets: hold.budgets ?? null,
   };
 }
 
@@ -81,7 +84,15 @@ function settleArguments(s: Settle) {
     estimated: s.estimated ? 1 : 0,
     duration_ms: s.durationMs,
     cost_micros: s.costMicros,
+    budgets: s.budgets ?? null,
   };
+}
+
+/** A function's arguments in order, its JSON one as text (`?::jsonb`). */
+function argumentsOf(fields: Record<string, unknown>): unknown[] {
+  return Object.values(fields).map((value) =>
+    value !== null && typeof value === "object" ? JSON.stringify(value) : value
+  );
 }
 
 /** A hold or a settlement waiting for the next batch. */
@@ -97,6 +108,9 @@ interface Outcome {
 function holdResult(outcome: Outcome | undefined): HoldResult {
   if (!outcome?.refusal) return { ok: true };
   const available = Number(outcome.available ?? 0);
+  if (outcome.refusal === "key_budget" || outcome.refusal === "account_budget") {
+    return { ok: false, reason: outcome.refusal, availableMicros: available };
+  }
   return outcome.refusal === "balance"
     ? { ok: false, reason: "balance", availableMicros: available }
     : { ok: false, reason: "key_quota", availableTokens: available };
@@ -112,10 +126,10 @@ export function createPostgresStore(client: SqlClient): Store {
     if (items.length === 1) {
       const [item] = items;
       if (item!.kind === "settle") {
-        await call(SETTLE_HOLD, Object.values(settleArguments(item!.settle)));
+        await call(SETTLE_HOLD, argumentsOf(settleArguments(item!.settle)));
         return [undefined];
       }
-      return [holdResult((await call(TAKE_HOLD, Object.values(holdArguments(item!.hold))))[0])];
+      return [holdResult((await call(TAKE_HOLD, argumentsOf(holdArguments(item!.hold))))[0])];
     }
     const rows = await call(APPLY_BATCH, [
       JSON.stringify(
@@ -134,8 +148,17 @@ export function createPostgresStore(client: SqlClient): Store {
   return createStore(client, {
     clock: "database",
     takeHold: async (hold) => (await apply([{ kind: "hold", hold }]))[0]!,
-    extendHold: async (holdId, micros, tokens) =>
-      holdResult((await call(EXTEND_HOLD, [holdId, micros, tokens]))[0]),
+    extendHold: async (holdId, micros, tokens, budgets) =>
+      holdResult(
+        (await call(EXTEND_HOLD, [
+          holdId,
+          micros,
+          tokens,
+          budgets?.in.key ? budgets.micros : 0,
+          budgets?.in.account ? budgets.micros : 0,
+          budgets ? JSON.stringify(budgets.in) : null,
+        ]))[0],
+      ),
     settleHold: (settle) =>
       apply([{ kind: "settle", settle }]).then(() => NO_FAILURES, (error) => [{ settle, error }]),
     // Every hold is in the database before its request goes upstream.

@@ -13,6 +13,17 @@ export interface AccountsTable {
   balance_micros: number;
   held_micros: Generated<number>;
   created_at: number;
+  /** Its own budget (migrations/012_budgets.sql): null follows `[budgets] account`. */
+  budget_mode: Generated<string | null>;
+  budget_micros: Generated<number | null>;
+  budget_period: Generated<string | null>;
+  budget_period_start: Generated<number>;
+  budget_spent_micros: Generated<number>;
+  budget_held_micros: Generated<number>;
+  budget_alert_ppm: Generated<number>;
+  budget_alert_limit_micros: Generated<number>;
+  /** The lowest floor of `balance.low` announced since the last top-up. */
+  balance_alert_floor_micros: Generated<number | null>;
 }
 
 export interface ApiKeysTable {
@@ -39,6 +50,15 @@ export interface ApiKeysTable {
   admin: Generated<number>;
   /** When the key's latest request settled; null before its first. */
   last_used_at: Generated<number | null>;
+  /** Its own budget (migrations/012_budgets.sql): null follows its group's `key_budget`. */
+  budget_mode: Generated<string | null>;
+  budget_micros: Generated<number | null>;
+  budget_period: Generated<string | null>;
+  budget_period_start: Generated<number>;
+  budget_spent_micros: Generated<number>;
+  budget_held_micros: Generated<number>;
+  budget_alert_ppm: Generated<number>;
+  budget_alert_limit_micros: Generated<number>;
 }
 
 export interface InstancesTable {
@@ -170,6 +190,47 @@ export interface SessionsTable {
   seen_at: number;
 }
 
+/** A top-up or an adjustment of an account (migrations/012_budgets.sql). */
+export interface AccountEntriesTable {
+  id: Generated<number>;
+  account_id: number;
+  created_at: number;
+  /** `topup` or `adjust`. */
+  kind: string;
+  /** Signed. */
+  usd_micros: number;
+  reason: string | null;
+  /** The balance after it. */
+  balance_micros: number;
+}
+
+/** An alert event of the outbox; `facts` and `data` are JSON text. */
+export interface AlertEventsTable {
+  id: string;
+  type: string;
+  scope: string | null;
+  threshold_ppm: number | null;
+  created_at: number;
+  facts: string;
+  data: string | null;
+  expanded: Generated<number>;
+  dedupe: string | null;
+}
+
+/** One event's delivery to one webhook. */
+export interface AlertDeliveriesTable {
+  event_id: string;
+  webhook: string;
+  /** `pending`, `delivered` or `failed`. */
+  status: Generated<string>;
+  attempts: Generated<number>;
+  next_at: number;
+  claimed_until: Generated<number>;
+  claimed_by: string | null;
+  last_error: string | null;
+  delivered_at: number | null;
+}
+
 /** Every table of tollgate's database. */
 export interface Database {
   accounts: AccountsTable;
@@ -183,6 +244,9 @@ export interface Database {
   usage_hourly_accounts: UsageHourlyAccountsTable;
   usage_daily: UsageDailyTable;
   sessions: SessionsTable;
+  account_entries: AccountEntriesTable;
+  alert_events: AlertEventsTable;
+  alert_deliveries: AlertDeliveriesTable;
 }
 
 export type Account = Selectable<AccountsTable>;

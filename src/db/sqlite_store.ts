@@ -19,6 +19,7 @@ import type { SqliteConnection } from "./sql_client.ts";
 import { createStore } from "./sql_store.ts";
 import {
   DatabaseUnavailableError,
+  type HoldBudgets,
   type HoldResult,
   type NewHold,
   NO_FAILURES,
@@ -131,6 +132,7 @@ export function createSqliteStore(
    */
   const decideNow = (holds: NewHold[]): HoldResult[] => {
     const results = decideHolds!(holds, unwritten);
+    announceRefusals(holds, results);
     const taken = holds.filter((_, i) => results[i]!.ok).map((hold) => ({ ...hold }));
     if (taken.length === 0) return results;
     journal!.append(taken);
@@ -151,22 +153,45 @@ export function createSqliteStore(
    * batch, counted as held until then. Neither needs the journal: a crash bills a hold for
    * its estimated input whatever it held.
    */
-  const extendNow = (holdId: string, micros: number, tokens: number): HoldResult => {
+  const extendNow = (
+    holdId: string,
+    micros: number,
+    tokens: number,
+    budgets?: { micros: number; in: HoldBudgets },
+  ): HoldResult => {
     const hold = journalled.get(holdId);
     if (!hold) return GONE;
-    const growth = { accountId: hold.accountId, keyId: hold.keyId, amountMicros: micros, tokens };
+    const growth = {
+      accountId: hold.accountId,
+      keyId: hold.keyId,
+      ...growthOf(micros, tokens, budgets),
+    };
     const [result] = decideHolds!([growth], unwritten);
     if (!result!.ok) return result!;
     if (unrecorded.includes(hold)) {
       unwritten.remove(hold);
       hold.amountMicros += micros;
       hold.tokens += tokens;
+      hold.keyBudgetMicros = (hold.keyBudgetMicros ?? 0) + growth.keyBudgetMicros;
+      hold.accountBudgetMicros = (hold.accountBudgetMicros ?? 0) + growth.accountBudgetMicros;
       unwritten.add(hold);
     } else {
       growths.push({ holdId, growth });
       unwritten.add(growth);
     }
     return result!;
+  };
+  /**
+   * The `budget.exhausted` of holds the decider refused for a budget, written by the next
+   * batch (once a period: it judges on the figures it reads).
+   */
+  const announceRefusals = (holds: readonly NewHold[], results: readonly HoldResult[]) => {
+    results.forEach((result, i) => {
+      if (result.ok || (result.reason !== "key_budget" && result.reason !== "account_budget")) {
+        return;
+      }
+      apply([{ kind: "refused", hold: holds[i]!, result }]).catch(() => {});
+    });
   };
   /** Holds taken and not yet settled: while none is, a request has nobody to batch with. */
   let open = 0;
@@ -249,13 +274,13 @@ export function createSqliteStore(
       if (result.ok || settling === 0) return result;
       return await takeAfterSettling(hold);
     },
-    async extendHold(holdId, micros, tokens) {
-      const growth = { amountMicros: micros, tokens };
+    async extendHold(holdId, micros, tokens, budgets) {
+      const growth = growthOf(micros, tokens, budgets);
       if (!journal) return await connection.transaction(extendStep(holdId, growth));
-      const result = extendNow(holdId, micros, tokens);
+      const result = extendNow(holdId, micros, tokens, budgets);
       if (result.ok || settling === 0) return result;
       await apply([], "after-deferred");
-      return extendNow(holdId, micros, tokens);
+      return extendNow(holdId, micros, tokens, budgets);
     },
     settleHold(settle) {
       if (open > 0) open--;
@@ -286,5 +311,20 @@ export function createSqliteStore(
       journal?.close();
       journal = undefined;
     },
+  };
+}
+
+/** What a hold grows by: money, tokens, and its worst case on each budget in force. */
+function growthOf(
+  micros: number,
+  tokens: number,
+  budgets: { micros: number; in: HoldBudgets } | undefined,
+) {
+  return {
+    amountMicros: micros,
+    tokens,
+    keyBudgetMicros: budgets?.in.key ? budgets.micros : 0,
+    accountBudgetMicros: budgets?.in.account ? budgets.micros : 0,
+    budgets: budgets?.in,
   };
 }

@@ -5,7 +5,28 @@
  * PostgreSQL). Each operation is atomic and checks its conditions inside the database, so
  * concurrent requests, on one process or on several, can never both spend the same money.
  */
+import type { BudgetLimit } from "../alerts/thresholds.ts";
 import type { ApiKey } from "./schema.ts";
+
+/**
+ * The budgets in force for a hold or its growth (design.md "Budgets"): each scope's limit
+ * and period, and the thresholds (ppm ascending) a refusal's `budget.exhausted` counts in.
+ */
+export interface HoldBudgets {
+  key?: BudgetLimit;
+  account?: BudgetLimit;
+  levels: readonly number[];
+}
+
+/** What a settlement's budgets and alerts are judged against; absent when nothing is. */
+export interface SettleBudgets {
+  key?: BudgetLimit;
+  account?: BudgetLimit;
+  /** Budget thresholds in ppm, ascending, the exhausted one last. */
+  levels: readonly number[];
+  /** Floors of a prepaid account's available balance, in micro-USD (`balance.low`). */
+  floors: readonly number[];
+}
 
 /** A hold to take: the worst-case cost and tokens of one request, and what its row needs. */
 export interface NewHold {
@@ -28,13 +49,21 @@ export interface NewHold {
   /** Estimated input tokens and their cost: billed if the request never settles. */
   inputTokens: number;
   inputCostMicros: number;
+  /** What the hold counts against the key's budget (its worst case; 0 without a budget). */
+  keyBudgetMicros?: number;
+  /** What it counts against the account's budget (0 without one). */
+  accountBudgetMicros?: number;
+  /** The budgets in force, checked when it is taken; absent without any. */
+  budgets?: HoldBudgets;
 }
 
 /** The outcome of taking a hold, with the figures of the refusing check itself. */
 export type HoldResult =
   | { ok: true }
   | { ok: false; reason: "balance"; availableMicros: number }
-  | { ok: false; reason: "key_quota"; availableTokens: number };
+  | { ok: false; reason: "key_quota"; availableTokens: number }
+  /** A budget would be passed: what it leaves (spent and held counted). */
+  | { ok: false; reason: "key_budget" | "account_budget"; availableMicros: number };
 
 /** One request's ledger row and charges, settled against its hold (what it holds now). */
 export interface Settle {
@@ -62,6 +91,8 @@ export interface Settle {
   estimated: boolean;
   costMicros: number;
   durationMs: number;
+  /** The budgets and alert floors in force at settlement; absent when none is. */
+  budgets?: SettleBudgets;
 }
 
 /** A settlement that could not be written, and why: its hold stays, for recovery. */
@@ -93,6 +124,9 @@ export type KeyWithAccount = ApiKey & {
   account_enabled: number;
   /** 0/1. */
   account_unlimited: number;
+  account_budget_mode: string | null;
+  account_budget_micros: number | null;
+  account_budget_period: string | null;
 };
 
 /** A registered serving process. */
@@ -122,7 +156,12 @@ export interface Store {
    * nothing more: a `balance` refusal with nothing available). Its settlement releases the
    * whole, grown hold.
    */
-  extendHold(holdId: string, extraMicros: number, extraTokens: number): Promise<HoldResult>;
+  extendHold(
+    holdId: string,
+    extraMicros: number,
+    extraTokens: number,
+    budgets?: { micros: number; in: HoldBudgets },
+  ): Promise<HoldResult>;
   /**
    * Writes the ledger row, debits the account (never below what its other holds need,
    * nor below zero: the row records what was debited), adds the key's tokens and

@@ -4,10 +4,19 @@
  * are decided, and each changed total written back once as a difference, so the batch's
  * writes add to whatever the row holds.
  */
+import {
+  ACCOUNT_BUDGET_COLUMNS,
+  type BudgetFigures,
+  budgetFiguresOf,
+  budgetWrite,
+  KEY_BUDGET_COLUMNS,
+} from "./budget_totals.ts";
 import type { SqlResult, SqlStatement } from "./sql_client.ts";
 
-const ACCOUNT = "SELECT id, unlimited, balance_micros, held_micros FROM accounts WHERE id = ?";
-const KEY = "SELECT id, quota_tokens, used_tokens, held_tokens FROM api_keys WHERE id = ?";
+const ACCOUNT =
+  `SELECT id, unlimited, balance_micros, held_micros, ${ACCOUNT_BUDGET_COLUMNS} FROM accounts WHERE id = ?`;
+const KEY =
+  `SELECT id, quota_tokens, used_tokens, held_tokens, ${KEY_BUDGET_COLUMNS} FROM api_keys WHERE id = ?`;
 const ACCOUNT_TOTALS =
   "UPDATE accounts SET balance_micros = balance_micros + ?, held_micros = held_micros + ? WHERE id = ?";
 const KEY_TOTALS =
@@ -23,6 +32,8 @@ export interface AccountTotals {
   held: number;
   readonly balanceBefore: number;
   readonly heldBefore: number;
+  /** Its budget's figures (budget_totals.ts). */
+  budget: BudgetFigures;
 }
 
 /** A key's figures as the batch moves them; `quota` null is no quota. */
@@ -34,6 +45,8 @@ export interface KeyTotals {
   lastUsed: number;
   readonly usedBefore: number;
   readonly heldBefore: number;
+  /** Its budget's figures (budget_totals.ts). */
+  budget: BudgetFigures;
 }
 
 /** The reads of the accounts' and keys' totals, accounts first. */
@@ -70,6 +83,7 @@ export function accountTotals(rows: (Record<string, unknown> | undefined)[]) {
       held,
       balanceBefore: balance,
       heldBefore: held,
+      budget: budgetFiguresOf(row),
     });
   }
   return accounts;
@@ -89,6 +103,7 @@ export function keyTotals(rows: (Record<string, unknown> | undefined)[]) {
       lastUsed: 0,
       usedBefore: used,
       heldBefore: held,
+      budget: budgetFiguresOf(row),
     });
   }
   return keys;
@@ -101,6 +116,8 @@ export function totalsWrites(
 ): SqlStatement[] {
   const writes: SqlStatement[] = [];
   for (const [id, a] of accounts) {
+    const budget = budgetWrite("accounts", id, a.budget);
+    if (budget) writes.push(budget);
     if (a.balance === a.balanceBefore && a.held === a.heldBefore) continue;
     writes.push({
       sql: ACCOUNT_TOTALS,
@@ -108,6 +125,8 @@ export function totalsWrites(
     });
   }
   for (const [id, k] of keys) {
+    const budget = budgetWrite("api_keys", id, k.budget);
+    if (budget) writes.push(budget);
     if (k.lastUsed > 0) {
       writes.push({
         sql: KEY_TOTALS_USED,

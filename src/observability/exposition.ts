@@ -52,6 +52,17 @@ export function exposition(
     },
   });
   new Counter({
+    name: "tollgate_webhook_deliveries_total",
+    help: "Alert webhook delivery attempts, by result: delivered (a 2xx), retried (tried " +
+      "again later), failed (given up after 24 hours, or its webhook is gone).",
+    labelNames: ["result"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [result, count] of state.webhooks) this.inc({ result }, count);
+    },
+  });
+  new Counter({
     name: "tollgate_cost_usd_total",
     help: "Cost settled in USD, by model.",
     labelNames: ["model"],

@@ -27,6 +27,8 @@ export interface Metrics {
   /** Each channel's attempts, errors and latency, for the admin API (not exported to Prometheus). */
   readonly channels: ChannelStats;
   configReloaded(ok: boolean): void;
+  /** A webhook delivery's attempt: `delivered`, `retried` (to be tried again) or `failed`. */
+  webhookDelivery(result: string): void;
   /** The exposition in the Prometheus text format, and its content type. */
   render(): Promise<{ text: string; contentType: string }>;
 }
@@ -44,6 +46,7 @@ export function createMetrics(
     failures: new Map(),
     reloads: { ok: 0, failed: 0 },
     affinity: new Map(),
+    webhooks: new Map(),
     histograms: {
       duration: new HistogramCounts({
         name: "tollgate_request_duration_seconds",
@@ -138,6 +141,9 @@ export function createMetrics(
       else state.failures.set(key, { labels: { channel, kind }, count: 1 });
     },
     configReloaded: (ok) => void (ok ? state.reloads.ok++ : state.reloads.failed++),
+    webhookDelivery(result) {
+      state.webhooks.set(result, (state.webhooks.get(result) ?? 0) + 1);
+    },
     async render() {
       exposed ??= (await import("./exposition.ts")).exposition(state);
       return await exposed();

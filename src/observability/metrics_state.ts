@@ -46,6 +46,8 @@ export interface MetricsState {
   reloads: { ok: number; failed: number };
   /** Relayed requests by cache affinity's part in them (hit, miss, none). */
   affinity: Map<string, number>;
+  /** Webhook delivery attempts by result (delivered, retried, failed). */
+  webhooks: Map<string, number>;
   histograms: {
     duration: HistogramCounts<"entry_point" | "model">;
     firstByte: HistogramCounts<"entry_point" | "model">;

@@ -95,6 +95,7 @@ export async function coverAttempt(
     maxOutputTokens: options.maxOutputTokens ?? relay.request.maxOutputTokens,
   }, billed);
   if (!covered) {
+    if (relay.hold.refusal) throw relay.hold.refusal;
     throw new GatewayError(
       403,
       "insufficient_user_quota",

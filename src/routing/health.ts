@@ -48,6 +48,16 @@ export interface Health {
   nextRotation(channel: string): number;
 }
 
+/**
+ * Told when a channel starts cooling down (`down`) and when a request succeeds on it again
+ * after (`up`): what alerts/ turns into channel incidents.
+ */
+export type ChannelHealthListener = (
+  channel: string,
+  state: "down" | "up",
+  reason: string,
+) => void;
+
 /** What a channel's cool-down is: its length, and when the probe after it began. */
 interface Cooling {
   until: number;
@@ -56,7 +66,11 @@ interface Cooling {
 }
 
 /** Fresh health state: every key usable, no channel cooling. */
-export function createHealth(now: () => number, cooldownMs: number): Health {
+export function createHealth(
+  now: () => number,
+  cooldownMs: number,
+  listener?: ChannelHealthListener,
+): Health {
   const rejected = new Set<string>();
   const restingUntil = new Map<string, number>();
   const failures = new Map<string, number>();
@@ -109,19 +123,29 @@ export function createHealth(now: () => number, cooldownMs: number): Health {
       state.probeSince = now();
       return true;
     },
-    coolChannel: (channel, ms = cooldownMs) => cool(channel, now() + ms),
+    coolChannel(channel, ms = cooldownMs) {
+      if (listener && !cooling.has(channel)) {
+        listener(channel, "down", "The upstream said it is overloaded.");
+      }
+      cool(channel, now() + ms);
+    },
     recordFailure(channel) {
       const count = (failures.get(channel) ?? 0) + 1;
       failures.set(channel, count);
       // A failed probe cools the channel again at once.
       if (count >= COOLDOWN_AFTER_FAILURES || cooling.has(channel)) {
+        if (listener && !cooling.has(channel)) {
+          listener(channel, "down", `It failed ${count} times in a row.`);
+        }
         cooling.delete(channel);
         cool(channel, now() + cooldownMs);
       }
     },
     recordSuccess(channel) {
       failures.delete(channel);
-      cooling.delete(channel);
+      if (cooling.size > 0 && cooling.delete(channel)) {
+        listener?.(channel, "up", "A request succeeded after its cool-down.");
+      }
     },
     releaseProbe(channel) {
       const state = cooling.get(channel);

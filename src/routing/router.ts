@@ -12,7 +12,12 @@ import type { Principal } from "../auth/principal.ts";
 import { type AffinityTable, type Binding, createAffinityTable } from "./affinity.ts";
 import { buildCatalog } from "./catalog.ts";
 import { answersIn } from "./transport.ts";
-import { type ChannelHealthState, createHealth, type Health } from "./health.ts";
+import {
+  type ChannelHealthListener,
+  type ChannelHealthState,
+  createHealth,
+  type Health,
+} from "./health.ts";
 import {
   type BoundKey,
   createPlan,
@@ -65,10 +70,14 @@ export function createRouter(options: {
   random?: () => number;
   /** The most conversations bound at once (affinity.ts). */
   affinityCapacity?: number;
+  /** Told when a channel cools down and when it recovers (health.ts). */
+  onChannelHealth?: ChannelHealthListener;
 }): Router {
   const random = options.random ?? Math.random;
   const catalogOf = perConfig(buildCatalog);
-  const healthOf = perConfig((config) => createHealth(options.now, config.failover.cooldown_ms));
+  const healthOf = perConfig((config) =>
+    createHealth(options.now, config.failover.cooldown_ms, options.onChannelHealth)
+  );
   const bindings = createAffinityTable({ now: options.now, capacity: options.affinityCapacity });
 
   return {
