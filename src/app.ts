@@ -106,6 +106,8 @@ export function createApp(deps: AppDeps): App {
   const authed = authenticated(auth);
 
   const app = new Hono<GatewayEnv>();
+  // A check before the handler returns `next()` where it need not await it: an async one
+  // would hold a suspended frame and a promise for every request until its answer.
   app.use(requestContext({
     config: deps.config,
     now,
@@ -173,7 +175,7 @@ export function createApp(deps: AppDeps): App {
     const gatewayError = asGatewayError(error);
     if (gatewayError.status === 500) {
       deps.log.error("request failed", {
-        request_id: c.var.requestId,
+        request_id: c.get("requestId"),
         code: gatewayError.code,
         error: describeError(gatewayError.cause ?? gatewayError),
       });
@@ -184,7 +186,7 @@ export function createApp(deps: AppDeps): App {
 
 /** An error as the request's shape renders it, with its request id. */
 function errorOf(c: Context<GatewayEnv>, error: GatewayError): Response {
-  return errorResponse(error, c.var.errorShape, c.var.requestId);
+  return errorResponse(error, c.get("errorShape"), c.get("requestId"));
 }
 
 /**
@@ -206,7 +208,7 @@ function adminRoutes(
 ): Hono<AdminEnv> {
   const admin = new Hono<AdminEnv>();
   admin.use(async function dashboardEnabled(c, next) {
-    if (!c.var.snapshot.config.server.dashboard) {
+    if (!c.get("snapshot").config.server.dashboard) {
       throw new GatewayError(
         404,
         "not_found",

@@ -140,7 +140,7 @@ function schemeOf(c: Context<GatewayEnv>, url: URL): "http" | "https" {
 /** Whether the peer is one of `[server] trusted_proxies`, whose forwarded headers are believed. */
 function fromTrustedProxy(c: Context<GatewayEnv>): boolean {
   const peer = parseIp(peerAddress(c));
-  const proxies = c.var.snapshot.config.server.trusted_proxies
+  const proxies = c.get("snapshot").config.server.trusted_proxies
     .map(parseCidr)
     .filter((cidr): cidr is Cidr => cidr !== undefined);
   return peer !== undefined && anyCidrContains(proxies, peer);

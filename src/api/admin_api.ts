@@ -96,7 +96,7 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
       `Unknown path ${c.req.method} ${c.req.path}: the admin API serves /admin/api/accounts, ` +
         "/keys, /usage, /requests, /channels (and /channels/{name}/test), /alerts and /me.",
     );
-    return errorResponse(unknown, c.var.errorShape, c.var.requestId);
+    return errorResponse(unknown, c.get("errorShape"), c.get("requestId"));
   });
   return api;
 }

@@ -129,7 +129,7 @@ export function validBody<S extends z.ZodMiniObject>(
       c.req.addValidatedData("json", {});
       return await next();
     }
-    const config = c.var.snapshot.config;
+    const config = c.get("snapshot").config;
     const { value } = await readJsonBody(c.req.raw, bodyLimits(config), clock);
     if (typeof value === "object" && value !== null && !Array.isArray(value)) {
       const unknown = Object.keys(value).find((name) => !known.includes(name));

@@ -7,7 +7,7 @@ import type { Authenticate, AuthenticateOptions } from "../auth/authenticate.ts"
 import type { Principal } from "../auth/principal.ts";
 import { type GatewayEnv, peerAddress } from "./request_context.ts";
 
-/** Lets a request through with its key's principal (`c.var.principal`), or refuses it (401/403). */
+/** Lets a request through with its key's principal (`c.get("principal")`), or refuses it (401/403). */
 export function authenticated(authenticate: Authenticate): MiddlewareHandler<GatewayEnv> {
   return async function authenticated(c, next) {
     c.set("principal", await authenticateRequest(c, authenticate));
@@ -27,9 +27,9 @@ export async function authenticateRequest(
   const principal = await authenticate({
     headers: c.req.raw.headers,
     remoteAddr: peerAddress(c),
-    config: c.var.snapshot.config,
+    config: c.get("snapshot").config,
   }, options);
-  const { record } = c.var;
+  const record = c.get("record");
   record.keyId = principal.id;
   record.account = principal.accountName;
   return principal;

@@ -49,12 +49,12 @@ export function bodyLimits(config: Config): BodyLimits {
  * refused as it is read (`readBody`).
  */
 export function bodyLimit(): MiddlewareHandler<GatewayEnv> {
-  return async function bodyLimit(c, next) {
-    const limit = c.var.snapshot.config.server.max_body_bytes;
+  return function bodyLimit(c, next) {
+    const limit = c.get("snapshot").config.server.max_body_bytes;
     if (declaredLength(c.req.header("content-length") ?? null) > limit) {
       throw bodyTooLarge(limit);
     }
-    await next();
+    return next();
   };
 }
 

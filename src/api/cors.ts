@@ -39,9 +39,9 @@ export function browserCors(): MiddlewareHandler<GatewayEnv> {
     exposeHeaders: EXPOSED,
     maxAge: 600,
   });
-  return async function browserCors(c, next) {
-    const origins = c.var.snapshot.config.server.cors_origins;
-    if (origins.length === 0 || !c.req.header("origin")) return await next();
-    return await answer(c, next);
+  return function browserCors(c, next) {
+    const origins = c.get("snapshot").config.server.cors_origins;
+    if (origins.length === 0 || !c.req.header("origin")) return next();
+    return answer(c, next);
   };
 }

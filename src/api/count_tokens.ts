@@ -14,7 +14,9 @@ export function countTokensHandler(entry: Protocol, deps: Omit<RelayDeps, "accou
   const endpoint = entry.countTokens;
   if (!endpoint) throw new Error(`The ${entry.name} protocol has no token-count endpoint.`);
   return async function countTokensHandler(c: Context<GatewayEnv>): Promise<Response> {
-    const { snapshot: { config }, principal, requestId } = c.var;
+    const { config } = c.get("snapshot");
+    const principal = c.get("principal");
+    const requestId = c.get("requestId");
     const body = await readJsonBody(c.req.raw, bodyLimits(config), deps.clock);
     const { model, body: counted } = endpoint.parseRequest(body.value, {});
     const plan = deps.router.plan(config, principal, model, entry);

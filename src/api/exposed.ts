@@ -6,8 +6,8 @@ import type { GatewayEnv } from "./request_context.ts";
 
 /** 404 for an entry point the config does not expose (checked per request: config reloads). */
 export function exposed(entry: Protocol): MiddlewareHandler<GatewayEnv> {
-  return async function exposed(c, next) {
-    const enabled: readonly string[] = c.var.snapshot.config.server.entry_points;
+  return function exposed(c, next) {
+    const enabled: readonly string[] = c.get("snapshot").config.server.entry_points;
     if (!enabled.includes(entry.name)) {
       throw new GatewayError(
         404,
@@ -17,6 +17,6 @@ export function exposed(entry: Protocol): MiddlewareHandler<GatewayEnv> {
         }.`,
       );
     }
-    await next();
+    return next();
   };
 }

@@ -9,8 +9,8 @@ import type { GatewayEnv } from "./request_context.ts";
 
 /** Refuses a request whose forwarded headers could not be sent upstream. */
 export function forwardedHeaders(): MiddlewareHandler<GatewayEnv> {
-  return async function forwardedHeaders(c, next) {
+  return function forwardedHeaders(c, next) {
     checkForwardedHeaders(c.req.raw.headers);
-    await next();
+    return next();
   };
 }

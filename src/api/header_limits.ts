@@ -10,8 +10,8 @@ import type { GatewayEnv } from "./request_context.ts";
 
 /** Refuses a request over the header limits of its config. */
 export function headerLimits(): MiddlewareHandler<GatewayEnv> {
-  return async function headerLimits(c, next) {
-    const { max_headers, max_header_bytes } = c.var.snapshot.config.server;
+  return function headerLimits(c, next) {
+    const { max_headers, max_header_bytes } = c.get("snapshot").config.server;
     let count = 0;
     // Each field as it is on the wire: `name: value\r\n` (repeated ones joined by ", ").
     let bytes = 0;
@@ -29,7 +29,7 @@ export function headerLimits(): MiddlewareHandler<GatewayEnv> {
         `${bytes} bytes of header fields, over the limit of ${max_header_bytes} ([server] max_header_bytes)`,
       );
     }
-    await next();
+    return next();
   };
 }
 

@@ -31,7 +31,7 @@ export function readyz(options: {
   databaseReady?: () => Promise<boolean>;
 }): (c: Context<GatewayEnv>) => Promise<Response> {
   return async function readyz(c) {
-    const { config, version } = c.var.snapshot;
+    const { config, version } = c.get("snapshot");
     const channels = options.router.channelStates(config);
     const usable = channels.filter((state) => state.up).length;
     const database = await reachable(options.databaseReady);

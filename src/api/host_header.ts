@@ -23,14 +23,14 @@ const HOST =
 
 /** Refuses a request over a socket without a valid Host header (see above). */
 export function hostHeader(): MiddlewareHandler<GatewayEnv> {
-  return async function hostHeader(c, next) {
+  return function hostHeader(c, next) {
     const host = c.req.header("host");
     if (host === undefined) {
       if (peerAddress(c) !== "" && c.req.url.startsWith("http:")) throw missingHost();
     } else if (!HOST.test(host)) {
       throw invalidHost(host);
     }
-    await next();
+    return next();
   };
 }
 

@@ -11,7 +11,7 @@ import type { Metrics } from "../observability/metrics.ts";
 /** The /metrics handler. */
 export function metricsRoute(metrics: Metrics): (c: Context<GatewayEnv>) => Promise<Response> {
   return async function metricsRoute(c) {
-    const server = c.var.snapshot.config.server;
+    const server = c.get("snapshot").config.server;
     if (!server.metrics) {
       throw new GatewayError(
         404,

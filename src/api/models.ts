@@ -23,8 +23,8 @@ function modelRecord(config: Config, id: string, createdMs: number) {
 /** Lists the key's models (group models with a channel, minus the key's restriction). */
 export function listModels(router: Router) {
   return function listModels(c: Context<GatewayEnv>): Response {
-    const { config, loadedAt } = c.var.snapshot;
-    const data = router.modelsFor(config, c.var.principal).map((id) =>
+    const { config, loadedAt } = c.get("snapshot");
+    const data = router.modelsFor(config, c.get("principal")).map((id) =>
       modelRecord(config, id, loadedAt)
     );
     return Response.json({
@@ -40,9 +40,9 @@ export function listModels(router: Router) {
 /** GET /v1/models/{id}: one model record, 404 when the key may not use it. */
 export function retrieveModel(router: Router) {
   return function retrieveModel(c: Context<GatewayEnv>): Response {
-    const { config, loadedAt } = c.var.snapshot;
+    const { config, loadedAt } = c.get("snapshot");
     const id = c.req.param("id") ?? "";
-    if (!router.modelsFor(config, c.var.principal).includes(id)) {
+    if (!router.modelsFor(config, c.get("principal")).includes(id)) {
       throw new GatewayError(
         404,
         "model_not_found",

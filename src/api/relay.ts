@@ -29,7 +29,9 @@ const ENCODER = new TextEncoder();
 /** The handler of an entry point of protocol `entry` (its path names no model: no route). */
 export function relayHandler(entry: Protocol, deps: RelayDeps) {
   return async function relay(c: Context<GatewayEnv>): Promise<Response> {
-    const { snapshot: { config }, record, principal } = c.var;
+    const { config } = c.get("snapshot");
+    const record = c.get("record");
+    const principal = c.get("principal");
     record.entry = entry.name;
     const body = await readJsonBody(c.req.raw, bodyLimits(config), deps.clock);
     const parsed = entry.parseRequest(body.value, {});
@@ -53,13 +55,13 @@ export function relayHandler(entry: Protocol, deps: RelayDeps) {
     try {
       return await exchange(deps, {
         principal,
-        requestId: c.var.requestId,
+        requestId: c.get("requestId"),
         config,
         record,
         headers: c.req.raw.headers,
         search: queryOf(c),
         signal: c.req.raw.signal,
-        finished: c.var.finished,
+        finished: c.get("finished"),
       }, {
         entry,
         request,

@@ -1,10 +1,12 @@
 /**
- * Each request's variables (typed `c.var`s): its id, error shape, config snapshot and
- * record, set when it arrives; the key's principal once authenticated; and what every
+ * Each request's variables (typed, set with `c.set`): its id, error shape, config snapshot
+ * and record, set when it arrives; the key's principal once authenticated; and what every
  * answer carries (`x-request-id`, an admitted request's `x-ratelimit-*`), stamped when it
  * leaves. The middleware that sets them is the app's outermost: it also reports the request
- * once its answer is made. Hono's `requestId` middleware keeps other ids than design.md's
- * (`A-Za-z0-9._:-`, up to 128), and numbers none in time order: this one does both.
+ * once its answer is made. They are read with `c.get(name)`, not `c.var.name`: Hono's `c.var`
+ * builds an object of every variable at each read. Hono's `requestId` middleware keeps other
+ * ids than design.md's (`A-Za-z0-9._:-`, up to 128), and numbers none in time order: this one
+ * does both.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { Principal } from "../auth/principal.ts";
@@ -101,10 +103,10 @@ export function requestContext(options: ContextOptions): MiddlewareHandler<Gatew
       options.report(record, snapshot);
     });
     await next();
-    stampResponse(c.res, requestId, c.var.limitHeaders);
+    stampResponse(c.res, requestId, c.get("limitHeaders"));
     record.status = c.res.status;
     if (record.outcome === undefined && c.res.status >= 400) record.outcome = "refused";
-    if (!record.streaming) c.var.finished();
+    if (!record.streaming) c.get("finished")();
   };
 }
 

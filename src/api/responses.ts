@@ -18,7 +18,7 @@ type StoredHandler = (c: Context<GatewayEnv>) => Promise<Response>;
 export function retrieveResponse(store: StoredResponses | undefined): StoredHandler {
   return async function retrieveResponse(c) {
     const id = c.req.param("id")!;
-    const row = await store?.find(c.var.principal.accountId, id);
+    const row = await store?.find(c.get("principal").accountId, id);
     if (!row) throw responseNotFound(id);
     return new Response(row.response, { headers: { "content-type": "application/json" } });
   };
@@ -28,7 +28,7 @@ export function retrieveResponse(store: StoredResponses | undefined): StoredHand
 export function deleteResponse(store: StoredResponses | undefined): StoredHandler {
   return async function deleteResponse(c) {
     const id = c.req.param("id")!;
-    if (!await store?.remove(c.var.principal.accountId, id)) throw responseNotFound(id);
+    if (!await store?.remove(c.get("principal").accountId, id)) throw responseNotFound(id);
     return Response.json({ id, object: "response", deleted: true });
   };
 }
@@ -55,7 +55,7 @@ export function listInputItems(store: StoredResponses | undefined) {
     c: Context<GatewayEnv, string, { out: { query: z.output<typeof InputItemsQuerySchema> } }>,
   ): Promise<Response> {
     const id = c.req.param("id")!;
-    const all = await store?.inputItems(c.var.principal.accountId, id);
+    const all = await store?.inputItems(c.get("principal").accountId, id);
     if (!all) throw responseNotFound(id);
     const { order = "desc", limit = 20, after, before } = c.req.valid("query");
     if (order === "desc") all.reverse();
