@@ -3,7 +3,7 @@
  * claims these protocols. Progress goes to stderr while it probes; the report to stdout.
  */
 import { formatSupportReport } from "../doctor/support_report.ts";
-import { type DoctorReport, runDoctor } from "../doctor/run_doctor.ts";
+import type { DoctorReport } from "../doctor/run_doctor.ts";
 import { type Command, type Flags, type ParsedCommand, single, subcommand } from "./command.ts";
 import type { CliContext } from "./context.ts";
 import { formatTable, printJson, usageError } from "./output.ts";
@@ -69,6 +69,8 @@ async function runDoctorCommand(
       usage,
     );
   }
+  // The probes load when the command runs: `tollgate serve` never loads them.
+  const { runDoctor } = await import("../doctor/run_doctor.ts");
   const report = await runDoctor(
     { baseUrl, key: values.key, model: values.model, timeoutMs },
     {
