@@ -18,6 +18,7 @@ import { countTokensHandler } from "./api/count_tokens.ts";
 import { exposed } from "./api/exposed.ts";
 import { forwardedHeaders } from "./api/forwarded_headers.ts";
 import { headerLimits } from "./api/header_limits.ts";
+import { lazyRoutes } from "./api/lazy_routes.ts";
 import { healthz, readyz } from "./api/health.ts";
 import { hostHeader } from "./api/host_header.ts";
 import { metricsRoute } from "./api/metrics.ts";
@@ -39,7 +40,7 @@ import { AlarmClock } from "./clock/alarm_clock.ts";
 import { watchShutdown } from "./clock/shutdown_watch.ts";
 import type { ConfigSnapshot } from "./config/store.ts";
 import { dashboardAssets } from "./dashboard/assets.ts";
-import { dashboardPages } from "./dashboard/routes.tsx";
+import type { DashboardDeps } from "./dashboard/page_kit.tsx";
 import { securityHeaders } from "./dashboard/security.ts";
 import { asGatewayError, errorResponse, GatewayError } from "./errors.ts";
 import type { Limiter } from "./limits/limiter.ts";
@@ -204,7 +205,7 @@ function wrongMethodAnswer(c: Context<GatewayEnv>, methods: string[]): Response 
  * the /v1 middleware (CORS, entry points); `[server] dashboard = false` turns all of it off.
  */
 function adminRoutes(
-  deps: Parameters<typeof dashboardPages>[0] & Parameters<typeof adminAccess>[0],
+  deps: DashboardDeps & Parameters<typeof adminAccess>[0],
 ): Hono<AdminEnv> {
   const admin = new Hono<AdminEnv>();
   admin.use(async function dashboardEnabled(c, next) {
@@ -221,6 +222,16 @@ function adminRoutes(
   admin.route("/", dashboardAssets());
   admin.use(adminAccess(deps));
   admin.route("/api", adminApi(deps.service, deps.clock));
-  admin.route("/", dashboardPages(deps));
+  // The pages load with their first request (lazy_routes.ts), with the 404 and 405 answers
+  // the app gives any other path.
+  admin.all(
+    "/*",
+    lazyRoutes<AdminEnv>(async (pages) => {
+      const { dashboardPages } = await import("./dashboard/routes.tsx");
+      pages.use(methodNotAllowed({ app: pages, onMethodNotAllowed: wrongMethodAnswer }));
+      pages.route("/admin", dashboardPages(deps));
+      pages.notFound((c) => errorOf(c, pathNotFound(c.req.path, c.req.method)));
+    }),
+  );
   return admin;
 }
