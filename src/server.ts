@@ -7,15 +7,15 @@ import { lazyAdminService } from "./admin/lazy_service.ts";
 import { createSessions } from "./admin/sessions.ts";
 import { createApp } from "./app.ts";
 import { databaseKeyLookup } from "./auth/database_lookup.ts";
-import { issueKey } from "./auth/issue_key.ts";
+import { generateKeyId, generateKeySecret, hashKeySecret, keyPrefix } from "./auth/keys.ts";
 import { createLedgerAccounting } from "./billing/ledger_accounting.ts";
 import { HEARTBEAT_MS, recoverHolds } from "./billing/recovery.ts";
 import { databaseUrl, loadConfig } from "./config/load.ts";
 import { readTls } from "./config/tls.ts";
 import { createConfigStore, watchConfigFile } from "./config/store.ts";
-import { createAccount, findAccountByName } from "./db/accounts.ts";
 import { CHANNEL_ROLLUP_KEEP_MS, pruneChannelRollup } from "./db/channel_rollup_rows.ts";
 import { openServingDatabase, type ServingDb } from "./db/database.ts";
+import { createFirstKey } from "./db/first_key.ts";
 import { describeError, type Logger } from "./log.ts";
 import type { LineWriter } from "./observability/line_writer.ts";
 import { createMetrics } from "./observability/metrics.ts";
@@ -59,18 +59,11 @@ export function parseListen(listen: string): { hostname: string; port: number } 
 /** Creates the `admin` account and its first key when the database has no keys at all. */
 async function bootstrapFirstKey(db: ServingDb, now: number): Promise<string | undefined> {
   if (await db.store.hasKeys()) return undefined;
-  const kysely = await db.queries();
-  const account = await createAccount(kysely, {
-    name: "admin",
-    balanceMicros: 0,
-    unlimited: true,
-    createdAt: now,
-  }) ?? await findAccountByName(kysely, "admin");
-  const { secret } = await issueKey(kysely, {
-    accountId: account!.id,
-    group: "default",
-    name: "first key",
-    admin: true,
+  const secret = generateKeySecret();
+  await createFirstKey(db.client, {
+    id: generateKeyId(),
+    hash: hashKeySecret(secret),
+    prefix: keyPrefix(secret),
     createdAt: now,
   });
   return secret;

@@ -25,8 +25,8 @@ export interface ServingDb {
   migrate(): Promise<MigrationResult>;
   /**
    * The typed query builder, loaded by the first call: a gateway on a SQLite file serves
-   * through the store alone and never loads it (its memory is not paid), unless its first
-   * start makes a key.
+   * through the store alone and never loads it (its memory is not paid); a first start
+   * makes its key in plain SQL (first_key.ts).
    */
   queries(): Promise<Kysely<Database>>;
   /** The rows of stored responses, as the request path reads and writes them. */
