@@ -208,7 +208,7 @@ function adminRoutes(
   deps: DashboardDeps & Parameters<typeof adminAccess>[0],
 ): Hono<AdminEnv> {
   const admin = new Hono<AdminEnv>();
-  admin.use(async function dashboardEnabled(c, next) {
+  admin.use(function dashboardEnabled(c, next) {
     if (!c.get("snapshot").config.server.dashboard) {
       throw new GatewayError(
         404,
@@ -216,7 +216,7 @@ function adminRoutes(
         "The dashboard and the admin API are turned off on this gateway ([server] dashboard = false).",
       );
     }
-    await next();
+    return next();
   });
   admin.use(...securityHeaders());
   admin.route("/", dashboardAssets());
