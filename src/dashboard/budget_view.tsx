@@ -10,34 +10,66 @@ import { usd } from "./format.ts";
 /** A budget's facts, for a `<dl class="fields">`. */
 export const BudgetFacts: FC<{ budget: Partial<BudgetJson> }> = ({ budget }) => {
   if (budget.budget_usd === undefined) return null;
-  if (budget.budget_usd === null) {
-    return (
-      <>
-        <dt>Budget</dt>
-        <dd data-figure="budget">none</dd>
-      </>
-    );
-  }
+  return (
+    <>
+      <dt>Budget</dt>
+      <dd data-figure="budget">
+        <BudgetSpent budget={budget} />
+      </dd>
+      {budget.budget_usd !== null && (
+        <>
+          <dt>Renews</dt>
+          <dd data-figure="budget_renews_at">
+            <BudgetRenews budget={budget} />
+          </dd>
+        </>
+      )}
+    </>
+  );
+};
+
+/** A budget in a table's cell: what is spent of it, and when it renews. */
+export const BudgetCell: FC<{ budget: Partial<BudgetJson> }> = ({ budget }) => {
+  if (budget.budget_usd === undefined) return null;
+  return (
+    <>
+      <div data-figure="budget">
+        <BudgetSpent budget={budget} />
+      </div>
+      {budget.budget_usd !== null && (
+        <div class="muted">
+          renews{" "}
+          <span data-figure="budget_renews_at">
+            <BudgetRenews budget={budget} />
+          </span>
+        </div>
+      )}
+    </>
+  );
+};
+
+/** `$1.20 of $5.00 a week (default)` with a meter, or "none". */
+const BudgetSpent: FC<{ budget: Partial<BudgetJson> }> = ({ budget }) => {
+  if (budget.budget_usd === null || budget.budget_usd === undefined) return <>none</>;
   const per = budget.budget_period === "total" ? "in all" : `a ${budget.budget_period}`;
   const spent = budget.budget_spent_usd ?? 0;
   const share = budget.budget_usd > 0 ? Math.min(100, (spent / budget.budget_usd) * 100) : 100;
   return (
     <>
-      <dt>Budget</dt>
-      <dd data-figure="budget">
-        {usd(spent)} of {usd(budget.budget_usd)} {per}
-        {budget.budget_source === "default" && " (default)"}
-        <meter min={0} max={100} low={80} high={95} optimum={0} value={share}>
-          {share.toFixed(0)}%
-        </meter>
-      </dd>
-      <dt>Renews</dt>
-      <dd data-figure="budget_renews_at">
-        {budget.budget_renews_at === null ? "never" : <Time at={budget.budget_renews_at} />}
-      </dd>
+      {usd(spent)} of {usd(budget.budget_usd)} {per}
+      {budget.budget_source === "default" && " (default)"}
+      <meter min={0} max={100} low={80} high={95} optimum={0} value={share}>
+        {share.toFixed(0)}%
+      </meter>
     </>
   );
 };
+
+/** When the budget's period renews: a time, or "never" for a budget in all. */
+const BudgetRenews: FC<{ budget: Partial<BudgetJson> }> = ({ budget }) =>
+  budget.budget_renews_at === null || budget.budget_renews_at === undefined
+    ? <>never</>
+    : <Time at={budget.budget_renews_at} />;
 
 /** What a budget field shows: an own amount, "none", or empty for the default. */
 export function budgetValue(budget: Partial<BudgetJson>): Record<string, string> {

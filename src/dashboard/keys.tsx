@@ -10,7 +10,7 @@ import type { Principal } from "../auth/principal.ts";
 import { AccountLink, KeyLink, pageOf, Time } from "./figures.tsx";
 import { count } from "./format.ts";
 import { Layout, Notice } from "./layout.tsx";
-import { BudgetFacts, BudgetFields, budgetValue } from "./budget_view.tsx";
+import { BudgetCell, BudgetFacts, BudgetFields, budgetValue } from "./budget_view.tsx";
 
 /** What the keys page shows. */
 export interface KeysPageProps {
@@ -63,6 +63,7 @@ export const KEY_COLUMNS: readonly {
   { head: "State", cell: (key, now) => <KeyState keyJson={key} now={now} /> },
   { head: "Restrictions", cell: (key) => <Restrictions keyJson={key} /> },
   { head: "Quota", cell: (key) => quotaText(key) },
+  { head: "Budget", cell: (key) => <BudgetCell budget={key} /> },
   { head: "Last used", cell: (key) => <Time at={key.last_used_at} /> },
 ];
 
