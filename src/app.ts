@@ -23,6 +23,7 @@ import { hostHeader } from "./api/host_header.ts";
 import { metricsRoute } from "./api/metrics.ts";
 import { listModels, retrieveModel } from "./api/models.ts";
 import { baseUrlMistake, methodNotAllowed as wrongMethod, pathNotFound } from "./api/not_found.ts";
+import { noteRefusal } from "./api/refusal_note.ts";
 import { relayHandler } from "./api/relay.ts";
 import { type GatewayEnv, requestContext } from "./api/request_context.ts";
 import {
@@ -182,8 +183,9 @@ export function createApp(deps: AppDeps): App {
   }
 }
 
-/** An error as the request's shape renders it, with its request id. */
+/** An error as the request's shape renders it, with its request id; noted on its record. */
 function errorOf(c: Context<GatewayEnv>, error: GatewayError): Response {
+  noteRefusal(c, error);
   return errorResponse(error, c.var.errorShape, c.var.requestId);
 }
 

@@ -20,6 +20,8 @@ import { describeError, type Logger } from "./log.ts";
 import type { LineWriter } from "./observability/line_writer.ts";
 import { createMetrics } from "./observability/metrics.ts";
 import { createObserver } from "./observability/observer.ts";
+import { createRefusalLog } from "./observability/refusal_log.ts";
+import { insertRefusals, pruneRefusals } from "./db/refusal_rows.ts";
 import { createRouter } from "./routing/router.ts";
 import { createStoredResponses } from "./stored/stored_responses.ts";
 import { createHttpClient } from "./upstream/http1/client.ts";
@@ -37,7 +39,7 @@ export interface RunningServer {
   finished: Promise<void>;
   /**
    * Resolves once every settlement begun so far is in the ledger (answers go out first),
-   * and every hold taken so far is in the database.
+   * every hold taken so far is in the database, and every refusal so far in its records.
    */
   settled(): Promise<void>;
   /** Re-reads the config file now, as a file change or SIGHUP would. */
@@ -133,6 +135,10 @@ export async function startServer(options: {
     pruneChannelRollup(db.client, now() - CHANNEL_ROLLUP_KEEP_MS).catch((error) =>
       log.error("removing old channel figures failed", { error: describeError(error) })
     );
+    const keepDays = store.current().config.observability.request_log_days;
+    pruneRefusals(db.client, now() - keepDays * 86_400_000).catch((error) =>
+      log.error("removing old refusal records failed", { error: describeError(error) })
+    );
   }, EXPIRY_INTERVAL_MS);
 
   const store = createConfigStore(config, { now });
@@ -147,9 +153,16 @@ export async function startServer(options: {
     post: options.webhookPost,
   });
   const router = createRouter({ now, onChannelHealth: alerts.channelHealth });
+  // Refused requests' records, written in batches off the request path.
+  const refusals = createRefusalLog({
+    write: (rows) => insertRefusals(db.client, rows),
+    now,
+    onError: (error) => log.error("writing refusal records failed", { error: describeError(error) }),
+  });
   const observer = createObserver({
     metrics: createMetrics(() => router.channelStates(store.current().config)),
     writer: options.requestLog,
+    refusals,
   });
   const watcher = watchConfigFile(store, options.configPath, {
     onReload: (snapshot) => {
@@ -203,6 +216,7 @@ export async function startServer(options: {
         health: { router, stats: observer.metrics.channels },
         upstream: { client: upstream, clock: options.clock ?? new AlarmClock() },
         alerts: { outbox: alerts.outbox, post: options.webhookPost ?? createWebhookPost() },
+        pendingRefusals: () => refusals.pending(),
       }),
       sessions: createSessions({ queries: () => db.queries(), now }),
     },
@@ -241,6 +255,7 @@ export async function startServer(options: {
       upstream.close();
       // Answers went out before their ledger rows: write every one before closing.
       await accounting.drain();
+      await refusals.close();
       await observer.flush();
       await alerts.stop();
       await db.store.removeInstances([identity.id]).catch(() => {});
@@ -250,7 +265,10 @@ export async function startServer(options: {
     url: `${config.server.tls_cert ? "https" : "http"}://${host}:${address.port}`,
     firstKey,
     finished: server.finished,
-    settled: () => accounting.drain(),
+    settled: async () => {
+      await accounting.drain();
+      await refusals.flush();
+    },
     reload: watcher.reload,
     shutdown,
   };

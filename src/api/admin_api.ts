@@ -23,6 +23,7 @@ import {
   validBody,
 } from "./admin_api_input.ts";
 import { adminAlertsApi } from "./admin_alerts_api.ts";
+import { noteRefusal } from "./refusal_note.ts";
 import { validQuery } from "./query.ts";
 
 /** The admin API's routes, to mount at `/admin/api` behind `adminAccess`. */
@@ -72,7 +73,7 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
     const id = c.req.param("id");
     const request = await service.request(id);
     if (!request) {
-      throw new GatewayError(404, "not_found", `No request with id "${id}" in the ledger.`);
+      throw new GatewayError(404, "not_found", `No request with id "${id}" in the ledger or the request log.`);
     }
     return c.json(request);
   });
@@ -96,6 +97,7 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
       `Unknown path ${c.req.method} ${c.req.path}: the admin API serves /admin/api/accounts, ` +
         "/keys, /usage, /requests, /channels (and /channels/{name}/test), /alerts and /me.",
     );
+    noteRefusal(c, unknown);
     return errorResponse(unknown, c.var.errorShape, c.var.requestId);
   });
   return api;

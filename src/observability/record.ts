@@ -37,6 +37,12 @@ export interface RequestRecord {
   firstByteMs?: number;
   /** Set by a stream: the request is over when the stream ends, not when the handler returns. */
   streaming: boolean;
+  /** A refusal's error code and message (the error the client got), for its record. */
+  refusal?: { code: string; reason: string };
+  /** The client's address (behind trusted proxies, the one they name), once known. */
+  clientAddress?: string;
+  /** The first characters of a key that authenticated nothing; never the whole secret. */
+  keyPrefix?: string;
 }
 
 /** A fresh record for a request that just arrived. */
