@@ -157,7 +157,8 @@ export async function startServer(options: {
   const refusals = createRefusalLog({
     write: (rows) => insertRefusals(db.client, rows),
     now,
-    onError: (error) => log.error("writing refusal records failed", { error: describeError(error) }),
+    onError: (error) =>
+      log.error("writing refusal records failed", { error: describeError(error) }),
   });
   const observer = createObserver({
     metrics: createMetrics(() => router.channelStates(store.current().config)),

@@ -73,7 +73,11 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
     const id = c.req.param("id");
     const request = await service.request(id);
     if (!request) {
-      throw new GatewayError(404, "not_found", `No request with id "${id}" in the ledger or the request log.`);
+      throw new GatewayError(
+        404,
+        "not_found",
+        `No request with id "${id}" in the ledger or the request log.`,
+      );
     }
     return c.json(request);
   });

@@ -89,7 +89,9 @@ const requests = subcommand({
       const id = values.id;
       const found = await withAdmin(ctx, values.config, (admin) => admin.request(id));
       if (values.json) printJson(ctx.io, found ? [found] : []);
-      else ctx.io.stdout(found ? detail(found) : `No request with id "${id}" in the ledger or the request log.`);
+      else {ctx.io.stdout(
+          found ? detail(found) : `No request with id "${id}" in the ledger or the request log.`,
+        );}
       return found || values.json ? 0 : 1;
     }
     const rows = await withAdmin(ctx, values.config, (admin) => admin.requests(query));
