@@ -5,6 +5,7 @@
  * send to the model's first channel. It is free: no hold, no ledger row.
  */
 import { estimateUsage } from "../billing/estimate.ts";
+import { redactorOf } from "../config/redact.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
 import type { ChannelConfig } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
@@ -62,6 +63,7 @@ export async function countTokens(
     random: deps.random,
     timeoutsOf: (attempt) => timeoutsOf(config, attempt),
     overloadedStatus: entry.overloadedStatus,
+    redact: redactorOf(config),
   });
   const result = await attempts.run(counting, {
     send: (attempt) =>

@@ -12,6 +12,7 @@ import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
 import type { ShutdownWatch } from "../clock/shutdown_watch.ts";
 import type { Config } from "../config/schema.ts";
+import { redactorOf } from "../config/redact.ts";
 import { takesLonger } from "../limits/admit.ts";
 import type { Admission } from "../limits/limiter.ts";
 import type { Logger } from "../log.ts";
@@ -124,6 +125,7 @@ export async function exchange(
     random: deps.random,
     timeoutsOf: (attempt) => timeoutsOf(config, attempt),
     overloadedStatus: entry.overloadedStatus,
+    redact: redactorOf(config),
     // The upstream found the request too long: on to a model with a larger window.
     tooLong: (attempt) =>
       Promise.resolve(
@@ -216,6 +218,7 @@ function translatorFor(
     inputTokensHint: () => likelyInputTokens(bodyBytes),
     now: deps.now,
     conversation,
+    redact: redactorOf(config),
     drop: (what, why) =>
       deps.log.debug("dropped in translation", { request_id: requestId, field: what, why }),
   });
