@@ -47,6 +47,7 @@ import type { Limiter } from "./limits/limiter.ts";
 import { createMemoryLimiter } from "./limits/memory_limiter.ts";
 import { describeError, type Logger } from "./log.ts";
 import { createObserver, type Observer } from "./observability/observer.ts";
+import type { Telemetry } from "./observability/telemetry.ts";
 import { type Protocol, protocolOf } from "./protocols/index.ts";
 import { createSender } from "./relay/send.ts";
 import { createRouter, type Router } from "./routing/router.ts";
@@ -71,6 +72,8 @@ export interface AppDeps {
   router?: Router;
   /** Where finished requests are reported (request log, metrics). */
   observer?: Observer;
+  /** OpenTelemetry's spans and metrics (observability/telemetry.ts); none when absent. */
+  telemetry?: Telemetry;
   /** Rate, token and concurrency limits; counted in this process's memory when absent. */
   limiter?: Limiter;
   /** Whether the database answers, for `/readyz`. */
@@ -107,10 +110,15 @@ export function createApp(deps: AppDeps): App {
   const authed = authenticated(auth);
 
   const app = new Hono<GatewayEnv>();
+  const telemetry = deps.telemetry;
   app.use(requestContext({
     config: deps.config,
     now,
-    report: (record, snapshot) => observer.finished(record, snapshot.config.server),
+    started: telemetry && ((record) => telemetry.started(record)),
+    report: (record, snapshot) => {
+      observer.finished(record, snapshot.config.server);
+      telemetry?.finished(record, snapshot.config);
+    },
   }));
   app.use(methodNotAllowed({ app, onMethodNotAllowed: wrongMethodAnswer }));
   app.use(hostHeader());

@@ -21,6 +21,7 @@ import type { LineWriter } from "./observability/line_writer.ts";
 import { createMetrics } from "./observability/metrics.ts";
 import { createObserver } from "./observability/observer.ts";
 import { createRefusalLog } from "./observability/refusal_log.ts";
+import { loadTelemetry } from "./observability/telemetry.ts";
 import { insertRefusals, pruneRefusals } from "./db/refusal_rows.ts";
 import { createRouter } from "./routing/router.ts";
 import { createStoredResponses } from "./stored/stored_responses.ts";
@@ -195,6 +196,7 @@ export async function startServer(options: {
     shutdownSignal: graceOver.signal,
     router,
     observer,
+    telemetry: await loadTelemetry(),
     // On PostgreSQL the limits are counted in the database every node shares; on SQLite
     // (one process) in this process's memory, the app's default.
     limiter: db.kind === "postgres"

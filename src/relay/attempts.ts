@@ -8,6 +8,7 @@
 import type { FailoverConfig, Timeouts } from "../config/schema.ts";
 import { noRedaction } from "../config/redact.ts";
 import { addressOf, attemptReason } from "./reason.ts";
+import { attemptEnded, attemptSent } from "../observability/attempt_times.ts";
 import { GatewayError } from "../errors.ts";
 import type { Attempt, AttemptFailure } from "../routing/router.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
@@ -147,6 +148,7 @@ export class Attempts {
       }
       const record = attemptRecord(attempt);
       this.records.push(record);
+      attemptSent(record);
       const sentAt = performance.now();
       const leftMs = deps.deadline - deps.clock.now();
       const timeouts = deps.timeoutsOf(attempt);
@@ -183,6 +185,7 @@ export class Attempts {
         record.status = failure.status;
         record.reason = attemptReason(failure, addressOf(attempt), deps.redact ?? noRedaction);
         record.kind = failure.kind;
+        attemptEnded(record);
         deps.onFailed?.(attempt, failure);
         const verdict = judge(
           failure,

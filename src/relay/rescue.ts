@@ -10,6 +10,7 @@ import { holdInputTokens } from "../billing/estimate.ts";
 import { coverAttempt, type RelayRequest, takesPrefill, upstreamOf } from "./relay_request.ts";
 import type { AttemptSource } from "./attempts.ts";
 import { readLeg } from "./leg.ts";
+import { attemptEnded } from "../observability/attempt_times.ts";
 import type { Cut, Leg } from "./stream.ts";
 
 const ENCODER = new TextEncoder();
@@ -20,6 +21,7 @@ export async function rescue(relay: RelayRequest, cut: Cut): Promise<Leg | undef
   const { leg, failure } = cut;
   leg.record.outcome = "cut";
   leg.record.reason = failure.message;
+  attemptEnded(leg.record);
   if (!config.failover.rescue_streams) return undefined;
   const resumed = leg.converter.resume();
   const text = resumed?.transcript.continuable();

@@ -11,12 +11,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import {
-  ECHO_CONFIG,
-  launchChromium,
-  serve,
-  writeConfig,
-} from "./tollgate.mjs";
+import { ECHO_CONFIG, launchChromium, serve, writeConfig } from "./tollgate.mjs";
 
 let dir;
 let server;

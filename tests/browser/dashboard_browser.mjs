@@ -481,9 +481,7 @@ test("the keys page shows restrictions, finds keys and hides revoked ones", asyn
   await page.getByRole("button", { name: "Find" }).click();
   await page.waitForURL(/q=gone/);
   assert.deepEqual(
-    await page.locator("tr[data-key]").evaluateAll((rows) =>
-      rows.map((r) => r.dataset.key)
-    ),
+    await page.locator("tr[data-key]").evaluateAll((rows) => rows.map((r) => r.dataset.key)),
     [made.id],
   );
   await context.close();
@@ -628,9 +626,7 @@ test("a request's page shows its outcome, its reason in full and each attempt, a
         `${viewport.width} px`,
       );
       assert.ok(
-        await element.evaluate((node) =>
-          node.scrollWidth <= node.clientWidth + 1
-        ),
+        await element.evaluate((node) => node.scrollWidth <= node.clientWidth + 1),
         "the reason is not cut",
       );
     }

@@ -64,8 +64,7 @@ try {
 
   // A fixed seed: the same picture every time.
   let seed = 42;
-  const random = () =>
-    (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   const start = Math.floor(now / HOUR_MS) * HOUR_MS - 30 * 24 * HOUR_MS;
   let rows = 0;
   // Settlements are written in batches: started together, they share a few transactions.
@@ -77,8 +76,7 @@ try {
     for (const { issued: { key }, weight, models } of keys) {
       const requests = Math.round(random() * weight * busy * (1 + day / 15));
       for (let i = 0; i < requests; i++) {
-        const [model, input, output, cached, prompt] =
-          MODELS[models[i % models.length]!]!;
+        const [model, input, output, cached, prompt] = MODELS[models[i % models.length]!]!;
         const inputTokens = Math.round(prompt * (0.5 + random()));
         const cachedTokens = Math.round(inputTokens * random() * 0.7);
         const outputTokens = Math.round(200 + random() * 900);
@@ -115,9 +113,7 @@ try {
           }]),
           stream: random() < 0.6,
           status: failed ? "failed" : "ok",
-          reason: failed
-            ? "The upstream failed: 503 Service Unavailable."
-            : null,
+          reason: failed ? "The upstream failed: 503 Service Unavailable." : null,
           inputTokens: failed ? 0 : inputTokens,
           outputTokens: failed ? 0 : outputTokens,
           cachedTokens: failed ? 0 : cachedTokens,

@@ -6,14 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  deno,
-  ECHO_CONFIG,
-  launchChromium,
-  serve,
-  signIn,
-  writeConfig,
-} from "./tollgate.mjs";
+import { deno, ECHO_CONFIG, launchChromium, serve, signIn, writeConfig } from "./tollgate.mjs";
 
 const output = process.argv[2] ??
   new URL("../../docs/dashboard.png", import.meta.url).pathname;

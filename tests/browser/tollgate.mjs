@@ -94,9 +94,7 @@ export function serve(configPath, { firstRun = false } = {}) {
   };
   return new Promise((resolve, reject) => {
     let output = "";
-    exited.then((code) =>
-      reject(new Error(`tollgate exited (${code}): ${output}`))
-    );
+    exited.then((code) => reject(new Error(`tollgate exited (${code}): ${output}`)));
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (text) => {
       output += text;
