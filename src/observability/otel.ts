@@ -24,7 +24,7 @@ import type { TelemetryEnv } from "../config/telemetry_env.ts";
 import { VERSION } from "../version.ts";
 import { attemptTimesOf } from "./attempt_times.ts";
 import type { RequestRecord } from "./record.ts";
-import type { Telemetry } from "./telemetry.ts";
+import type { Telemetry } from "./telemetry_hooks.ts";
 
 /** `gen_ai.provider.name` of each channel protocol (the semantic conventions' values). */
 const PROVIDERS: Record<string, string> = {
