@@ -15,7 +15,8 @@ import { createAccount } from "../src/db/accounts.ts";
 import { openDatabase } from "../src/db/database.ts";
 import { channel, configWith } from "./harness.ts";
 import { spawnServer } from "./process.ts";
-import { chatBody, closedPort, messagesBody, withScope } from "./support.ts";
+import { chatBody, closedPort, messagesBody, type Scope, withScope } from "./support.ts";
+import type { LedgerRow } from "../src/db/schema.ts";
 
 interface KeyValue {
   key: string;
@@ -88,29 +89,48 @@ function startReceiver() {
   return { server, bodies, url: `http://127.0.0.1:${server.addr.port}` };
 }
 
-Deno.test("telemetry: spans under the runtime's server span and GenAI metrics reach an OTLP receiver, their tokens the ledger's", async () => {
-  await withScope(async (s) => {
-    const receiver = startReceiver();
-    const fake = await s.fake({ name: "up", models: ["m"], behaviour: { cachedTokens: 2 } });
-    const dir = await Deno.makeTempDir({ prefix: "tollgate_otel_" });
-    const databaseUrl = `file:${dir}/tollgate.db`;
-    const configPath = `${dir}/config.toml`;
-    const downPort = closedPort();
-    await Deno.writeTextFile(
-      configPath,
-      `[database]\nurl = "${databaseUrl}"\n\n` + configWith(
-        channel({
-          name: "down",
-          protocol: "chat",
-          baseUrl: `http://127.0.0.1:${downPort}/v1`,
-          models: ["m"],
-          keys: ["sk-down"],
-          priority: 2,
-        }) + channel({ name: "up", protocol: "chat", baseUrl: fake.url, models: ["m"] }),
-        "[failover]\nretries = 0\n",
-      ),
-    );
-    const db = await openDatabase(databaseUrl);
+/** What a `tollgate serve` with OTEL_DENO exported while `drive` sent it requests. */
+interface Exported {
+  spans: OtlpSpan[];
+  metrics: Uint8Array[];
+  types: Set<string>;
+  ledger: LedgerRow[];
+  downPort: number;
+}
+
+/**
+ * Runs a real `tollgate serve` with `env` (OTEL_DENO on, exporting to a receiver here) on a
+ * channel that is down and one to a fake that serves, lets `drive` send requests with a
+ * key (`post`), stops it (the runtime exports what it holds as it exits) and returns what
+ * reached the receiver, decoded, with the ledger.
+ */
+async function exported(
+  s: Scope,
+  env: Record<string, string>,
+  drive: (post: (path: string, body: unknown, key?: string) => Promise<Response>) => Promise<void>,
+): Promise<Exported> {
+  const receiver = startReceiver();
+  const fake = await s.fake({ name: "up", models: ["m"], behaviour: { cachedTokens: 2 } });
+  const dir = await Deno.makeTempDir({ prefix: "tollgate_otel_" });
+  const databaseUrl = `file:${dir}/tollgate.db`;
+  const configPath = `${dir}/config.toml`;
+  const downPort = closedPort();
+  await Deno.writeTextFile(
+    configPath,
+    `[database]\nurl = "${databaseUrl}"\n\n` + configWith(
+      channel({
+        name: "down",
+        protocol: "chat",
+        baseUrl: `http://127.0.0.1:${downPort}/v1`,
+        models: ["m"],
+        keys: ["sk-down"],
+        priority: 2,
+      }) + channel({ name: "up", protocol: "chat", baseUrl: fake.url, models: ["m"] }),
+      "[failover]\nretries = 0\n",
+    ),
+  );
+  const db = await openDatabase(databaseUrl);
+  try {
     assert.equal((await db.migrate()).error, undefined);
     const account = await createAccount(db.kysely, {
       name: "otel",
@@ -129,14 +149,45 @@ Deno.test("telemetry: spans under the runtime's server span and GenAI metrics re
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
       OTEL_SERVICE_NAME: "tollgate-test",
       OTEL_METRIC_EXPORT_INTERVAL: "200",
+      ...env,
     });
     try {
-      const post = (path: string, body: unknown, key = secret) =>
+      await drive((path, body, key = secret) =>
         fetch(`${server.url}${path}`, {
           method: "POST",
           headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
           body: JSON.stringify(body),
-        });
+        })
+      );
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.child.status;
+    }
+    await receiver.server.shutdown();
+    const traceRequest = proto.trace.v1.ExportTraceServiceRequest;
+    const spans: OtlpSpan[] = receiver.bodies.traces.flatMap((bytes) => {
+      const decoded = traceRequest.decode(bytes) as {
+        resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[];
+      };
+      return decoded.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((scope) => scope.spans));
+    });
+    const ledger = await db.kysely.selectFrom("ledger").selectAll().orderBy("id").execute();
+    return {
+      spans,
+      metrics: receiver.bodies.metrics,
+      types: receiver.bodies.types,
+      ledger,
+      downPort,
+    };
+  } finally {
+    await db.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("telemetry: spans under the runtime's server span and GenAI metrics reach an OTLP receiver, their tokens the ledger's", async () => {
+  await withScope(async (s) => {
+    const { spans, metrics, types, ledger, downPort } = await exported(s, {}, async (post) => {
       const ids: string[] = [];
       for (
         const [path, body] of [
@@ -154,25 +205,11 @@ Deno.test("telemetry: spans under the runtime's server span and GenAI metrics re
       await refused.text();
       assert.equal(refused.status, 401);
       ids.push(refused.headers.get("x-request-id")!);
-    } finally {
-      server.child.kill("SIGTERM");
-      await server.child.status;
-    }
-    await receiver.server.shutdown();
-    await fake.close();
-
-    assert.deepEqual([...receiver.bodies.types], ["application/x-protobuf"]);
-    const traceRequest = proto.trace.v1.ExportTraceServiceRequest;
-    const spans: OtlpSpan[] = receiver.bodies.traces.flatMap((bytes) => {
-      const decoded = traceRequest.decode(bytes) as {
-        resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[];
-      };
-      return decoded.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((scope) => scope.spans));
     });
+    assert.deepEqual([...types], ["application/x-protobuf"]);
     const byId = new Map(spans.map((span) => [hex(span.spanId), span]));
     const requestSpans = spans.filter((span) => attribute(span, "tollgate.request_id"));
     assert.equal(requestSpans.length, 4, spans.map((span) => span.name).join(", "));
-    const ledger = await db.kysely.selectFrom("ledger").selectAll().orderBy("id").execute();
     assert.equal(ledger.length, 3);
     for (const row of ledger) {
       const span = requestSpans.find((item) =>
@@ -221,7 +258,7 @@ Deno.test("telemetry: spans under the runtime's server span and GenAI metrics re
     const metricsRequest = proto.metrics.v1.ExportMetricsServiceRequest;
     const tokenSums = { input: 0, output: 0 };
     let durations = 0;
-    const last = receiver.bodies.metrics.map((bytes) =>
+    const last = metrics.map((bytes) =>
       metricsRequest.toObject(metricsRequest.decode(bytes), { longs: Number }) as {
         resourceMetrics?: {
           scopeMetrics?: {
@@ -252,7 +289,23 @@ Deno.test("telemetry: spans under the runtime's server span and GenAI metrics re
     assert.equal(tokenSums.input, ledger.reduce((sum, row) => sum + row.input_tokens, 0));
     assert.equal(tokenSums.output, ledger.reduce((sum, row) => sum + row.output_tokens, 0));
     assert.equal(durations, 6, "one duration per attempt");
-    await db.close();
-    await Deno.remove(dir, { recursive: true });
+  });
+});
+
+Deno.test("telemetry: prompt and answer text on the attempts' spans only when asked", async () => {
+  await withScope(async (s) => {
+    const { spans } = await exported(
+      s,
+      { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true" },
+      async (post) => {
+        const response = await post("/v1/chat/completions", chatBody("m", "words to capture"));
+        assert.equal(response.status, 200, await response.text());
+      },
+    );
+    const served = spans.find((span) =>
+      span.kind === 3 && attribute(span, "tollgate.attempt.outcome") === "ok"
+    )!;
+    assert.match(String(attribute(served, "gen_ai.input.messages")), /words to capture/);
+    assert.match(String(attribute(served, "gen_ai.output.messages")), /words to capture/);
   });
 });
