@@ -41,6 +41,7 @@ export function lazyAdminService(deps: AdminDeps): AdminService {
     latency: later((s) => s.latency),
     requests: later((s) => s.requests),
     request: later((s) => s.request),
+    requireRequest: later((s) => s.requireRequest),
     me: later((s) => s.me),
     channels: later((s) => s.channels),
     channel: later((s) => s.channel),

@@ -8,7 +8,7 @@ import { findRequests, type RequestRow } from "../db/ledger.ts";
 import { findRefusals } from "../db/refusal_rows.ts";
 import type { NewRefusal, RefusalRow } from "../db/schema.ts";
 import type { AdminDeps } from "./deps.ts";
-import { invalidField } from "./errors.ts";
+import { invalidField, notFound } from "./errors.ts";
 import { countField, timeField } from "./fields.ts";
 
 /**
@@ -294,6 +294,13 @@ export async function findRequest(
     limit: 1,
   });
   return refusal && { ...refusalJson(refusal), attempts: [] };
+}
+
+/** The request `id` names in full, or the 404 that there is none (the API's, the page's). */
+export async function requireRequest(deps: AdminDeps, id: string): Promise<RequestDetailJson> {
+  const found = await findRequest(deps, id);
+  if (!found) throw notFound(`No request with id "${id}" in the ledger or the request log.`);
+  return found;
 }
 
 /** A ledger row in full, its attempts read from the row's log. */

@@ -22,6 +22,7 @@ import {
   type RequestDetailJson,
   type RequestJson,
   type RequestsQuery,
+  requireRequest,
 } from "./requests.ts";
 import { type UsageQuery, type UsageReport, usageReport } from "./usage.ts";
 
@@ -46,6 +47,8 @@ export interface AdminService {
   requests(query: RequestsQuery): Promise<RequestJson[]>;
   /** One request in full, with its upstream attempts; undefined when there is none. */
   request(id: string): Promise<RequestDetailJson | undefined>;
+  /** One request in full, as `request`; 404 when there is none. */
+  requireRequest(id: string): Promise<RequestDetailJson>;
   /** The config's channels with their health: every node's last hour and day, this process's state. */
   channels(): Promise<ChannelJson[]>;
   /** One channel with its last day by hour; 404 when the config has none of that name. */
@@ -69,6 +72,7 @@ export function createAdminService(deps: AdminDeps): AdminService {
     latency: (query) => latencyReport(deps, query),
     requests: (query) => listRequests(deps, query),
     request: (id) => findRequest(deps, id),
+    requireRequest: (id) => requireRequest(deps, id),
     channels: () => channelHealth(deps),
     channel: (name) => channelDetail(deps, name),
     checkChannel: (name, model) => checkChannel(deps, deps.upstream, name, model),

@@ -69,18 +69,7 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
   api.get("/requests", validQuery(RequestsQuerySchema), async (c) => {
     return c.json(await service.requests(c.req.valid("query")));
   });
-  api.get("/requests/:id", async (c) => {
-    const id = c.req.param("id");
-    const request = await service.request(id);
-    if (!request) {
-      throw new GatewayError(
-        404,
-        "not_found",
-        `No request with id "${id}" in the ledger or the request log.`,
-      );
-    }
-    return c.json(request);
-  });
+  api.get("/requests/:id", async (c) => c.json(await service.requireRequest(c.req.param("id"))));
   api.get("/channels", async (c) => c.json(await service.channels()));
   api.route("/", adminAlertsApi(service, clock));
   api.post(

@@ -13,7 +13,6 @@ import { given, readForm } from "./forms.ts";
 import { KeyPage, type KeyPageProps } from "./key_page.tsx";
 import { ModelPage } from "./model_page.tsx";
 import { RequestPage } from "./request_page.tsx";
-import { GatewayError } from "../errors.ts";
 import {
   attempt,
   type DashboardDeps,
@@ -148,15 +147,7 @@ export function detailRoutes(pages: Hono<AdminEnv>, deps: DashboardDeps) {
   });
 
   pages.get("/requests/:id", async (c) => {
-    const id = c.req.param("id");
-    const request = await service.request(id);
-    if (!request) {
-      throw new GatewayError(
-        404,
-        "not_found",
-        `No request with id "${id}" in the ledger or the request log.`,
-      );
-    }
+    const request = await service.requireRequest(c.req.param("id"));
     const keyName = request.key_id === null
       ? undefined
       : (await attempt(() => service.keys.get(request.key_id!)))[0]?.name;
