@@ -10,7 +10,8 @@ import type { RequestDetailJson, RequestJson } from "../src/admin/requests.ts";
 import { silentLogger } from "../src/log.ts";
 import { adminFetch, adminJson, cliJson } from "./admin_support.ts";
 import { channel, configWith, startGateway, type TestGateway } from "./harness.ts";
-import { chatBody, withScope } from "./support.ts";
+import { startPostgres } from "./postgres.ts";
+import { chatBody, type Scope, withScope } from "./support.ts";
 
 const BAD_KEY = "sk-wrongkeythatisnotknown0123456789";
 const QUERY_SECRET = "sk-querysecret0123456789abcdef";
@@ -114,99 +115,111 @@ const CASES: RefusalCase[] = [
   },
 ];
 
+/** Each refusal found by its id at once (API), then through the CLI and its page; no secret kept. */
+async function eachRefusal(s: Scope): Promise<void> {
+  const gateway = await s.gateway(CONFIG);
+  const admin = gateway.server.firstKey!;
+  const restricted = (await gateway.createKey({ models: ["other"] })).secret;
+  const slow = (await gateway.createKey({ group: "slow" })).secret;
+  const keys = { admin, restricted, slow };
+  const ids: [RefusalCase, string][] = [];
+  for (const refusal of CASES) {
+    const response = await refusal.send(gateway, keys);
+    const body = await response.text();
+    assert.equal(response.status, refusal.status, `${refusal.name}: ${body}`);
+    const id = response.headers.get("x-request-id")!;
+    ids.push([refusal, id]);
+    // At once: the record may still be pending in memory.
+    const found = await adminJson<RequestDetailJson>(gateway, `/admin/api/requests/${id}`, {
+      key: admin,
+    });
+    assert.equal(found.status, "refused", refusal.name);
+    assert.equal(found.code, refusal.code, `${refusal.name}: ${found.reason}`);
+    assert.equal(found.http_status, refusal.status);
+    assert.equal(found.client_address, "127.0.0.1");
+    assert.ok(found.reason, `${refusal.name} has its reason`);
+    assert.deepEqual(found.attempts, []);
+  }
+  await gateway.server.settled();
+
+  for (const [refusal, id] of ids) {
+    const [row] = await cliJson<RequestDetailJson[]>(gateway, "requests", "--id", id);
+    assert.equal(row?.code, refusal.code, `${refusal.name} through the CLI`);
+    const page = await adminFetch(gateway, `/admin/requests/${id}`, { key: admin });
+    const html = await page.text();
+    assert.equal(page.status, 200, `${refusal.name}'s page`);
+    assert.match(html, new RegExp(`data-request="${id}"`));
+    assert.ok(html.includes(refusal.code), `${refusal.name}'s page names its code`);
+  }
+  const wrong = await cliJson<RequestDetailJson[]>(
+    gateway,
+    "requests",
+    "--id",
+    ids[1]![1],
+  );
+  assert.equal(wrong[0]!.key_prefix, "sk-wron…", "a wrong key by its prefix only");
+  const restrictedRow = ids.find(([refusal]) => refusal.code === "access_denied")![1];
+  const [known] = await cliJson<RequestDetailJson[]>(gateway, "requests", "--id", restrictedRow);
+  assert.ok(known!.key_id?.startsWith("key_"), "a known key by its id");
+  assert.ok(known!.account, "and its account");
+  assert.equal(known!.model, "echo");
+  assert.equal(known!.entry_point, "chat");
+
+  // `--status refused` lists them all, through the CLI and the API alike.
+  const refused = await cliJson<RequestJson[]>(gateway, "requests", "--status", "refused");
+  assert.deepEqual(
+    new Set(refused.map((row) => row.request_id)),
+    new Set(ids.map(([, id]) => id)),
+  );
+  assert.deepEqual(
+    await adminJson(gateway, "/admin/api/requests?status=refused", { key: admin }),
+    refused,
+  );
+  // With the ledger's rows (the rpm case's first request was served), newest first.
+  const all = await cliJson<RequestJson[]>(gateway, "requests");
+  assert.equal(all.length, ids.length + 1);
+  assert.ok(all.some((row) => row.status === "ok"));
+  const times = all.map((row) => row.time);
+  assert.deepEqual(times, [...times].sort().reverse());
+  // Paging on after a refusal (a negative id) and after a ledger row.
+  const [first, second, ...rest] = all;
+  const page = await cliJson<RequestJson[]>(
+    gateway,
+    "requests",
+    "--limit",
+    "2",
+    `--before=${second!.id}`,
+  );
+  assert.ok(first && page.length === 2 && rest.length > 0);
+
+  // The Requests page lists refusals with a link to each one's page.
+  const list = await adminFetch(gateway, "/admin/requests?status=refused", { key: admin });
+  const html = await list.text();
+  for (const [, id] of ids) assert.ok(html.includes(`href="/admin/requests/${id}"`));
+
+  // No secret anywhere: not the wrong key, not the query's key.
+  const records = JSON.stringify(
+    await gateway.db.kysely.selectFrom("refusals").selectAll().execute(),
+  );
+  const log = gateway.requestLog.join("\n");
+  for (const secret of [BAD_KEY, QUERY_SECRET, admin, restricted, slow]) {
+    assert.ok(!records.includes(secret), "no secret in a record");
+    assert.ok(!log.includes(secret), "no secret in the request log");
+  }
+  assert.ok(!records.includes("querysecret") && !log.includes("querysecret"));
+}
+
 Deno.test("request records: each refusal is found by its id through the API at once, the CLI and its page; no secret kept", async () => {
-  await withScope(async (s) => {
-    const gateway = await s.gateway(CONFIG);
-    const admin = gateway.server.firstKey!;
-    const restricted = (await gateway.createKey({ models: ["other"] })).secret;
-    const slow = (await gateway.createKey({ group: "slow" })).secret;
-    const keys = { admin, restricted, slow };
-    const ids: [RefusalCase, string][] = [];
-    for (const refusal of CASES) {
-      const response = await refusal.send(gateway, keys);
-      const body = await response.text();
-      assert.equal(response.status, refusal.status, `${refusal.name}: ${body}`);
-      const id = response.headers.get("x-request-id")!;
-      ids.push([refusal, id]);
-      // At once: the record may still be pending in memory.
-      const found = await adminJson<RequestDetailJson>(gateway, `/admin/api/requests/${id}`, {
-        key: admin,
-      });
-      assert.equal(found.status, "refused", refusal.name);
-      assert.equal(found.code, refusal.code, `${refusal.name}: ${found.reason}`);
-      assert.equal(found.http_status, refusal.status);
-      assert.equal(found.client_address, "127.0.0.1");
-      assert.ok(found.reason, `${refusal.name} has its reason`);
-      assert.deepEqual(found.attempts, []);
-    }
-    await gateway.server.settled();
+  await withScope(eachRefusal);
+});
 
-    for (const [refusal, id] of ids) {
-      const [row] = await cliJson<RequestDetailJson[]>(gateway, "requests", "--id", id);
-      assert.equal(row?.code, refusal.code, `${refusal.name} through the CLI`);
-      const page = await adminFetch(gateway, `/admin/requests/${id}`, { key: admin });
-      const html = await page.text();
-      assert.equal(page.status, 200, `${refusal.name}'s page`);
-      assert.match(html, new RegExp(`data-request="${id}"`));
-      assert.ok(html.includes(refusal.code), `${refusal.name}'s page names its code`);
-    }
-    const wrong = await cliJson<RequestDetailJson[]>(
-      gateway,
-      "requests",
-      "--id",
-      ids[1]![1],
-    );
-    assert.equal(wrong[0]!.key_prefix, "sk-wron…", "a wrong key by its prefix only");
-    const restrictedRow = ids.find(([refusal]) => refusal.code === "access_denied")![1];
-    const [known] = await cliJson<RequestDetailJson[]>(gateway, "requests", "--id", restrictedRow);
-    assert.ok(known!.key_id?.startsWith("key_"), "a known key by its id");
-    assert.ok(known!.account, "and its account");
-    assert.equal(known!.model, "echo");
-    assert.equal(known!.entry_point, "chat");
-
-    // `--status refused` lists them all, through the CLI and the API alike.
-    const refused = await cliJson<RequestJson[]>(gateway, "requests", "--status", "refused");
-    assert.deepEqual(
-      new Set(refused.map((row) => row.request_id)),
-      new Set(ids.map(([, id]) => id)),
-    );
-    assert.deepEqual(
-      await adminJson(gateway, "/admin/api/requests?status=refused", { key: admin }),
-      refused,
-    );
-    // With the ledger's rows (the rpm case's first request was served), newest first.
-    const all = await cliJson<RequestJson[]>(gateway, "requests");
-    assert.equal(all.length, ids.length + 1);
-    assert.ok(all.some((row) => row.status === "ok"));
-    const times = all.map((row) => row.time);
-    assert.deepEqual(times, [...times].sort().reverse());
-    // Paging on after a refusal (a negative id) and after a ledger row.
-    const [first, second, ...rest] = all;
-    const page = await cliJson<RequestJson[]>(
-      gateway,
-      "requests",
-      "--limit",
-      "2",
-      `--before=${second!.id}`,
-    );
-    assert.ok(first && page.length === 2 && rest.length > 0);
-
-    // The Requests page lists refusals with a link to each one's page.
-    const list = await adminFetch(gateway, "/admin/requests?status=refused", { key: admin });
-    const html = await list.text();
-    for (const [, id] of ids) assert.ok(html.includes(`href="/admin/requests/${id}"`));
-
-    // No secret anywhere: not the wrong key, not the query's key.
-    const records = JSON.stringify(
-      await gateway.db.kysely.selectFrom("refusals").selectAll().execute(),
-    );
-    const log = gateway.requestLog.join("\n");
-    for (const secret of [BAD_KEY, QUERY_SECRET, admin, restricted, slow]) {
-      assert.ok(!records.includes(secret), "no secret in a record");
-      assert.ok(!log.includes(secret), "no secret in the request log");
-    }
-    assert.ok(!records.includes("querysecret") && !log.includes("querysecret"));
-  });
+Deno.test("request records on PostgreSQL", async () => {
+  const cluster = await startPostgres();
+  try {
+    await withScope(eachRefusal, { database: () => cluster.createDatabase() });
+  } finally {
+    await cluster.close();
+  }
 });
 
 Deno.test("request records: past 60 a minute from one address, keyless refusals are one counted record", async () => {
