@@ -197,6 +197,15 @@ async function eachRefusal(s: Scope): Promise<void> {
   const html = await list.text();
   for (const [, id] of ids) assert.ok(html.includes(`href="/admin/requests/${id}"`));
 
+  // The overview counts them beside the errors, leading to the list.
+  const overview = await (await adminFetch(gateway, "/admin", { key: admin })).text();
+  assert.match(
+    overview,
+    new RegExp(
+      `data-figure="refused"><dt>Refused</dt><dd><a href="[^"]*status=refused[^"]*">${ids.length}</a>`,
+    ),
+  );
+
   // No secret anywhere: not the wrong key, not the query's key.
   const records = JSON.stringify(
     await gateway.db.kysely.selectFrom("refusals").selectAll().execute(),

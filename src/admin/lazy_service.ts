@@ -39,6 +39,7 @@ export function lazyAdminService(deps: AdminDeps): AdminService {
     alerts: { list: later((s) => s.alerts.list), test: later((s) => s.alerts.test) },
     usage: later((s) => s.usage),
     latency: later((s) => s.latency),
+    refused: later((s) => s.refused),
     requests: later((s) => s.requests),
     request: later((s) => s.request),
     requireRequest: later((s) => s.requireRequest),

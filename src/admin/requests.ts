@@ -5,7 +5,7 @@
 import type { AttemptRecord } from "../billing/attempt_record.ts";
 import { microsToUsd } from "../billing/money.ts";
 import { findRequests, type RequestRow } from "../db/ledger.ts";
-import { findRefusals } from "../db/refusal_rows.ts";
+import { countRefusals, findRefusals } from "../db/refusal_rows.ts";
 import type { NewRefusal, RefusalRow } from "../db/schema.ts";
 import type { AdminDeps } from "./deps.ts";
 import { invalidField, notFound } from "./errors.ts";
@@ -148,6 +148,26 @@ export async function listRequests(deps: AdminDeps, query: RequestsQuery): Promi
   return [...ledger.map(requestJson), ...stored, ...pending]
     .sort((a, b) => b.time.localeCompare(a.time) || b.id - a.id)
     .slice(offset, offset + filter.limit);
+}
+
+/**
+ * How many requests were refused over a range (the overview's figure beside the errors):
+ * the records written and those still pending, a flood's record counting what it counted.
+ */
+export async function refusedCount(
+  deps: AdminDeps,
+  query: { since?: string; until?: string; key?: string; account?: string; model?: string },
+): Promise<number> {
+  const filter = {
+    keyId: query.key,
+    accountName: query.account,
+    model: query.model,
+    since: query.since === undefined ? undefined : timeField("since", query.since),
+    until: query.until === undefined ? undefined : timeField("until", query.until),
+  };
+  const written = await countRefusals(await deps.queries(), filter);
+  const pending = (deps.pendingRefusals?.() ?? []).filter((row) => matches(row, filter));
+  return written + pending.reduce((sum, row) => sum + row.count, 0);
 }
 
 /** A row id given as `before`: a ledger row's (positive) or a refusal's (negative). */

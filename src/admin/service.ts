@@ -19,6 +19,7 @@ import { type LatencyJson, latencyReport } from "./latency.ts";
 import {
   findRequest,
   listRequests,
+  refusedCount,
   type RequestDetailJson,
   type RequestJson,
   type RequestsQuery,
@@ -43,6 +44,8 @@ export interface AdminService {
   usage(query: UsageQuery): Promise<UsageReport>;
   /** The median duration of the requests of a range (the dashboard's overview). */
   latency(query: UsageQuery): Promise<LatencyJson>;
+  /** How many requests were refused over a range (no ledger row; the overview's figure). */
+  refused(query: UsageQuery): Promise<number>;
   /** Requests, newest first, a page at a time. */
   requests(query: RequestsQuery): Promise<RequestJson[]>;
   /** One request in full, with its upstream attempts; undefined when there is none. */
@@ -70,6 +73,7 @@ export function createAdminService(deps: AdminDeps): AdminService {
     alerts: alertAdmin(deps),
     usage,
     latency: (query) => latencyReport(deps, query),
+    refused: (query) => refusedCount(deps, query),
     requests: (query) => listRequests(deps, query),
     request: (id) => findRequest(deps, id),
     requireRequest: (id) => requireRequest(deps, id),

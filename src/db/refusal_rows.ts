@@ -73,3 +73,18 @@ export async function findRefusals(
   if (filter.offset) query = query.offset(filter.offset);
   return await query.execute();
 }
+
+/** How many refusals the filter selects (a flood's record counts what it counted). */
+export async function countRefusals(
+  db: Kysely<Database>,
+  filter: Omit<RequestFilter, "before" | "status" | "limit" | "offset" | "requestId">,
+): Promise<number> {
+  let query = db.selectFrom("refusals").select((eb) => eb.fn.sum<number>("count").as("total"));
+  if (filter.keyId !== undefined) query = query.where("key_id", "=", filter.keyId);
+  if (filter.accountName !== undefined) query = query.where("account", "=", filter.accountName);
+  if (filter.model !== undefined) query = query.where("model", "=", filter.model);
+  if (filter.since !== undefined) query = query.where("created_at", ">=", filter.since);
+  if (filter.until !== undefined) query = query.where("created_at", "<", filter.until);
+  const row = await query.executeTakeFirst();
+  return Number(row?.total ?? 0);
+}
