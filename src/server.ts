@@ -49,6 +49,9 @@ export interface RunningServer {
   shutdown(): Promise<void>;
 }
 
+/** Refusal records removed by one statement at most. */
+const REFUSALS_PRUNED = 10_000;
+
 /** How often expired stored responses are looked for. */
 const EXPIRY_INTERVAL_MS = 60_000;
 
@@ -137,12 +140,18 @@ export async function startServer(options: {
       log.error("removing old channel figures failed", { error: describeError(error) })
     );
     const keepDays = store.current().config.observability.request_log_days;
-    pruneRefusals(db.client, now() - keepDays * 86_400_000).catch((error) =>
+    pruneOldRefusals(now() - keepDays * 86_400_000).catch((error) =>
       log.error("removing old refusal records failed", { error: describeError(error) })
     );
   }, EXPIRY_INTERVAL_MS);
 
   const store = createConfigStore(config, { now });
+  /** Refusal records older than `before`, removed in batches, up to 20 a minute. */
+  const pruneOldRefusals = async (before: number) => {
+    for (let round = 0; round < 20; round++) {
+      if (await pruneRefusals(db.client, before, REFUSALS_PRUNED) < REFUSALS_PRUNED) return;
+    }
+  };
   const alerts = servingAlerts({
     db,
     config: () => store.current().config,
