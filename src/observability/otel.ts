@@ -97,8 +97,10 @@ export function createOtelTelemetry(env: TelemetryEnv): Telemetry {
         { kind: SpanKind.INTERNAL, startTime: record.time, attributes: requestAttributes(record) },
         parent,
       );
-      const failed = record.outcome !== "ok" && record.status !== 200;
-      if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: record.refusal?.reason });
+      // Refused, failed, aborted (a stream cut too): an error, with the client's message if any.
+      if (record.outcome !== undefined && record.outcome !== "ok") {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: record.refusal?.reason });
+      }
       const inside = trace.setSpan(parent, span);
       for (const attempt of record.attemptRecords ?? []) {
         const times = attemptTimesOf(attempt);
