@@ -11,6 +11,7 @@ import { silentLogger } from "../src/log.ts";
 import { adminFetch, adminJson, cliJson } from "./admin_support.ts";
 import { channel, configWith, startGateway, type TestGateway } from "./harness.ts";
 import { startPostgres } from "./postgres.ts";
+import { rawConnect } from "./raw_http.ts";
 import { chatBody, type Scope, withScope } from "./support.ts";
 
 const BAD_KEY = "sk-wrongkeythatisnotknown0123456789";
@@ -23,7 +24,8 @@ const CONFIG = configWith(
     models: ["echo"],
     extra: `groups = ["default", "slow"]`,
   }),
-  `[server]\nmax_body_bytes = 2048\n\n[groups.slow]\nmodels = ["*"]\nrpm = 1\n`,
+  `[server]\nmax_body_bytes = 2048\n\n[timeouts]\nbody = 500\n\n` +
+    `[groups.slow]\nmodels = ["*"]\nrpm = 1\n`,
 );
 
 /** One refusal: how to make it, and the status and code it answers. */
@@ -139,6 +141,31 @@ async function eachRefusal(s: Scope): Promise<void> {
     assert.equal(found.client_address, "127.0.0.1");
     assert.ok(found.reason, `${refusal.name} has its reason`);
     assert.deepEqual(found.attempts, []);
+  }
+  // A body that stops coming: 408 after [timeouts] body.
+  const timedOut: RefusalCase = {
+    name: "a body that stops coming",
+    send: () => Promise.reject(new Error("sent by hand")),
+    status: 408,
+    code: "request_timeout",
+  };
+  const client = await rawConnect(gateway.url);
+  try {
+    await client.send(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin}\r\n` +
+        "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n",
+    );
+    await client.send('{"model":"echo",');
+    const answer = await client.until("}}");
+    assert.match(answer, /^HTTP\/1\.1 408 /);
+    const id = /x-request-id: (\S+)/i.exec(answer)![1]!;
+    const found = await adminJson<RequestDetailJson>(gateway, `/admin/api/requests/${id}`, {
+      key: admin,
+    });
+    assert.equal(found.code, "request_timeout");
+    ids.push([timedOut, id]);
+  } finally {
+    client.close();
   }
   await gateway.server.settled();
 
