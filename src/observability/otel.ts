@@ -19,6 +19,7 @@ import {
 } from "@opentelemetry/api";
 import type { AttemptRecord } from "../billing/attempt_record.ts";
 import { microsToUsd } from "../billing/money.ts";
+import { perConfig } from "../config/per_config.ts";
 import type { Config } from "../config/schema.ts";
 import type { TelemetryEnv } from "../config/telemetry_env.ts";
 import { VERSION } from "../version.ts";
@@ -106,8 +107,8 @@ export function createOtelTelemetry(env: TelemetryEnv): Telemetry {
         const times = attemptTimesOf(attempt);
         const sentAt = times?.sentAt ?? record.startedAt;
         const attemptEnd = times?.endedAt ?? endedAt;
-        const common = commonAttributes(attempt, config);
-        const attributes: Attributes = { ...common, ...attemptAttributes(attempt) };
+        const sets = attributeSets(attempt, config);
+        const attributes: Attributes = { ...sets.common, ...attemptAttributes(attempt) };
         if (env.captureContent) {
           if (record.input !== undefined) attributes["gen_ai.input.messages"] = record.input;
           if (times?.output !== undefined) attributes["gen_ai.output.messages"] = times.output;
@@ -121,26 +122,57 @@ export function createOtelTelemetry(env: TelemetryEnv): Telemetry {
           child.setStatus({ code: SpanStatusCode.ERROR, message: attempt.reason });
         }
         child.end(epoch(attemptEnd));
-        const measured: Attributes = { ...common };
-        if (attempt.outcome === "ok") {
-          measured["gen_ai.response.model"] = attempt.upstreamModel;
-        } else measured["error.type"] = errorType(attempt);
-        operationDuration.record(Math.max(0, attemptEnd - sentAt) / 1000, measured);
+        operationDuration.record(Math.max(0, attemptEnd - sentAt) / 1000, sets.measured);
         if (attempt.usage) {
-          tokenUsage.record(attempt.usage.input_tokens, {
-            ...measured,
-            "gen_ai.token.type": "input",
-          });
-          tokenUsage.record(attempt.usage.output_tokens, {
-            ...measured,
-            "gen_ai.token.type": "output",
-          });
+          tokenUsage.record(attempt.usage.input_tokens, sets.input);
+          tokenUsage.record(attempt.usage.output_tokens, sets.output);
         }
       }
       // Now, by the same clock as the runtime's server span: after it, for a stream.
       span.end();
     },
   };
+}
+
+/** The attribute sets of an attempt's span and metrics, alike for many attempts. */
+interface AttributeSets {
+  /** The span's and the metrics' shared attributes. */
+  common: Attributes;
+  /** The duration's: with the response model, or the error's type. */
+  measured: Attributes;
+  /** The token usage's, input and output. */
+  input: Attributes;
+  output: Attributes;
+}
+
+/** Attribute sets kept per config, at most this many (channels x models x error types). */
+const MAX_SETS = 1_000;
+const setsOf = perConfig((_config: Config) => new Map<string, AttributeSets>());
+
+/**
+ * The attribute sets of `attempt`, made once per channel, model and error type (a metric
+ * recorded with an object it has seen before costs a third of one with a new object).
+ */
+function attributeSets(attempt: AttemptRecord, config: Config): AttributeSets {
+  const error = attempt.outcome === "ok" ? undefined : errorType(attempt);
+  const key = `${attempt.channel}\n${attempt.upstreamModel}\n${error ?? ""}`;
+  const cache = setsOf(config);
+  let sets = cache.get(key);
+  if (!sets) {
+    if (cache.size >= MAX_SETS) cache.clear();
+    const common = commonAttributes(attempt, config);
+    const measured: Attributes = error === undefined
+      ? { ...common, "gen_ai.response.model": attempt.upstreamModel }
+      : { ...common, "error.type": error };
+    sets = {
+      common,
+      measured,
+      input: { ...measured, "gen_ai.token.type": "input" },
+      output: { ...measured, "gen_ai.token.type": "output" },
+    };
+    cache.set(key, sets);
+  }
+  return sets;
 }
 
 /** What a request's span says of it. */
