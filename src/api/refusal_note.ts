@@ -51,6 +51,8 @@ export function clientAddress(
   forwardedFor: string | null,
   trusted: readonly Cidr[],
 ): string {
+  // Without trusted proxies (the usual), the peer is the client: nothing to parse.
+  if (trusted.length === 0 || !forwardedFor) return peer;
   let text = peer;
   let address = parseIp(peer);
   if (!address || !forwardedFor || !anyCidrContains(trusted, address)) return text;

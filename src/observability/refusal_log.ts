@@ -106,18 +106,19 @@ export function createRefusalLog(options: RefusalLogOptions): RefusalLog {
 
   return {
     refused(record, totalMs = elapsedMs(record)) {
-      const row = refusalRow(record, totalMs);
       if (record.keyId === undefined) {
         const minute = Math.floor(record.time / MINUTE_MS);
         if (minute !== minuteOfMap) takeFloods(true, minute);
-        let address = row.client_address;
+        let address = record.clientAddress ?? "";
         if (!addresses.has(address) && addresses.size >= MAX_ADDRESSES) address = OTHER_ADDRESSES;
         let counted = addresses.get(address);
         if (!counted) addresses.set(address, counted = { minute, count: 0 });
         counted.count++;
         if (counted.count > perMinute) {
+          // Past the address's records of this minute: counted, no record of its own.
           if (counted.flood) counted.flood.count++;
           else {
+            const row = refusalRow(record, totalMs);
             counted.flood = {
               ...row,
               client_address: address,
@@ -126,12 +127,12 @@ export function createRefusalLog(options: RefusalLogOptions): RefusalLog {
                 `${address} in this minute, counted in this record (the first: ${row.code}, ` +
                 `${row.reason})`,
             };
+            schedule();
           }
-          schedule();
           return;
         }
       }
-      queue.push(row);
+      queue.push(refusalRow(record, totalMs));
       if (queue.length > MAX_PENDING) queue.shift();
       schedule();
     },
