@@ -5,7 +5,6 @@
  * send to the model's first channel. It is free: no hold, no ledger row.
  */
 import { estimateUsage } from "../billing/estimate.ts";
-import { redactorOf } from "../config/redact.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
 import type { ChannelConfig } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
@@ -17,7 +16,7 @@ import { createTranslator } from "../translate/translator.ts";
 import { Attempts, type AttemptSource } from "./attempts.ts";
 import { readWhole } from "./commit.ts";
 import type { ClientSide, ExchangeDeps } from "./exchange.ts";
-import { timeoutsOf } from "./relay_request.ts";
+import { attemptsDepsOf, timeoutsOf } from "./relay_request.ts";
 import { answerLimitsOf } from "./send.ts";
 
 /** A count to make: the entry protocol's request, and the plan of its model. */
@@ -55,15 +54,7 @@ export async function countTokens(
     release: plan.release,
   };
   const attempts = new Attempts({
-    clock: deps.clock,
-    signals: { client: client.signal, shutdown: deps.shutdown },
-    failover: config.failover,
-    deadline: deps.clock.now() + config.timeouts.total,
-    now: deps.now,
-    random: deps.random,
-    timeoutsOf: (attempt) => timeoutsOf(config, attempt),
-    overloadedStatus: entry.overloadedStatus,
-    redact: redactorOf(config),
+    ...attemptsDepsOf(deps, config, entry, client.signal),
   });
   const result = await attempts.run(counting, {
     send: (attempt) =>

@@ -28,7 +28,7 @@ import type { ClientHeaders } from "../upstream/request.ts";
 import { answerStream } from "./answer_stream.ts";
 import { answerWhole } from "./answer_whole.ts";
 import { Attempts } from "./attempts.ts";
-import { type RelayRequest, timeoutsOf, upstreamOf } from "./relay_request.ts";
+import { attemptsDepsOf, type RelayRequest, timeoutsOf, upstreamOf } from "./relay_request.ts";
 import { answerLimitsOf, type SendOptions } from "./send.ts";
 import { Settlement } from "./settle.ts";
 
@@ -117,15 +117,7 @@ export async function exchange(
     inputTokens: admitted.inputTokens,
   });
   const attempts = new Attempts({
-    clock: deps.clock,
-    signals: { client: client.signal, shutdown: deps.shutdown },
-    failover: config.failover,
-    deadline: deps.clock.now() + config.timeouts.total,
-    now: deps.now,
-    random: deps.random,
-    timeoutsOf: (attempt) => timeoutsOf(config, attempt),
-    overloadedStatus: entry.overloadedStatus,
-    redact: redactorOf(config),
+    ...attemptsDepsOf(deps, config, entry, client.signal),
     // The upstream found the request too long: on to a model with a larger window.
     tooLong: (attempt) =>
       Promise.resolve(
