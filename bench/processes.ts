@@ -29,7 +29,7 @@ export function tollgateRuntimeFlags(v8Flags?: string, root: URL = ROOT): string
 
 /**
  * Spawns `deno run -A [flags] bench/<script> args` and waits for its ready line; `root`
- * is the checkout whose script runs (this one unless given).
+ * is the checkout whose script runs (this one unless given), `env` adds to its environment.
  */
 export async function startChild(
   name: string,
@@ -37,6 +37,7 @@ export async function startChild(
   args: string[],
   flags: string[] = [],
   root: URL = ROOT,
+  env: Record<string, string> = {},
 ): Promise<ChildServer> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", ...flags, new URL(`bench/${script}`, root).pathname, ...args],
@@ -44,7 +45,7 @@ export async function startChild(
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...env },
   }).spawn();
   // Raw bytes: only the ready line is decoded, the rest (tollgate's request log) is not.
   const reader = child.stdout.getReader();

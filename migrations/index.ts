@@ -24,6 +24,8 @@ import budgets from "./012_budgets.sql" with { type: "text" };
 import postgresBudgets from "./postgres/013_budgets.sql" with { type: "text" };
 import channelRollup from "./014_channel_rollup.sql" with { type: "text" };
 import postgresChannelRollup from "./postgres/015_channel_rollup.sql" with { type: "text" };
+import requestLog from "./015_request_log.sql" with { type: "text" };
+import postgresRequestLog from "./postgres/016_request_log.sql" with { type: "text" };
 
 /** One numbered migration: its name and its SQL. */
 export interface Migration {
@@ -45,6 +47,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "011_failover", sql: failover },
   { name: "012_budgets", sql: budgets },
   { name: "014_channel_rollup", sql: channelRollup },
+  { name: "015_request_log", sql: requestLog },
 ];
 
 /** Every PostgreSQL migration (migrations/postgres/), in the order it is applied. */
@@ -59,4 +62,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { name: "012_failover", sql: postgresFailover },
   { name: "013_budgets", sql: postgresBudgets },
   { name: "015_channel_rollup", sql: postgresChannelRollup },
+  { name: "016_request_log", sql: postgresRequestLog },
 ];

@@ -24,6 +24,7 @@ import { hostHeader } from "./api/host_header.ts";
 import { metricsRoute } from "./api/metrics.ts";
 import { listModels, retrieveModel } from "./api/models.ts";
 import { baseUrlMistake, methodNotAllowed as wrongMethod, pathNotFound } from "./api/not_found.ts";
+import { noteRefusal } from "./api/refusal_note.ts";
 import { relayHandler } from "./api/relay.ts";
 import { type GatewayEnv, requestContext } from "./api/request_context.ts";
 import {
@@ -47,6 +48,7 @@ import type { Limiter } from "./limits/limiter.ts";
 import { createMemoryLimiter } from "./limits/memory_limiter.ts";
 import { describeError, type Logger } from "./log.ts";
 import { createObserver, type Observer } from "./observability/observer.ts";
+import type { Telemetry } from "./observability/telemetry.ts";
 import { type Protocol, protocolOf } from "./protocols/index.ts";
 import { createSender } from "./relay/send.ts";
 import { createRouter, type Router } from "./routing/router.ts";
@@ -71,6 +73,8 @@ export interface AppDeps {
   router?: Router;
   /** Where finished requests are reported (request log, metrics). */
   observer?: Observer;
+  /** OpenTelemetry's spans and metrics (observability/telemetry.ts); none when absent. */
+  telemetry?: Telemetry;
   /** Rate, token and concurrency limits; counted in this process's memory when absent. */
   limiter?: Limiter;
   /** Whether the database answers, for `/readyz`. */
@@ -107,12 +111,17 @@ export function createApp(deps: AppDeps): App {
   const authed = authenticated(auth);
 
   const app = new Hono<GatewayEnv>();
+  const telemetry = deps.telemetry;
   // A check before the handler returns `next()` where it need not await it: an async one
   // would hold a suspended frame and a promise for every request until its answer.
   app.use(requestContext({
     config: deps.config,
     now,
-    report: (record, snapshot) => observer.finished(record, snapshot.config.server),
+    started: telemetry && ((record) => telemetry.started(record)),
+    report: (record, snapshot) => {
+      observer.finished(record, snapshot.config.server);
+      telemetry?.finished(record, snapshot.config);
+    },
   }));
   app.use(methodNotAllowed({ app, onMethodNotAllowed: wrongMethodAnswer }));
   app.use(hostHeader());
@@ -185,8 +194,9 @@ export function createApp(deps: AppDeps): App {
   }
 }
 
-/** An error as the request's shape renders it, with its request id. */
+/** An error as the request's shape renders it, with its request id; noted on its record. */
 function errorOf(c: Context<GatewayEnv>, error: GatewayError): Response {
+  noteRefusal(c, error);
   return errorResponse(error, c.get("errorShape"), c.get("requestId"));
 }
 

@@ -20,6 +20,9 @@ import { describeError, type Logger } from "./log.ts";
 import type { LineWriter } from "./observability/line_writer.ts";
 import { createMetrics } from "./observability/metrics.ts";
 import { createObserver } from "./observability/observer.ts";
+import { createRefusalLog } from "./observability/refusal_log.ts";
+import { loadTelemetry } from "./observability/telemetry.ts";
+import { insertRefusals, pruneRefusals } from "./db/refusal_rows.ts";
 import { createRouter } from "./routing/router.ts";
 import { createStoredResponses } from "./stored/stored_responses.ts";
 import { createHttpClient } from "./upstream/http1/client.ts";
@@ -37,7 +40,7 @@ export interface RunningServer {
   finished: Promise<void>;
   /**
    * Resolves once every settlement begun so far is in the ledger (answers go out first),
-   * and every hold taken so far is in the database.
+   * every hold taken so far is in the database, and every refusal so far in its records.
    */
   settled(): Promise<void>;
   /** Re-reads the config file now, as a file change or SIGHUP would. */
@@ -45,6 +48,9 @@ export interface RunningServer {
   /** Stops accepting, drains in-flight requests, and closes everything. */
   shutdown(): Promise<void>;
 }
+
+/** Refusal records removed by one statement at most. */
+const REFUSALS_PRUNED = 10_000;
 
 /** How often expired stored responses are looked for. */
 const EXPIRY_INTERVAL_MS = 60_000;
@@ -126,9 +132,19 @@ export async function startServer(options: {
     pruneChannelRollup(db.client, now() - CHANNEL_ROLLUP_KEEP_MS).catch((error) =>
       log.error("removing old channel figures failed", { error: describeError(error) })
     );
+    const keepDays = store.current().config.observability.request_log_days;
+    pruneOldRefusals(now() - keepDays * 86_400_000).catch((error) =>
+      log.error("removing old refusal records failed", { error: describeError(error) })
+    );
   }, EXPIRY_INTERVAL_MS);
 
   const store = createConfigStore(config, { now });
+  /** Refusal records older than `before`, removed in batches, up to 20 a minute. */
+  const pruneOldRefusals = async (before: number) => {
+    for (let round = 0; round < 20; round++) {
+      if (await pruneRefusals(db.client, before, REFUSALS_PRUNED) < REFUSALS_PRUNED) return;
+    }
+  };
   const alerts = servingAlerts({
     db,
     config: () => store.current().config,
@@ -140,9 +156,17 @@ export async function startServer(options: {
     post: options.webhookPost,
   });
   const router = createRouter({ now, onChannelHealth: alerts.channelHealth });
+  // Refused requests' records, written in batches off the request path.
+  const refusals = createRefusalLog({
+    write: (rows) => insertRefusals(db.client, rows),
+    now,
+    onError: (error) =>
+      log.error("writing refusal records failed", { error: describeError(error) }),
+  });
   const observer = createObserver({
     metrics: createMetrics(() => router.channelStates(store.current().config)),
     writer: options.requestLog,
+    refusals,
   });
   const watcher = watchConfigFile(store, options.configPath, {
     onReload: (snapshot) => {
@@ -174,6 +198,7 @@ export async function startServer(options: {
     shutdownSignal: graceOver.signal,
     router,
     observer,
+    telemetry: await loadTelemetry(),
     // On PostgreSQL the limits are counted in the database every node shares; on SQLite
     // (one process) in this process's memory, the app's default.
     limiter: db.kind === "postgres"
@@ -196,6 +221,7 @@ export async function startServer(options: {
         health: { router, stats: observer.metrics.channels },
         upstream: { client: upstream, clock: options.clock ?? new AlarmClock() },
         alerts: { outbox: alerts.outbox, post: options.webhookPost ?? createWebhookPost() },
+        pendingRefusals: () => refusals.pending(),
       }),
       sessions: createSessions({ queries: () => db.queries(), now }),
     },
@@ -234,6 +260,7 @@ export async function startServer(options: {
       upstream.close();
       // Answers went out before their ledger rows: write every one before closing.
       await accounting.drain();
+      await refusals.close();
       await observer.flush();
       await alerts.stop();
       await db.store.removeInstances([identity.id]).catch(() => {});
@@ -243,7 +270,10 @@ export async function startServer(options: {
     url: `${config.server.tls_cert ? "https" : "http"}://${host}:${address.port}`,
     firstKey,
     finished: server.finished,
-    settled: () => accounting.drain(),
+    settled: async () => {
+      await accounting.drain();
+      await refusals.flush();
+    },
     reload: watcher.reload,
     shutdown,
   };

@@ -14,8 +14,20 @@ import { startServer } from "../src/server.ts";
 import { channel, configWith } from "./harness.ts";
 import { runTollgate } from "./process.ts";
 
-/** zod, which validates the config at start, and the packages loaded only when needed. */
-const WATCHED = ["zod", "gpt-tokenizer", "prom-client", "pg", "@libsql/client", "libsql", "kysely"];
+/**
+ * zod, which validates the config at start, and the packages loaded only when needed
+ * (OpenTelemetry's API only with OTEL_DENO on, which the probe leaves off).
+ */
+const WATCHED = [
+  "zod",
+  "gpt-tokenizer",
+  "prom-client",
+  "pg",
+  "@libsql/client",
+  "libsql",
+  "kysely",
+  "@opentelemetry/api",
+];
 
 /** Which of the watched packages have had a script parsed in this process. */
 async function loadedPackages(): Promise<string[]> {

@@ -16,12 +16,14 @@ Deno.test("lazy packages: zod loads at start; the tokenizer, prom-client, pg, li
   // requests on a channel that reports usage load nothing more; the echo channel counts
   // tokens; the first scrape renders metrics; a gateway on a SQLite file never loads pg, nor
   // the libSQL client and driver (the runtime's own SQLite serves a file), nor kysely (the
-  // store looks keys up, and a first start makes its key in plain SQL). Each later
+  // store looks keys up, and a first start makes its key in plain SQL), nor OpenTelemetry's
+  // API (without OTEL_DENO, no span is made; prom-client loads it itself, for its exemplars,
+  // at the first scrape). Each later
   // step shows the probe does see a package once something needs it.
   assert.deepEqual(steps, {
     start: ["zod"],
     chat: ["zod"],
     echo: ["zod", "gpt-tokenizer"],
-    metrics: ["zod", "gpt-tokenizer", "prom-client"],
+    metrics: ["zod", "gpt-tokenizer", "prom-client", "@opentelemetry/api"],
   });
 });

@@ -6,14 +6,20 @@ const MAIN = new URL("../main.ts", import.meta.url).pathname;
 export interface ServerProcess {
   child: Deno.ChildProcess;
   url: string;
+  /** What it printed up to listening (a first run's key among it). */
+  output: string;
 }
 
-/** Starts `tollgate serve --config PATH` and reads its address from stdout. */
-export async function spawnServer(configPath: string): Promise<ServerProcess> {
+/** Starts `tollgate serve --config PATH` (with `env` added) and reads its address from stdout. */
+export async function spawnServer(
+  configPath: string,
+  env?: Record<string, string>,
+): Promise<ServerProcess> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--unstable-no-legacy-abort", MAIN, "serve", "--config", configPath],
     stdout: "piped",
     stderr: "null",
+    env,
   }).spawn();
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let output = "";
@@ -27,7 +33,7 @@ export async function spawnServer(configPath: string): Promise<ServerProcess> {
       void (async () => {
         while (!(await lines.read()).done);
       })().catch(() => {});
-      return { child, url: match[1]! };
+      return { child, url: match[1]!, output };
     }
   }
 }

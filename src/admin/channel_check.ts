@@ -5,6 +5,7 @@
  * its timeouts (30 s at most). Its answer or its error comes back as JSON. Nothing is held,
  * billed or recorded, and routing is left as it is: the channel's figures stay its clients'.
  */
+import { redactorOf } from "../config/redact.ts";
 import type { Config } from "../config/schema.ts";
 import { ENTRY_POINT_SHAPES, type EntryPoint } from "../doctor/entry_points.ts";
 import { GatewayError } from "../errors.ts";
@@ -107,6 +108,7 @@ export async function checkChannel(
       timeouts,
       { client: new Stop() },
       caller.clock,
+      redactorOf(config),
     );
     ttfb = elapsed();
     try {

@@ -1,6 +1,6 @@
 /** What the admin service is built from: the database, the config, a clock, channel health. */
 import type { Config } from "../config/schema.ts";
-import type { Queries } from "../db/schema.ts";
+import type { NewRefusal, Queries } from "../db/schema.ts";
 import type { ChannelStats } from "../observability/channel_stats.ts";
 import type { Router } from "../routing/router.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
@@ -41,4 +41,6 @@ export interface AdminDeps {
   upstream?: ChannelCaller;
   /** The alerts' outbox and how webhooks are posted (`alerts list`, `alerts test`). */
   alerts?: { outbox: Outbox; post: WebhookPost };
+  /** A serving process's refusal records not written yet (a lookup sees them at once). */
+  pendingRefusals?: () => readonly NewRefusal[];
 }

@@ -19,9 +19,11 @@ import { type LatencyJson, latencyReport } from "./latency.ts";
 import {
   findRequest,
   listRequests,
+  refusedCount,
   type RequestDetailJson,
   type RequestJson,
   type RequestsQuery,
+  requireRequest,
 } from "./requests.ts";
 import { type UsageQuery, type UsageReport, usageReport } from "./usage.ts";
 
@@ -42,10 +44,14 @@ export interface AdminService {
   usage(query: UsageQuery): Promise<UsageReport>;
   /** The median duration of the requests of a range (the dashboard's overview). */
   latency(query: UsageQuery): Promise<LatencyJson>;
+  /** How many requests were refused over a range (no ledger row; the overview's figure). */
+  refused(query: UsageQuery): Promise<number>;
   /** Requests, newest first, a page at a time. */
   requests(query: RequestsQuery): Promise<RequestJson[]>;
   /** One request in full, with its upstream attempts; undefined when there is none. */
   request(id: string): Promise<RequestDetailJson | undefined>;
+  /** One request in full, as `request`; 404 when there is none. */
+  requireRequest(id: string): Promise<RequestDetailJson>;
   /** The config's channels with their health: every node's last hour and day, this process's state. */
   channels(): Promise<ChannelJson[]>;
   /** One channel with its last day by hour; 404 when the config has none of that name. */
@@ -67,8 +73,10 @@ export function createAdminService(deps: AdminDeps): AdminService {
     alerts: alertAdmin(deps),
     usage,
     latency: (query) => latencyReport(deps, query),
+    refused: (query) => refusedCount(deps, query),
     requests: (query) => listRequests(deps, query),
     request: (id) => findRequest(deps, id),
+    requireRequest: (id) => requireRequest(deps, id),
     channels: () => channelHealth(deps),
     channel: (name) => channelDetail(deps, name),
     checkChannel: (name, model) => checkChannel(deps, deps.upstream, name, model),

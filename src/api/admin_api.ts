@@ -23,6 +23,7 @@ import {
   validBody,
 } from "./admin_api_input.ts";
 import { adminAlertsApi } from "./admin_alerts_api.ts";
+import { noteRefusal } from "./refusal_note.ts";
 import { validQuery } from "./query.ts";
 
 /** The admin API's routes, to mount at `/admin/api` behind `adminAccess`. */
@@ -68,14 +69,7 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
   api.get("/requests", validQuery(RequestsQuerySchema), async (c) => {
     return c.json(await service.requests(c.req.valid("query")));
   });
-  api.get("/requests/:id", async (c) => {
-    const id = c.req.param("id");
-    const request = await service.request(id);
-    if (!request) {
-      throw new GatewayError(404, "not_found", `No request with id "${id}" in the ledger.`);
-    }
-    return c.json(request);
-  });
+  api.get("/requests/:id", async (c) => c.json(await service.requireRequest(c.req.param("id"))));
   api.get("/channels", async (c) => c.json(await service.channels()));
   api.route("/", adminAlertsApi(service, clock));
   api.post(
@@ -96,6 +90,7 @@ export function adminApi(service: AdminService, clock: AlarmClock): Hono<AdminEn
       `Unknown path ${c.req.method} ${c.req.path}: the admin API serves /admin/api/accounts, ` +
         "/keys, /usage, /requests, /channels (and /channels/{name}/test), /alerts and /me.",
     );
+    noteRefusal(c, unknown);
     return errorResponse(unknown, c.get("errorShape"), c.get("requestId"));
   });
   return api;

@@ -87,6 +87,12 @@ export const UsageQuerySchema = z.object({
   bucket: z.optional(z.enum(["hour", "day"], { error: '"hour" or "day"' })),
 });
 
+/** A row's id: a ledger row's, or a refusal's (negative). */
+const rowId = z.pipe(
+  z.string().check(z.regex(/^-?\d{1,15}$/, { error: "a row's id (a whole number)" })),
+  z.transform(Number),
+);
+
 /** `GET /admin/api/requests` (`tollgate requests`'s flags). */
 export const RequestsQuerySchema = z.object({
   id: z.optional(text),
@@ -98,7 +104,7 @@ export const RequestsQuerySchema = z.object({
   until: z.optional(text),
   limit: z.optional(wholeNumber),
   offset: z.optional(wholeNumber),
-  before: z.optional(wholeNumber),
+  before: z.optional(rowId),
 });
 
 /** `GET /admin/api/keys`. */

@@ -14,6 +14,7 @@ import { conversationName } from "../routing/conversation.ts";
 import type { StoredResponses } from "../stored/stored_responses.ts";
 import { admit } from "../limits/admit.ts";
 import { bodyLimits, readJsonBody } from "./body.ts";
+import { capturingContent } from "../observability/attempt_times.ts";
 import { type GatewayEnv, queryOf } from "./request_context.ts";
 
 /** What the entry points' handlers are built from. */
@@ -36,6 +37,7 @@ export function relayHandler(entry: Protocol, deps: RelayDeps) {
     const body = await readJsonBody(c.req.raw, bodyLimits(config), deps.clock);
     const parsed = entry.parseRequest(body.value, {});
     record.model = parsed.model;
+    if (capturingContent()) record.input = messagesOf(parsed.body);
     const turn = await deps.responses?.begin(config, principal, parsed.body);
     // A resolved conversation is what the channel is sent, and what is billed.
     const request = turn?.resolved ? { ...parsed, body: turn.body } : parsed;
@@ -81,4 +83,10 @@ export function relayHandler(entry: Protocol, deps: RelayDeps) {
       throw error;
     }
   };
+}
+
+/** A request's prompt as its spans carry it (content capture only): its messages or input. */
+function messagesOf(body: Record<string, unknown>): string {
+  const { system, instructions, messages, input } = body;
+  return JSON.stringify({ system, instructions, messages, input });
 }

@@ -81,6 +81,8 @@ export interface ContextOptions {
   now: () => number;
   /** Where a request is reported once it is over (see `GatewayVariables.finished`). */
   report(record: RequestRecord, snapshot: ConfigSnapshot): void;
+  /** Told of each request as it arrives (telemetry notes its parent span); none if absent. */
+  started?: (record: RequestRecord) => void;
 }
 
 /** Sets each request's variables, stamps its answer and reports it (a stream when it ends). */
@@ -92,6 +94,7 @@ export function requestContext(options: ContextOptions): MiddlewareHandler<Gatew
     const snapshot = options.config.current();
     const requestId = requestIdFrom(request.headers.get("x-request-id"), now);
     const record = newRecord({ requestId, time: now, method: request.method, path });
+    options.started?.(record);
     let reported = false;
     c.set("requestId", requestId);
     c.set("errorShape", shapeOf(path));

@@ -15,9 +15,11 @@ import { parseIsoArg } from "./values.ts";
 
 const requests = subcommand({
   usage: "tollgate requests [--id REQ] [--key KEY_ID] [--account NAME] [--model M]\n" +
-    "                  [--status ok|failed|aborted|interrupted] [--since T] [--until T]\n" +
+    "                  [--status ok|failed|aborted|interrupted|refused] [--since T]\n" +
+    "                  [--until T]" +
     "                  [--limit N] [--offset N | --before ID] [--json]",
-  summary: "Lists requests as the ledger recorded them, newest first; --id shows one in full.",
+  summary: "Lists requests as the ledger and the request log's refusals recorded them, newest " +
+    "first; --id shows one in full.",
   flags: {
     id: { type: "string", value: "REQ", help: "the request of this id (x-request-id)" },
     key: { type: "string", value: "KEY_ID", help: "only this key's requests" },
@@ -27,7 +29,7 @@ const requests = subcommand({
       type: "string",
       value: "S",
       help: "only requests that ended so: ok, failed, aborted (the client left; abandoned " +
-        "means the same), interrupted",
+        "means the same), interrupted, refused (before routing: no ledger row)",
     },
     since: { type: "string", value: "T", help: "from this time on (ISO 8601)" },
     until: { type: "string", value: "T", help: "before this time (ISO 8601)" },
@@ -40,7 +42,8 @@ const requests = subcommand({
     before: {
       type: "string",
       value: "ID",
-      help: "only requests older than the row of this id (the next page)",
+      help: "only requests older than the row of this id (the next page; a refusal's is " +
+        "negative: --before=-12)",
     },
     json: { type: "boolean", help: "print the rows as JSON; each row's id pages on with --before" },
   },
@@ -58,7 +61,7 @@ const requests = subcommand({
     const count = (name: "limit" | "offset" | "before", min: number, max: number) => {
       const text = values[name];
       if (text === undefined) return undefined;
-      const value = /^\d+$/.test(text) ? Number(text) : NaN;
+      const value = /^-?\d+$/.test(text) ? Number(text) : NaN;
       if (!(value >= min && value <= max)) {
         throw usageError(
           `Invalid --${name} "${text}": give a whole number from ${min} to ${max}`,
@@ -80,13 +83,15 @@ const requests = subcommand({
       until: values.until,
       limit: count("limit", 1, MAX_PAGE),
       offset: count("offset", 0, Number.MAX_SAFE_INTEGER),
-      before: count("before", 1, Number.MAX_SAFE_INTEGER),
+      before: count("before", -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
     };
     if (values.id !== undefined) {
       const id = values.id;
       const found = await withAdmin(ctx, values.config, (admin) => admin.request(id));
       if (values.json) printJson(ctx.io, found ? [found] : []);
-      else ctx.io.stdout(found ? detail(found) : `No request with id "${id}" in the ledger.`);
+      else {ctx.io.stdout(
+          found ? detail(found) : `No request with id "${id}" in the ledger or the request log.`,
+        );}
       return found || values.json ? 0 : 1;
     }
     const rows = await withAdmin(ctx, values.config, (admin) => admin.requests(query));
@@ -124,12 +129,12 @@ function requestTable(rows: readonly RequestJson[]): string {
     rows.map((row) => [
       row.time,
       row.request_id,
-      row.account,
-      row.key_id,
-      row.model,
-      row.entry_point,
+      row.account ?? "-",
+      row.key_id ?? row.key_prefix ?? "-",
+      row.model ?? "-",
+      row.entry_point ?? "-",
       row.channel ?? "-",
-      row.status,
+      row.code === null ? row.status : `${row.status} ${row.http_status} ${row.code}`,
       String(row.input_tokens),
       String(row.output_tokens),
       usdText(row.cost_usd),

@@ -69,6 +69,6 @@ Deno.test("requests --id shows one request in full; an unknown id exits 1", asyn
     assert.match(one.stdout, /^cost_usd +0\.000012$/m);
     const none = await cli.run(["requests", "--id", "req_none"]);
     assert.equal(none.code, 1);
-    assert.equal(none.stdout, 'No request with id "req_none" in the ledger.');
+    assert.equal(none.stdout, 'No request with id "req_none" in the ledger or the request log.');
   });
 });

@@ -229,6 +229,17 @@ export const ResponsesSchema = table({
 /** `[responses]`: stored responses of the responses API. */
 export type ResponsesConfig = z.infer<typeof ResponsesSchema>;
 
+/** `[observability]`: what is kept of requests. */
+export const ObservabilitySchema = table({
+  request_log_days: withDefault(
+    positiveInteger(),
+    30,
+    "How long the records of refused requests (the request log's refusals) are kept.",
+  ),
+});
+/** `[observability]`: what is kept of requests. */
+export type ObservabilityConfig = z.infer<typeof ObservabilitySchema>;
+
 /** `[models."id"]`: metadata of one model that the upstream model list does not carry. */
 export const ModelSchema = table({
   context_window: optional(
@@ -356,6 +367,7 @@ export const ConfigSchema = table({
   routing: orDefaults(RoutingSchema),
   failover: orDefaults(FailoverSchema),
   responses: orDefaults(ResponsesSchema),
+  observability: orDefaults(ObservabilitySchema),
   models: withDefault(tableOf(ModelSchema), () => ({})),
   groups: withDefault(tableOf(GroupSchema), () => ({})),
   channels: withDefault(list(ChannelSchema), () => []),

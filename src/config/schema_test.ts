@@ -66,6 +66,7 @@ const FULL: Config = {
   database: { url: "postgres://db/tollgate" },
   timeouts: { body: 5, connect: 1, first_byte: 2, idle: 3, total: 4 },
   responses: { store: false, retention_days: 7 },
+  observability: { request_log_days: 30 },
   models: {
     "gpt-4.1": {
       context_window: 1_047_576,
@@ -161,6 +162,7 @@ Deno.test("validateConfig: an empty config takes every default", () => {
     database: { url: "file:tollgate.db" },
     timeouts: { body: 60_000, connect: 10_000, first_byte: 120_000, idle: 120_000, total: 900_000 },
     responses: { store: true, retention_days: 30 },
+    observability: { request_log_days: 30 },
     models: {},
     groups: {},
     channels: [],

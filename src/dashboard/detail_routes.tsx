@@ -1,6 +1,7 @@
 /**
- * The pages of one key, account, model and channel (`/admin/keys/{id}`, `/admin/accounts/{name}`,
- * `/admin/models/{name}`, `/admin/channels/{name}`) and a channel's "test now"; each page's
+ * The pages of one key, account, model, channel and request (`/admin/keys/{id}`,
+ * `/admin/accounts/{name}`, `/admin/models/{name}`, `/admin/channels/{name}`,
+ * `/admin/requests/{id}`) and a channel's "test now"; each page's
  * range, usage and recent requests come from the admin service as the overview's do.
  */
 import type { Hono } from "hono";
@@ -11,6 +12,7 @@ import { ChannelPage, type ChannelPageProps } from "./channel_page.tsx";
 import { given, readForm } from "./forms.ts";
 import { KeyPage, type KeyPageProps } from "./key_page.tsx";
 import { ModelPage } from "./model_page.tsx";
+import { RequestPage } from "./request_page.tsx";
 import {
   attempt,
   type DashboardDeps,
@@ -142,6 +144,14 @@ export function detailRoutes(pages: Hono<AdminEnv>, deps: DashboardDeps) {
       service.checkChannel(name, given(form, "model"))
     );
     return await channelPage(c, name, { check, error }, status);
+  });
+
+  pages.get("/requests/:id", async (c) => {
+    const request = await service.requireRequest(c.req.param("id"));
+    const keyName = request.key_id === null
+      ? undefined
+      : (await attempt(() => service.keys.get(request.key_id!)))[0]?.name;
+    return render(c, <RequestPage caller={principal(c)} request={request} keyName={keyName} />);
   });
 
   return {

@@ -31,6 +31,11 @@ const HEAD = [
 ];
 const NUMERIC = new Set(["Tokens in / out", "Spend", "Duration"]);
 
+/** A status's badge: good, a refusal's warning, or bad. */
+export function badgeOf(status: string): string {
+  return status === "ok" ? "good" : status === "refused" ? "warn" : "bad";
+}
+
 /** A table of requests, newest first; `names` gives keys' names by id. */
 export const RequestsTable: FC<{
   rows: RequestJson[];
@@ -65,18 +70,24 @@ export const RequestsTable: FC<{
               <td data-label="Request" class="title">
                 <RequestLink id={row.request_id} />
                 <small class="muted sub">
-                  {`${row.entry_point}${row.stream ? " · stream" : ""}`}
+                  {row.entry_point === null
+                    ? `${row.method} ${row.path}`
+                    : `${row.entry_point}${row.stream ? " · stream" : ""}`}
                 </small>
               </td>
               <td data-label="Key">
-                <KeyLink id={row.key_id} name={names?.get(row.key_id)} />
-                <small class="muted sub">
-                  {"of "}
-                  <AccountLink name={row.account} />
-                </small>
+                {row.key_id === null
+                  ? (row.key_prefix ? <code title="an unknown key">{row.key_prefix}</code> : "–")
+                  : <KeyLink id={row.key_id} name={names?.get(row.key_id)} />}
+                {row.account !== null && (
+                  <small class="muted sub">
+                    {"of "}
+                    <AccountLink name={row.account} />
+                  </small>
+                )}
               </td>
               <td data-label="Model">
-                <ModelLink name={row.model} />
+                {row.model === null ? "–" : <ModelLink name={row.model} />}
                 {row.served_model && row.served_model !== row.model && (
                   <>
                     {" → "}
@@ -88,7 +99,9 @@ export const RequestsTable: FC<{
                 <ChannelLink name={row.channel} />
               </td>
               <td data-label="Status" class="wrap">
-                <span class={`badge ${row.status === "ok" ? "good" : "bad"}`}>{row.status}</span>
+                <span class={`badge ${badgeOf(row.status)}`}>{row.status}</span>
+                {row.code !== null && <code class="sub">{`${row.http_status} ${row.code}`}</code>}
+                {row.count > 1 && <small class="sub">{`× ${count(row.count)} this minute`}</small>}
                 {row.reason && <small class="reason">{` ${row.reason}`}</small>}
               </td>
               <td class="num" data-label="Tokens in / out">

@@ -6,7 +6,7 @@ import { Layout, Notice } from "./layout.tsx";
 import { RequestsTable } from "./request_rows.tsx";
 
 /** The statuses the filter offers (as `tollgate requests --status` takes them). */
-const STATUSES = ["ok", "failed", "aborted", "interrupted"];
+const STATUSES = ["ok", "failed", "aborted", "interrupted", "refused"];
 
 /** What the requests page shows. */
 export interface RequestsPageProps {

@@ -33,6 +33,7 @@ import {
   zoneOf,
 } from "./page_kit.tsx";
 import { RequestsPage } from "./requests.tsx";
+import { noteRefusal } from "../api/refusal_note.ts";
 import { ErrorPage } from "./sign_in.tsx";
 import { signInRoutes } from "./sign_in_routes.tsx";
 import { loadUsageView, rangeOf } from "./usage_range.ts";
@@ -68,6 +69,7 @@ export function dashboardPages(deps: DashboardDeps): Hono<AdminEnv> {
         error: describeError(failure.cause ?? failure),
       });
     }
+    noteRefusal(c, failure);
     const message = failure.status >= 500
       ? `tollgate failed to show this page. Its log has the details under request id ` +
         `${c.var.requestId}.`

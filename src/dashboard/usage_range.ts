@@ -144,6 +144,8 @@ export interface UsageView {
   scope: UsageScope;
   report: UsageReport;
   latency: LatencyJson;
+  /** Requests refused over the range (no ledger row: not among the report's requests). */
+  refused: number;
   /** The chart's buckets (their first millisecond) and its series by model. */
   times: number[];
   stacks: Stack[];
@@ -165,9 +167,10 @@ export async function loadUsageView(
   };
   // The rollups' days are UTC's: another zone's days are summed from its hours.
   const bucket: Bucket = range.bucket === "day" && range.zone.isUtc ? "day" : "hour";
-  const [report, latency] = await Promise.all([
+  const [report, latency, refused] = await Promise.all([
     service.usage({ ...query, bucket }),
     service.latency(query),
+    service.refused(query),
   ]);
   const byModel = new Map<string, number>();
   for (const row of report.rows) {
@@ -198,7 +201,7 @@ export async function loadUsageView(
     );
     stacks.push({ label: `${models.length - top.length} other models`, values });
   }
-  return { range, scope, report, latency, times, stacks };
+  return { range, scope, report, latency, refused, times, stacks };
 }
 
 /** A bucket's or a row's figure: cost in micro-USD (whole numbers add up exactly), else counts. */

@@ -110,12 +110,14 @@ export function rangeParams(view: UsageView): Record<string, string> {
 export const Totals: FC<{ view: UsageView }> = ({ view }) => {
   const { totals } = view.report;
   const { scope, range } = view;
-  const failed = withQuery("/admin/requests", {
-    ...scope,
-    status: "failed",
-    since: new Date(range.since).toISOString(),
-    until: new Date(range.until).toISOString(),
-  });
+  const listed = (status: string) =>
+    withQuery("/admin/requests", {
+      ...scope,
+      status,
+      since: new Date(range.since).toISOString(),
+      until: new Date(range.until).toISOString(),
+    });
+  const failed = listed("failed");
   const stat = (figure: string, label: string, value: Child, note?: string) => (
     <div class="stat" data-figure={figure}>
       <dt>{label}</dt>
@@ -138,6 +140,12 @@ export const Totals: FC<{ view: UsageView }> = ({ view }) => {
         "Errors",
         totals.errors > 0 ? <a href={failed}>{count(totals.errors)}</a> : count(totals.errors),
         percent(totals.errors, totals.requests),
+      )}
+      {stat(
+        "refused",
+        "Refused",
+        view.refused > 0 ? <a href={listed("refused")}>{count(view.refused)}</a> : "0",
+        "no ledger row",
       )}
       {stat("p50_ms", "Median latency", duration(view.latency.p50_ms))}
     </dl>

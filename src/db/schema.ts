@@ -119,6 +119,32 @@ export interface LedgerTable {
   duration_ms: number;
 }
 
+/**
+ * A request refused before routing (migrations/015_request_log.sql): the request log's
+ * record of a request without a ledger row.
+ */
+export interface RefusalsTable {
+  id: Generated<number>;
+  request_id: string;
+  created_at: number;
+  key_id: string | null;
+  /** The first characters of a key that was not known; never the whole secret. */
+  key_prefix: string | null;
+  account: string | null;
+  entry_point: string | null;
+  method: string;
+  path: string;
+  model: string | null;
+  /** The HTTP status the client got. */
+  http_status: number;
+  code: string;
+  reason: string;
+  client_address: string;
+  duration_ms: number;
+  /** 1, or the refusals one client address's flood record counts in its minute. */
+  count: number;
+}
+
 /** A stored `/v1/responses` answer, one turn of its conversation; JSON columns are text. */
 export interface StoredResponsesTable {
   id: string;
@@ -238,6 +264,7 @@ export interface Database {
   instances: InstancesTable;
   holds: HoldsTable;
   ledger: LedgerTable;
+  refusals: RefusalsTable;
   stored_responses: StoredResponsesTable;
   stored_items: StoredItemsTable;
   usage_hourly: UsageHourlyTable;
@@ -254,6 +281,9 @@ export type ApiKey = Selectable<ApiKeysTable>;
 export type NewApiKey = Insertable<ApiKeysTable>;
 export type LedgerRow = Selectable<LedgerTable>;
 export type NewLedgerRow = Insertable<LedgerTable>;
+export type RefusalRow = Selectable<RefusalsTable>;
+/** A refusal to write: every column but its id. */
+export type NewRefusal = Omit<RefusalRow, "id">;
 export type StoredResponseRow = Selectable<StoredResponsesTable>;
 /** The query builder over tollgate's tables, for modules that call db/'s queries. */
 export type Queries = Kysely<Database>;

@@ -5,6 +5,7 @@
 import type { ProtocolName } from "../protocols/index.ts";
 import type { AffinityResult } from "../routing/plan.ts";
 import type { Usage } from "../usage.ts";
+import type { AttemptRecord } from "../billing/attempt_record.ts";
 
 /** How a request ended, beyond its HTTP status. */
 export type RequestOutcome = "ok" | "failed" | "aborted" | "refused";
@@ -37,6 +38,18 @@ export interface RequestRecord {
   firstByteMs?: number;
   /** Set by a stream: the request is over when the stream ends, not when the handler returns. */
   streaming: boolean;
+  /** A refusal's error code and message (the error the client got), for its record. */
+  refusal?: { code: string; reason: string };
+  /** The client's address (behind trusted proxies, the one they name), once known. */
+  clientAddress?: string;
+  /** The first characters of a key that authenticated nothing; never the whole secret. */
+  keyPrefix?: string;
+  /** Its upstream attempts, once settled (telemetry makes their spans). */
+  attemptRecords?: readonly AttemptRecord[];
+  /** Telemetry's note of the request (the server span's context), when tracing is on. */
+  trace?: unknown;
+  /** The request's messages as JSON, kept for its spans when content is captured. */
+  input?: string;
 }
 
 /** A fresh record for a request that just arrived. */

@@ -31,6 +31,7 @@ export function requestLogFields(
     affinity: record.affinity ?? null,
     status: record.status,
     outcome: record.outcome ?? null,
+    code: record.refusal?.code ?? null,
     attempts: record.attempts,
     input_tokens: record.usage?.input_tokens ?? 0,
     output_tokens: record.usage?.output_tokens ?? 0,
@@ -74,6 +75,7 @@ export function requestLogText(record: RequestRecord, totalMs: number, time: Iso
   let line = `${time.format(record.time)} ${escapeLogField(record.requestId)} ` +
     `${escapeLogField(record.method)} ${escapeLogField(record.path)} ${record.status} ` +
     `${record.outcome ?? "-"}`;
+  if (record.refusal) line += ` code=${escapeLogField(record.refusal.code)}`;
   if (record.keyId !== undefined) line += ` key=${escapeLogField(record.keyId)}`;
   if (record.account !== undefined) line += ` account=${escapeLogField(record.account)}`;
   if (record.model !== undefined) line += ` model=${escapeLogField(record.model)}`;

@@ -5,6 +5,7 @@
  * response's head goes out at commit, with the model and attempts that served it; or,
  * when nothing came for `keepalive_ms`, earlier, with keep-alives until the commit.
  */
+import { requestReason } from "./reason.ts";
 import { elapsedMs } from "../observability/record.ts";
 import { serverTiming } from "../observability/server_timing.ts";
 import { keepQuietly } from "../stored/keep_quietly.ts";
@@ -47,7 +48,10 @@ export async function answerStream(
   record.upstreamMs += performance.now() - upstreamStart;
   record.affinity = relay.plan.affinity();
   if (head !== "silent" && !head.ok) {
-    settlement.settle({ status: "failed", reason: head.error.message }, relay.attempts.records);
+    settlement.settle(
+      { status: "failed", reason: requestReason(head.error, relay.attempts.records) },
+      relay.attempts.records,
+    );
     throw head.error;
   }
   if (head !== "silent") record.channel = head.attempt.channel.name;

@@ -3,6 +3,7 @@
  * point), then translated for the client, billed, kept when it is a stored response, and
  * answered with the model and the attempts that served it.
  */
+import { requestReason } from "./reason.ts";
 import { elapsedMs } from "../observability/record.ts";
 import { serverTiming } from "../observability/server_timing.ts";
 import { keepQuietly } from "../stored/keep_quietly.ts";
@@ -32,7 +33,10 @@ export async function answerWhole(relay: RelayRequest): Promise<Response> {
   record.affinity = relay.plan.affinity();
   if (!tried.ok) {
     // Written after the answer goes out, as every settlement is (settle.ts).
-    settlement.settle({ status: "failed", reason: tried.error.message }, relay.attempts.records);
+    settlement.settle(
+      { status: "failed", reason: requestReason(tried.error, relay.attempts.records) },
+      relay.attempts.records,
+    );
     throw tried.error;
   }
   const { attempt, exchange, record: served } = tried;

@@ -6,6 +6,9 @@
  * `max_attempts` bounds them all together.
  */
 import type { FailoverConfig, Timeouts } from "../config/schema.ts";
+import { noRedaction } from "../config/redact.ts";
+import { addressOf, attemptReason } from "./reason.ts";
+import { attemptEnded, attemptSent } from "../observability/attempt_times.ts";
 import { GatewayError } from "../errors.ts";
 import type { Attempt, AttemptFailure } from "../routing/router.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
@@ -46,6 +49,8 @@ export interface AttemptsDeps {
   onFailed?(attempt: Attempt, failure: UpstreamFailure): void;
   /** The entry protocol's status for an overloaded upstream. */
   overloadedStatus: 503 | 529;
+  /** Redacts the config's secrets from upstream text (config/redact.ts). */
+  redact?: (text: string) => string;
 }
 
 /** An attempt read to its commit point, or the client's error once none is left. */
@@ -143,6 +148,7 @@ export class Attempts {
       }
       const record = attemptRecord(attempt);
       this.records.push(record);
+      attemptSent(record);
       const sentAt = performance.now();
       const leftMs = deps.deadline - deps.clock.now();
       const timeouts = deps.timeoutsOf(attempt);
@@ -152,6 +158,7 @@ export class Attempts {
           { ...timeouts, total: Math.max(1, Math.min(timeouts.total, leftMs)) },
           deps.signals,
           deps.clock,
+          deps.redact,
         );
         record.ttfbMs = Math.round(performance.now() - sentAt);
         const { exchange } = answered;
@@ -176,8 +183,9 @@ export class Attempts {
         const failure = asFailure(error);
         this.#last = failure;
         record.status = failure.status;
-        record.reason = failure.upstreamMessage ?? failure.message;
+        record.reason = attemptReason(failure, addressOf(attempt), deps.redact ?? noRedaction);
         record.kind = failure.kind;
+        attemptEnded(record);
         deps.onFailed?.(attempt, failure);
         const verdict = judge(
           failure,

@@ -57,6 +57,8 @@ export interface StreamCommit {
   timeouts: Timeouts;
   /** How long the first content may take, from now. */
   firstContentMs: number;
+  /** Redacts the config's secrets from an upstream's error event. */
+  redact?: (text: string) => string;
 }
 
 /**
@@ -85,7 +87,7 @@ export async function readToCommit(commit: StreamCommit): Promise<CommittedStrea
       const { events: upstreamEvents } = batch.value;
       let content = false;
       for (const event of upstreamEvents) {
-        failIfBroken(event, commit.upstream);
+        failIfBroken(event, commit.upstream, commit.redact);
         content ||= wire.streamContent(event);
         ended ||= wire.streamEnded(event);
       }
@@ -116,9 +118,16 @@ export async function readToCommit(commit: StreamCommit): Promise<CommittedStrea
 }
 
 /** An error event, or an event whose data is not JSON, as the failure it is. */
-function failIfBroken(event: SseEvent, upstream: Protocol): void {
-  const report = upstream.streamError(event);
-  if (report) {
+function failIfBroken(
+  event: SseEvent,
+  upstream: Protocol,
+  redact: (text: string) => string = (text) => text,
+): void {
+  const found = upstream.streamError(event);
+  if (found) {
+    const report = found.message === undefined
+      ? found
+      : { ...found, message: redact(found.message) };
     const what = report.message ? `: ${report.message}` : ".";
     throw new UpstreamFailure(
       "status",

@@ -16,7 +16,7 @@ import { createTranslator } from "../translate/translator.ts";
 import { Attempts, type AttemptSource } from "./attempts.ts";
 import { readWhole } from "./commit.ts";
 import type { ClientSide, ExchangeDeps } from "./exchange.ts";
-import { timeoutsOf } from "./relay_request.ts";
+import { attemptsDepsOf, timeoutsOf } from "./relay_request.ts";
 import { answerLimitsOf } from "./send.ts";
 
 /** A count to make: the entry protocol's request, and the plan of its model. */
@@ -54,14 +54,7 @@ export async function countTokens(
     release: plan.release,
   };
   const attempts = new Attempts({
-    clock: deps.clock,
-    signals: { client: client.signal, shutdown: deps.shutdown },
-    failover: config.failover,
-    deadline: deps.clock.now() + config.timeouts.total,
-    now: deps.now,
-    random: deps.random,
-    timeoutsOf: (attempt) => timeoutsOf(config, attempt),
-    overloadedStatus: entry.overloadedStatus,
+    ...attemptsDepsOf(deps, config, entry, client.signal),
   });
   const result = await attempts.run(counting, {
     send: (attempt) =>

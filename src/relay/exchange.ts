@@ -12,6 +12,7 @@ import { DEFAULT_MAX_OUTPUT_TOKENS } from "../billing/ledger_accounting.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
 import type { ShutdownWatch } from "../clock/shutdown_watch.ts";
 import type { Config } from "../config/schema.ts";
+import { redactorOf } from "../config/redact.ts";
 import { takesLonger } from "../limits/admit.ts";
 import type { Admission } from "../limits/limiter.ts";
 import type { Logger } from "../log.ts";
@@ -27,7 +28,7 @@ import type { ClientHeaders } from "../upstream/request.ts";
 import { answerStream } from "./answer_stream.ts";
 import { answerWhole } from "./answer_whole.ts";
 import { Attempts } from "./attempts.ts";
-import { type RelayRequest, timeoutsOf, upstreamOf } from "./relay_request.ts";
+import { attemptsDepsOf, type RelayRequest, timeoutsOf, upstreamOf } from "./relay_request.ts";
 import { answerLimitsOf, type SendOptions } from "./send.ts";
 import { Settlement } from "./settle.ts";
 
@@ -116,14 +117,7 @@ export async function exchange(
     inputTokens: admitted.inputTokens,
   });
   const attempts = new Attempts({
-    clock: deps.clock,
-    signals: { client: client.signal, shutdown: deps.shutdown },
-    failover: config.failover,
-    deadline: deps.clock.now() + config.timeouts.total,
-    now: deps.now,
-    random: deps.random,
-    timeoutsOf: (attempt) => timeoutsOf(config, attempt),
-    overloadedStatus: entry.overloadedStatus,
+    ...attemptsDepsOf(deps, config, entry, client.signal),
     // The upstream found the request too long: on to a model with a larger window.
     tooLong: (attempt) =>
       Promise.resolve(
@@ -216,6 +210,7 @@ function translatorFor(
     inputTokensHint: () => likelyInputTokens(bodyBytes),
     now: deps.now,
     conversation,
+    redact: redactorOf(config),
     drop: (what, why) =>
       deps.log.debug("dropped in translation", { request_id: requestId, field: what, why }),
   });

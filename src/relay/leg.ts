@@ -3,6 +3,7 @@
 import type { StreamConverter } from "../translate/translation.ts";
 import type { Answered } from "./attempts.ts";
 import { readToCommit } from "./commit.ts";
+import { redactorOf } from "../config/redact.ts";
 import { type RelayRequest, timeoutsOf, upstreamOf } from "./relay_request.ts";
 import type { Leg } from "./stream.ts";
 import type { Usage } from "../usage.ts";
@@ -27,6 +28,7 @@ export async function readLeg(
     converter: watched,
     timeouts,
     firstContentMs: timeouts.first_content,
+    redact: redactorOf(relay.config),
   });
   record.ttfcMs = Math.round(performance.now() - sentAt);
   return {

@@ -17,7 +17,10 @@ import type { Translator } from "../translate/translator.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
 import type { Send } from "../upstream/call.ts";
 import { answersIn, upstreamProtocol } from "../routing/transport.ts";
-import type { Attempts } from "./attempts.ts";
+import type { Attempts, AttemptsDeps } from "./attempts.ts";
+import type { ShutdownWatch } from "../clock/shutdown_watch.ts";
+import type { StopSignal } from "../clock/stop_signal.ts";
+import { redactorOf } from "../config/redact.ts";
 import type { Settlement } from "./settle.ts";
 
 /** An admitted, held request on its way upstream. */
@@ -104,4 +107,32 @@ export async function coverAttempt(
         "cost so far. Top up the account or lower max_tokens.",
     );
   }
+}
+
+/**
+ * What every request's attempts are made with (an answer's, a token count's): its config's
+ * failover, deadline, timeouts and secrets, the client's signal and the shutdown's.
+ */
+export function attemptsDepsOf(
+  deps: {
+    clock: AlarmClock;
+    shutdown?: ShutdownWatch;
+    now: () => number;
+    random: () => number;
+  },
+  config: Config,
+  entry: Protocol,
+  client: StopSignal,
+): AttemptsDeps {
+  return {
+    clock: deps.clock,
+    signals: { client, shutdown: deps.shutdown },
+    failover: config.failover,
+    deadline: deps.clock.now() + config.timeouts.total,
+    now: deps.now,
+    random: deps.random,
+    timeoutsOf: (attempt) => timeoutsOf(config, attempt),
+    overloadedStatus: entry.overloadedStatus,
+    redact: redactorOf(config),
+  };
 }

@@ -10,6 +10,9 @@ import { holdInputTokens } from "../billing/estimate.ts";
 import { coverAttempt, type RelayRequest, takesPrefill, upstreamOf } from "./relay_request.ts";
 import type { AttemptSource } from "./attempts.ts";
 import { readLeg } from "./leg.ts";
+import { attemptEnded } from "../observability/attempt_times.ts";
+import { redactorOf } from "../config/redact.ts";
+import { addressOf, attemptReason } from "./reason.ts";
 import type { Cut, Leg } from "./stream.ts";
 
 const ENCODER = new TextEncoder();
@@ -19,7 +22,8 @@ export async function rescue(relay: RelayRequest, cut: Cut): Promise<Leg | undef
   const { config, settlement, attempts } = relay;
   const { leg, failure } = cut;
   leg.record.outcome = "cut";
-  leg.record.reason = failure.message;
+  leg.record.reason = attemptReason(failure, addressOf(leg.attempt), redactorOf(config));
+  attemptEnded(leg.record);
   if (!config.failover.rescue_streams) return undefined;
   const resumed = leg.converter.resume();
   const text = resumed?.transcript.continuable();

@@ -7,6 +7,7 @@
 import type { Hold } from "../billing/accounting.ts";
 import { type AttemptRecord, totalUsage } from "../billing/attempt_record.ts";
 import { estimateUsage } from "../billing/estimate.ts";
+import { attemptOutput } from "../observability/attempt_times.ts";
 import type { Protocol } from "../protocols/index.ts";
 import type { Admission } from "../limits/limiter.ts";
 import type { Metrics } from "../observability/metrics.ts";
@@ -59,6 +60,7 @@ export class Settlement {
     );
     attempt.usage = billed.usage;
     if (billed.estimated) attempt.estimated = true;
+    attemptOutput(attempt, delivered.outputText);
   }
 
   /**
@@ -75,6 +77,7 @@ export class Settlement {
     record.outcome = outcome.status;
     record.usage = usage;
     record.attempts = attempts.length;
+    record.attemptRecords = attempts;
     record.channel = served?.channel;
     const settling = hold.settle({ ...outcome, served, attempts });
     record.costMicros = settling.costMicros;

@@ -15,13 +15,14 @@ import type { Usage } from "../usage.ts";
 
 /**
  * A converter from `decoder`'s upstream to `encoder`'s client (of protocol `client`), noting
- * into `transcript`.
+ * into `transcript`; an upstream's error message has the config's secrets `redact`ed.
  */
 export function irStreamConverter(
   decoder: StreamDecoder,
   encoder: StreamEncoder,
   client: Codec,
   transcript?: Transcript,
+  redact?: (text: string) => string,
 ): StreamConverter {
   let usage: Usage | undefined;
   let text = "";
@@ -30,7 +31,11 @@ export function irStreamConverter(
     for (const event of events) {
       if (failure) return;
       if (event.type === "error") {
-        failure = upstreamStreamError(event.error, client);
+        const { error } = event;
+        failure = upstreamStreamError(
+          redact && error.message ? { ...error, message: redact(error.message) } : error,
+          client,
+        );
         out.push(...encoder.error(failure));
         return;
       }

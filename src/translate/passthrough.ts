@@ -50,13 +50,21 @@ export function passthrough(options: TranslatorOptions, request: () => IrRequest
               if (out === batch) out = batch.slice(0, i);
               continue;
             }
-            if (out !== batch) out.push(event);
             const report = wire.streamError(event);
             if (report) {
-              // Relayed as the upstream sent it; the relay ends the stream after this batch.
-              failure = upstreamStreamError(report, wire);
+              // Relayed as the upstream sent it but for the config's secrets; the relay ends
+              // the stream after this batch.
+              const redact = options.redact;
+              const data = redact ? redact(event.data) : event.data;
+              if (data !== event.data) {
+                if (out === batch) out = batch.slice(0, i);
+                out.push({ ...event, data });
+              } else if (out !== batch) out.push(event);
+              const message = report.message && redact ? redact(report.message) : report.message;
+              failure = upstreamStreamError({ ...report, message }, wire);
               return out === batch && i < batch.length - 1 ? batch.slice(0, i + 1) : out;
             }
+            if (out !== batch) out.push(event);
           }
           return out;
         },

@@ -46,6 +46,7 @@ export function translated(
         client.createStreamEncoder(answerContext(options, request(), upstreamModel)),
         client,
         track ? new Transcript() : undefined,
+        options.redact,
       ),
   };
 }

@@ -101,4 +101,6 @@ export interface TranslatorOptions {
   newId?(prefix: string): string;
   /** The request's conversation name (routing/conversation.ts), for upstream prompt caches. */
   conversation?: string;
+  /** Redacts the config's secrets from an upstream's stream error (config/redact.ts). */
+  redact?: (text: string) => string;
 }

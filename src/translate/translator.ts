@@ -102,6 +102,7 @@ export function createTranslator(options: TranslatorOptions): Translator {
         resumed.encoder,
         options.entry,
         resumed.transcript,
+        options.redact,
       );
       return { ...converter, upstreamUsage: decoder.upstreamUsage };
     },

@@ -23,6 +23,11 @@ export class UpstreamFailure extends Error {
   readonly upstreamMessage?: string;
   readonly upstreamParam?: string;
   readonly upstreamCode?: string;
+  /**
+   * The start of an error body that carries no message of a known shape (redacted), for
+   * the attempt's reason; never shown to the client.
+   */
+  readonly upstreamText?: string;
 
   constructor(
     kind: UpstreamFailureKind,
@@ -33,6 +38,7 @@ export class UpstreamFailure extends Error {
       upstreamMessage?: string;
       upstreamParam?: string;
       upstreamCode?: string;
+      upstreamText?: string;
       cause?: unknown;
     } = {},
   ) {
@@ -44,6 +50,7 @@ export class UpstreamFailure extends Error {
     this.upstreamMessage = extra.upstreamMessage;
     this.upstreamParam = extra.upstreamParam;
     this.upstreamCode = extra.upstreamCode;
+    this.upstreamText = extra.upstreamText;
   }
 }
 
@@ -91,13 +98,15 @@ export interface Answered {
 
 /**
  * Sends one attempt; resolves once a 2xx response's headers arrived, else throws
- * UpstreamFailure. Its deadlines ring on `clock`, the app's.
+ * UpstreamFailure, whose upstream text has the config's secrets redacted (`redact`). Its
+ * deadlines ring on `clock`, the app's.
  */
 export async function callUpstream(
   send: Send,
   timeouts: Timeouts,
   signals: StopSignals,
   clock: AlarmClock,
+  redact: (text: string) => string = (text) => text,
 ): Promise<Answered> {
   const exchange = new Exchange(timeouts, signals, clock);
   try {
@@ -113,7 +122,7 @@ export async function callUpstream(
     if (response.status < 200 || response.status > 299) {
       const text = await exchange.within(response.text(), timeouts.idle, "error body")
         .catch(() => "");
-      throw statusFailure(response, text);
+      throw statusFailure(response, redact(text));
     }
     return { exchange, response };
   } catch (error) {
@@ -224,14 +233,19 @@ function asFailure(error: unknown, signal: StopSignal): UpstreamFailure {
   return new UpstreamFailure("network", "The upstream could not be reached.", { cause: error });
 }
 
+/** Characters of an error body without a known shape that an attempt's reason keeps. */
+const UPSTREAM_TEXT_CHARS = 300;
+
 function statusFailure(response: UpstreamResponse, text: string): UpstreamFailure {
   const { message, param, code } = upstreamErrorMessage(text);
+  const bare = text.trim();
   return new UpstreamFailure("status", `The upstream answered HTTP ${response.status}.`, {
     status: response.status,
     retryAfter: response.header("retry-after"),
     upstreamMessage: message,
     upstreamParam: param,
     upstreamCode: code,
+    upstreamText: message === undefined && bare ? bare.slice(0, UPSTREAM_TEXT_CHARS) : undefined,
   });
 }
 

@@ -39,9 +39,14 @@ async function context(viewport = DESKTOP) {
   const made = await browser.newContext({ viewport });
   made.on("page", (page) => {
     page.on("console", (message) => {
-      if (message.type() === "error") errors.push(`${page.url()}: ${message.text()}`);
+      if (message.type() === "error") {
+        errors.push(`${page.url()}: ${message.text()}`);
+      }
     });
-    page.on("pageerror", (error) => errors.push(`${page.url()}: ${error.message}`));
+    page.on(
+      "pageerror",
+      (error) => errors.push(`${page.url()}: ${error.message}`),
+    );
   });
   return made;
 }
@@ -79,7 +84,15 @@ before(async () => {
   server = await serve(configPath, { firstRun: true });
   url = server.url;
   adminKey = server.key;
-  await tollgate("account", "create", "team", "--balance", "20", "--budget", "50");
+  await tollgate(
+    "account",
+    "create",
+    "team",
+    "--balance",
+    "20",
+    "--budget",
+    "50",
+  );
   browser = await launchChromium();
 });
 
@@ -102,7 +115,9 @@ test("a key made in the form with a budget; budgets on the keys page", async () 
   await form.getByLabel("Budget period").selectOption("day");
   await form.getByRole("button", { name: "Create key" }).click();
   const secret = (await page.locator("#new-secret").innerText()).trim();
-  const listed = JSON.parse(await tollgate("key", "list", "--account", "team", "--json"));
+  const listed = JSON.parse(
+    await tollgate("key", "list", "--account", "team", "--json"),
+  );
   assert.deepEqual(
     [listed[0].budget_usd, listed[0].budget_period, listed[0].budget_source],
     [0.25, "day", "own"],
@@ -113,7 +128,10 @@ test("a key made in the form with a budget; budgets on the keys page", async () 
     await card.locator('[data-figure="budget"]').innerText(),
     /\$0\.00 of \$0\.25 a day/,
   );
-  assert.match(await card.locator('[data-figure="budget_renews_at"]').innerText(), /18:30/);
+  assert.match(
+    await card.locator('[data-figure="budget_renews_at"]').innerText(),
+    /18:30/,
+  );
   // The admin key's budget is its group's default.
   const own = page.locator("[data-key]").first();
   assert.match(
@@ -154,19 +172,28 @@ test("a top-up with a reason and an adjustment land in the account's history", a
   await again.getByRole("button", { name: "Adjust" }).click();
   await page.getByText("Account team is adjusted.").waitFor();
   assert.equal(
-    await page.locator('[data-account="team"] [data-figure="balance_usd"]').innerText(),
+    await page.locator('[data-account="team"] [data-figure="balance_usd"]')
+      .innerText(),
     "$27.50",
   );
   assert.match(
-    await page.locator('[data-account="team"] [data-figure="budget"]').innerText(),
+    await page.locator('[data-account="team"] [data-figure="budget"]')
+      .innerText(),
     /of \$50\.00 a month/,
   );
-  await page.locator('[data-account="team"]').getByRole("link", { name: "History" }).click();
+  await page.locator('[data-account="team"]').getByRole("link", {
+    name: "History",
+  }).click();
   const rows = await page.locator("table tbody tr").allInnerTexts();
   assert.equal(rows.length, 2);
   assert.match(rows[0], /topup\s+\$10\.00\s+\$30\.00\s+monthly allowance/);
-  assert.match(rows[1], /adjust\s+-\$2\.50\s+\$27\.50\s+refund: failed batch job/);
-  const history = JSON.parse(await tollgate("account", "history", "team", "--json"));
+  assert.match(
+    rows[1],
+    /adjust\s+-\$2\.50\s+\$27\.50\s+refund: failed batch job/,
+  );
+  const history = JSON.parse(
+    await tollgate("account", "history", "team", "--json"),
+  );
   assert.deepEqual(history.map((entry) => entry.usd), [10, -2.5]);
   await made.close();
 });

@@ -471,7 +471,8 @@ test("the keys page shows restrictions, finds keys and hides revoked ones", asyn
   if (!(await page.getByRole("form", { name: "Create a key" }).isVisible())) {
     await page.getByText("Create a key").click();
   }
-  await page.getByRole("form", { name: "Create a key" }).getByLabel("Models").fill("echo, ecko");
+  await page.getByRole("form", { name: "Create a key" }).getByLabel("Models")
+    .fill("echo, ecko");
   assert.equal(
     await page.locator("[data-models-hint]").innerText(),
     "Not a model of the config: ecko",
@@ -564,6 +565,86 @@ test("every page fits a phone's width (390 px): no overflow, every table cell in
     ).isVisible(),
   );
   await context.close();
+});
+
+test("a request's page shows its outcome, its reason in full and each attempt, at 1280 and 390 px", async () => {
+  const failed = JSON.parse(
+    await tollgate(
+      "requests",
+      "--status",
+      "failed",
+      "--model",
+      "down",
+      "--json",
+    ),
+  )[0];
+  assert.ok(failed, "the request to the channel that is down failed");
+  // A refusal: a key that does not exist, found by its id at once.
+  const refusal = await fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: {
+      authorization: "Bearer sk-not-a-key-of-ours-0123456789",
+      "content-type": "application/json",
+    },
+    body: JSON.stringify({ model: "echo", messages: [] }),
+  });
+  await refusal.text();
+  assert.equal(refusal.status, 401);
+  const refusedId = refusal.headers.get("x-request-id");
+  for (const viewport of [DESKTOP, PHONE]) {
+    const context = await watchedContext(viewport);
+    const page = await signIn(context, adminKey);
+    await page.goto(`${url}/admin/requests`);
+    await page.locator(`a[href="/admin/requests/${failed.request_id}"]`).first()
+      .click();
+    await page.waitForURL(`${url}/admin/requests/${failed.request_id}`);
+    assert.equal(
+      await page.locator("[data-status]").innerText(),
+      "failed",
+    );
+    const reason = page.locator("[data-reason]");
+    assert.ok(
+      await reason.isVisible(),
+      "the reason is on the page, not a tooltip",
+    );
+    assert.ok((await reason.innerText()).includes(failed.reason));
+    const attempt = page.locator('tr[data-attempt="1"]');
+    assert.ok(
+      await attempt.locator('td[data-label="Channel"]').isVisible(),
+    );
+    const attemptReason = attempt.locator("[data-attempt-reason]");
+    assert.ok(await attemptReason.isVisible());
+    assert.match(
+      await attemptReason.innerText(),
+      /^The upstream at 127\.0\.0\.1:\d+ could not be reached/,
+    );
+    // Whole, inside the screen: no overflow, nothing cut.
+    for (const element of [reason, attemptReason]) {
+      const box = await element.boundingBox();
+      assert.ok(
+        box.x >= 0 && box.x + box.width <= viewport.width,
+        `${viewport.width} px`,
+      );
+      assert.ok(
+        await element.evaluate((node) => node.scrollWidth <= node.clientWidth + 1),
+        "the reason is not cut",
+      );
+    }
+    const overflow = await page.evaluate(() =>
+      document.documentElement.scrollWidth -
+      document.documentElement.clientWidth
+    );
+    assert.equal(overflow, 0);
+    // The refusal's page: refused, its code and reason, the key by its prefix only.
+    await page.goto(`${url}/admin/requests/${refusedId}`);
+    assert.equal(await page.locator("[data-status]").innerText(), "refused");
+    assert.match(
+      await page.locator("[data-reason]").innerText(),
+      /^401 authentication_error: Invalid API key/,
+    );
+    assert.equal(await page.locator("[data-key]").innerText(), "sk-not-…");
+    await context.close();
+  }
 });
 
 test("no page logged an error and no request left 127.0.0.1", () => {

@@ -104,7 +104,11 @@ try {
             upstreamModel: model,
             outcome: failed ? "failed" : "ok",
             ...(failed
-              ? { status: 503, reason: "The upstream answered HTTP 503.", kind: "status" }
+              ? {
+                status: 503,
+                reason: "The upstream answered HTTP 503.",
+                kind: "status",
+              }
               : { ttfbMs }),
           }]),
           stream: random() < 0.6,
