@@ -21,7 +21,13 @@ import { headerLimits } from "./api/header_limits.ts";
 import { healthz, readyz } from "./api/health.ts";
 import { hostHeader } from "./api/host_header.ts";
 import { metricsRoute } from "./api/metrics.ts";
-import { listModels, retrieveModel } from "./api/models.ts";
+import {
+  geminiMethod,
+  listAnyModels,
+  listGeminiModels,
+  retrieveAnyModel,
+  retrieveGeminiModel,
+} from "./api/gemini.ts";
 import { baseUrlMistake, methodNotAllowed as wrongMethod, pathNotFound } from "./api/not_found.ts";
 import { relayHandler } from "./api/relay.ts";
 import { type GatewayEnv, requestContext } from "./api/request_context.ts";
@@ -104,6 +110,8 @@ export function createApp(deps: AppDeps): App {
   };
   const auth = authenticate({ lookup: cacheKeyLookup(deps.lookupKey, now), now });
   const authed = authenticated(auth);
+  // Gemini's paths (and /v1/models, which Google's clients list) take the key as `?key=` too.
+  const googleAuthed = authenticated(auth, { queryKey: true });
 
   const app = new Hono<GatewayEnv>();
   app.use(requestContext({
@@ -123,8 +131,8 @@ export function createApp(deps: AppDeps): App {
   app.get("/healthz", healthz());
   app.get("/readyz", readyz({ router, databaseReady: deps.databaseReady }));
   app.get("/metrics", metricsRoute(observer.metrics));
-  app.get("/v1/models", authed, listModels(router));
-  app.get("/v1/models/:id", authed, retrieveModel(router));
+  app.get("/v1/models", googleAuthed, listAnyModels(router));
+  app.get("/v1/models/:id", googleAuthed, retrieveAnyModel(router));
 
   // Each entry point: exposure, the body limit and the forwarded-header check before the
   // key (design.md's flow), then its handler.
@@ -160,6 +168,22 @@ export function createApp(deps: AppDeps): App {
     ...entryPoint(messages),
     countTokensHandler(messages, relayDeps),
   );
+  // Gemini: a model's methods under both API versions its clients use, the list under v1beta
+  // (under /v1 it is the list above, in Google's shape for a Google client).
+  const gemini = protocolOf("gemini");
+  const geminiCall = geminiMethod(relayDeps);
+  for (const version of ["/v1beta", "/v1"]) {
+    app.post(
+      `${version}/models/:call`,
+      exposed(gemini),
+      bodyLimit(),
+      forwardedHeaders(),
+      googleAuthed,
+      geminiCall,
+    );
+  }
+  app.get("/v1beta/models", exposed(gemini), googleAuthed, listGeminiModels(router));
+  app.get("/v1beta/models/:id", exposed(gemini), googleAuthed, retrieveGeminiModel(router));
   if (deps.admin) {
     app.route(
       "/admin",
