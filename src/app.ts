@@ -15,6 +15,7 @@ import { authenticated } from "./api/authenticated.ts";
 import { bodyLimit } from "./api/body.ts";
 import { browserCors } from "./api/cors.ts";
 import { countTokensHandler } from "./api/count_tokens.ts";
+import { embeddingsHandler } from "./api/embeddings.ts";
 import { exposed } from "./api/exposed.ts";
 import { forwardedHeaders } from "./api/forwarded_headers.ts";
 import { headerLimits } from "./api/header_limits.ts";
@@ -167,6 +168,13 @@ export function createApp(deps: AppDeps): App {
     "/v1/messages/count_tokens",
     ...entryPoint(messages),
     countTokensHandler(messages, relayDeps),
+  );
+  app.post(
+    "/v1/embeddings",
+    bodyLimit(),
+    forwardedHeaders(),
+    authed,
+    embeddingsHandler(relayDeps),
   );
   // Gemini: a model's methods under both API versions its clients use, the list under v1beta
   // (under /v1 it is the list above, in Google's shape for a Google client).

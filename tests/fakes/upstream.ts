@@ -9,6 +9,7 @@ import { countTokens } from "gpt-tokenizer";
 import type { Behaviour, FakeError, Plan, WireProtocol } from "./behaviour.ts";
 import { scriptOf } from "./faults.ts";
 import { continuation, promptRefusal, trailingAssistantText } from "./prefill.ts";
+import { embeddingsAnswer } from "./embeddings_wire.ts";
 import { errorBody } from "./provider_errors.ts";
 import {
   type FakeReply,
@@ -189,6 +190,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         return errorResponse(url.pathname, { status: 400, message: "messages: Field required" });
       }
       return json(JSON.stringify({ input_tokens: countTokens(requestText(object)) }));
+    }
+    if (url.pathname === "/v1/embeddings") {
+      const answer = embeddingsAnswer(object);
+      return json(JSON.stringify(answer.body), answer.status);
     }
     const gemini = GEMINI_PATH.exec(url.pathname);
     if (gemini) return await answerGemini(url, object, current, gemini);
