@@ -14,6 +14,8 @@ import { fakeSays, openaiClient, type Scope, withScope } from "./support.ts";
 import { genaiClient, WEATHER_CALL, WEATHER_TOOL } from "./gemini_support.ts";
 import type { Behaviour } from "./fakes/upstream.ts";
 import { trailingAssistantText } from "./fakes/prefill.ts";
+import { adminJson } from "./admin_support.ts";
+import type { ChannelCheckJson } from "../src/admin/channel_check.ts";
 
 const PRICES = `[models.g1]\ninput_price = 1.25\noutput_price = 10\nreasoning = true\n`;
 
@@ -217,4 +219,25 @@ Deno.test("gemini channel: a key Google calls invalid (400 API_KEY_INVALID) is t
     const body = await response.json();
     assert.notEqual(response.status, 400, JSON.stringify(body));
     assert.ok(response.status >= 500, JSON.stringify(body));
+  }));
+
+Deno.test("gemini channel: the admin's test sends it one small request in Gemini's protocol", () =>
+  withScope(async (s) => {
+    const { fake, gateway } = await geminiGateway(s);
+    const check = await adminJson<ChannelCheckJson>(gateway, "/admin/api/channels/google/test", {
+      key: gateway.server.firstKey!,
+      method: "POST",
+    });
+    assert.deepEqual(
+      [check.ok, check.status, check.protocol, check.upstream_model, check.error],
+      [true, 200, "gemini", "gemini-x", null],
+    );
+    assert.match(check.answer ?? "", /Reply with the word ok/);
+    assert.ok((check.output_tokens ?? 0) > 0);
+    const sent = fake.requests.at(-1)!;
+    assert.equal(sent.path, "/v1/models/gemini-x:generateContent");
+    assert.equal(sent.headers["x-goog-api-key"], "AIza-upstream");
+    assert.deepEqual((sent.body as Record<string, unknown>).generationConfig, {
+      maxOutputTokens: 16,
+    });
   }));
