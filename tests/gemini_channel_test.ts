@@ -241,3 +241,61 @@ Deno.test("gemini channel: the admin's test sends it one small request in Gemini
       maxOutputTokens: 16,
     });
   }));
+
+Deno.test("gemini channel: Gemini's thought signature goes to an Anthropic client and back with its call", () =>
+  withScope(async (s) => {
+    const call = { id: "toolu_1", name: "get_weather", arguments: '{"city":"Lisbon"}' };
+    const { fake, gateway, secret } = await geminiGateway(s, {
+      replies: [
+        { text: "", toolCalls: [call], reasoning: { text: "Check it.", opaque: "R2VtaW5pU2ln" } },
+        { text: "Sunny." },
+      ],
+    });
+    const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0 });
+    const tools = [{
+      name: "get_weather",
+      description: "The weather in a city.",
+      input_schema: {
+        type: "object" as const,
+        properties: { city: { type: "string" } },
+        required: ["city"],
+      },
+    }];
+    const asked = { role: "user" as const, content: "Weather in Lisbon?" };
+    const first = await anthropic.messages.stream({
+      model: "g1",
+      max_tokens: 2000,
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      tools,
+      messages: [asked],
+    }).finalMessage();
+    const thinking = first.content.find((block) => block.type === "thinking");
+    assert.ok(thinking && thinking.type === "thinking", JSON.stringify(first.content));
+    assert.match(thinking.signature, /R2VtaW5pU2ln/);
+    const use = first.content.find((block) => block.type === "tool_use")!;
+    assert.equal(use.type, "tool_use");
+    const answer = await anthropic.messages.create({
+      model: "g1",
+      max_tokens: 2000,
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      tools,
+      messages: [
+        asked,
+        { role: "assistant", content: first.content },
+        {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: use.id, content: "sunny" }],
+        },
+      ],
+    });
+    assert.deepEqual(answer.content.filter((b) => b.type === "text").map((b) => b.text), [
+      "Sunny.",
+    ]);
+    // The call went back to Gemini with the signature Gemini gave it, not a placeholder.
+    const contents = (fake.requests[1]!.body as { contents: Record<string, unknown>[] }).contents;
+    const model = contents.find((content) => content.role === "model") as {
+      parts: Record<string, unknown>[];
+    };
+    const callPart = model.parts.find((part) => part.functionCall);
+    assert.equal(callPart?.thoughtSignature, "R2VtaW5pU2ln", JSON.stringify(model));
+  }));
