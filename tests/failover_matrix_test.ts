@@ -83,6 +83,13 @@ const rescuable = (cell: Cell) => cell.channel !== "responses";
 
 /** Timeouts of the faulty channel `a` (its neighbours keep minutes). */
 const SHORT = { a: "{ first_byte = 2_000, first_content = 2_000, idle = 4_000 }" };
+// A fault after the head: the head's deadline is long, so that a head the host was slow to
+// deliver (the clock steps on while the process waits) is never taken for the fault.
+const SHORT_AFTER_HEAD = { a: "{ first_byte = 600_000, first_content = 2_000, idle = 4_000 }" };
+// A fault after content: only the idle deadline is short.
+const SHORT_AFTER_CONTENT = {
+  a: "{ first_byte = 600_000, first_content = 600_000, idle = 4_000 }",
+};
 
 /** A stream fault after the commit: rescued on `b` where it can be, else the error event. */
 function afterCommit(code: string): (cell: Cell) => Expected {
@@ -176,7 +183,7 @@ const FAULTS: Fault[] = [
   {
     name: "slow first content",
     plans: () => ({ a: { stall: { after: "preamble" } } }),
-    config: { timeouts: SHORT },
+    config: { timeouts: SHORT_AFTER_HEAD },
     // Streams: first_content (2 s); whole answers: idle on the body (4 s).
     expect: (cell) => ({
       answer: ["a fail", "a fail", "b ok"],
@@ -218,7 +225,7 @@ const FAULTS: Fault[] = [
   {
     name: "stall after 2 deltas",
     plans: () => ({ a: { stall: { after: 2 } } }),
-    config: { timeouts: SHORT },
+    config: { timeouts: SHORT_AFTER_CONTENT },
     expect: (cell) => ({ ...afterCommit("upstream_timeout")(cell), reason: /4000 ms/ }),
   },
   {

@@ -4,7 +4,7 @@
  */
 import { microsToUsd } from "../billing/money.ts";
 import { accountEntries, moveBalance, setAccountBudget } from "../db/account_entries.ts";
-import { rearmFloors } from "../alerts/thresholds.ts";
+import { rearmFloors } from "../db/budget_thresholds.ts";
 import { budgetSettings } from "../billing/budgets.ts";
 import {
   budgetChanges,

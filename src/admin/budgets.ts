@@ -4,12 +4,12 @@
  * columns a change of `budget_usd` / `budget_period` writes. `budget_usd` is an amount (the
  * scope's own budget), null (no budget at all) or "default" (the config's again).
  */
-import { BUDGET_PERIODS, type BudgetPeriod } from "../billing/budget_period.ts";
+import { BUDGET_PERIODS, type BudgetPeriod } from "../clock/budget_period.ts";
 import { budgetInForce, budgetSettings, limitAt, type OwnBudget } from "../billing/budgets.ts";
 import { microsToUsd } from "../billing/money.ts";
 import type { BudgetConfig } from "../config/budgets_schema.ts";
 import type { Config } from "../config/schema.ts";
-import { spentIn } from "../alerts/thresholds.ts";
+import { spentIn } from "../db/budget_thresholds.ts";
 import { invalidField } from "./errors.ts";
 import { usdField } from "./fields.ts";
 

@@ -9,8 +9,13 @@ import type { Config } from "../config/schema.ts";
 import type { BudgetConfig } from "../config/budgets_schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { HoldBudgets, SettleBudgets } from "../db/store.ts";
-import { type BudgetLimit, thresholdLevels } from "../alerts/thresholds.ts";
-import { type BudgetPeriod, type PeriodBounds, periodCalendar, timeZone } from "./budget_period.ts";
+import { type BudgetLimit, thresholdLevels } from "../db/budget_thresholds.ts";
+import {
+  type BudgetPeriod,
+  type PeriodBounds,
+  periodCalendar,
+  timeZone,
+} from "../clock/budget_period.ts";
 import { formatUsd, usdToMicros } from "./money.ts";
 
 /** A key's or an account's own budget setting: null mode follows the config's default. */

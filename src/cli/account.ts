@@ -10,7 +10,7 @@ import { BUDGET_FLAGS, budgetFields } from "./budget_flags.ts";
 
 const create = subcommand({
   usage: "tollgate account create NAME [--balance USD | --unlimited] [--budget USD] " +
-    "[--budget-period ...]",
+    "[--budget-period day|week|month|total]",
   summary: "Creates an account, with a starting balance or unlimited (never debited).",
   positionals: ["NAME"],
   flags: {

@@ -1,5 +1,5 @@
 /** The budget flags of `key create|update` and `account create|update`. */
-import { BUDGET_PERIODS } from "../billing/budget_period.ts";
+import { BUDGET_PERIODS } from "../clock/budget_period.ts";
 import type { BudgetInput } from "../admin/budgets.ts";
 import type { Flag } from "./command.ts";
 import { usageError } from "./output.ts";

@@ -98,7 +98,7 @@ const list = subcommand({
 
 const update = subcommand({
   usage:
-    "tollgate key update KEY_ID [--name L] [--group G] [--quota TOKENS] [--expires T|never]\n" +
+    "tollgate key update KEY_ID [--name L] [--group G] [--quota TOKENS|none] [--expires T|never]\n" +
     "                    [--models m1,m2|all] [--allow-ip CIDR,...|any] [--admin|--no-admin]\n" +
     "                    [--budget USD|none|default] [--budget-period day|week|month|total]",
   summary: "Changes a key's label, group, quota, expiry, models, addresses or admin right; " +

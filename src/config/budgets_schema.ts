@@ -3,7 +3,7 @@
  * `[alerts]` and `[[alerts.webhooks]]`, with the checks across their fields.
  */
 import * as z from "zod/mini";
-import { timeZone } from "../billing/budget_period.ts";
+import { timeZone } from "../clock/budget_period.ts";
 import {
   flag,
   httpUrl,

@@ -25,7 +25,7 @@ export type MoveResult =
  * Adds `micros` (signed) to an account's balance, never below what its holds need (so never
  * below zero), and records the entry. An unlimited account is never debited: its balance
  * stays, its entry is recorded. `floorAfter` gives the lowest `balance.low` floor still
- * announced once the balance moved (alerts/thresholds.ts `rearmFloors`).
+ * announced once the balance moved (budget_thresholds.ts `rearmFloors`).
  */
 export async function moveBalance(
   db: Kysely<Database>,

@@ -6,7 +6,7 @@
  */
 import { inserts, insertsOf } from "./row_inserts.ts";
 import type { SqlStatement, SqlValue } from "./sql_client.ts";
-import type { BudgetCounter, BudgetLimit } from "../alerts/thresholds.ts";
+import type { BudgetCounter, BudgetLimit } from "./budget_thresholds.ts";
 
 /** One event to write. */
 export interface AlertRow {

@@ -1,7 +1,7 @@
 /**
  * The budget figures of the accounts' and keys' totals in a SQLite batch (totals.ts): read
  * with the totals, moved in memory by the batch's holds and settlements with the pure
- * decisions of alerts/thresholds.ts, and written back once when they changed. The batch
+ * decisions of budget_thresholds.ts, and written back once when they changed. The batch
  * reads and writes them in one write transaction, so they are written as values. The
  * alert events a batch decides are rows of its own (alert_rows.ts).
  */
@@ -11,7 +11,7 @@ import {
   budgetRoom,
   refuseBudget,
   settleBudget,
-} from "../alerts/thresholds.ts";
+} from "./budget_thresholds.ts";
 import { type AlertRow, balanceEvent, budgetEvent } from "./alert_rows.ts";
 import type { SqlStatement } from "./sql_client.ts";
 import type { HoldBudgets, HoldResult, SettleBudgets } from "./store.ts";

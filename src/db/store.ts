@@ -5,7 +5,7 @@
  * PostgreSQL). Each operation is atomic and checks its conditions inside the database, so
  * concurrent requests, on one process or on several, can never both spend the same money.
  */
-import type { BudgetLimit } from "../alerts/thresholds.ts";
+import type { BudgetLimit } from "./budget_thresholds.ts";
 import type { ApiKey } from "./schema.ts";
 
 /**

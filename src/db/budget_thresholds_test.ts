@@ -8,7 +8,7 @@ import {
   refuseBudget,
   settleBudget,
   thresholdLevels,
-} from "./thresholds.ts";
+} from "./budget_thresholds.ts";
 
 const levels = thresholdLevels([0.5, 0.8, 0.95]);
 const limit = (micros: number, start = 100): BudgetLimit => ({

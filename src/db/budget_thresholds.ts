@@ -10,7 +10,7 @@
  * again when reached). `budget.exhausted` is the threshold 1, reached by settled spend or
  * announced by the first refusal of the period.
  */
-import type { BudgetPeriod } from "../billing/budget_period.ts";
+import type { BudgetPeriod } from "../clock/budget_period.ts";
 
 /** The threshold of `budget.exhausted`, in parts per million of the budget. */
 export const EXHAUSTED_PPM = 1_000_000;
