@@ -13,10 +13,10 @@ import type { RoutePlan } from "../routing/router.ts";
 import { answersIn, upstreamProtocol } from "../routing/transport.ts";
 import { loadTokenCounter } from "../tokens/token_count.ts";
 import { createTranslator } from "../translate/translator.ts";
-import { Attempts, type AttemptSource } from "./attempts.ts";
+import type { AttemptSource } from "./attempts.ts";
 import { readWhole } from "./commit.ts";
 import type { ClientSide, ExchangeDeps } from "./exchange.ts";
-import { timeoutsOf } from "./relay_request.ts";
+import { requestAttempts, timeoutsOf } from "./relay_request.ts";
 import { answerLimitsOf } from "./send.ts";
 
 /** A count to make: the entry protocol's request, and the plan of its model. */
@@ -53,16 +53,7 @@ export async function countTokens(
     succeed: plan.succeed,
     release: plan.release,
   };
-  const attempts = new Attempts({
-    clock: deps.clock,
-    signals: { client: client.signal, shutdown: deps.shutdown },
-    failover: config.failover,
-    deadline: deps.clock.now() + config.timeouts.total,
-    now: deps.now,
-    random: deps.random,
-    timeoutsOf: (attempt) => timeoutsOf(config, attempt),
-    overloadedStatus: entry.overloadedStatus,
-  });
+  const attempts = requestAttempts(deps, config, client.signal, entry.overloadedStatus);
   const result = await attempts.run(counting, {
     send: (attempt) =>
       deps.sender({

@@ -15,10 +15,10 @@ import { withTopLevelString } from "../protocols/json_splice.ts";
 import type { RoutePlan } from "../routing/router.ts";
 import { loadTokenCounter } from "../tokens/token_count.ts";
 import { embeddingInputTokens } from "../upstream/echo_embeddings.ts";
-import { Attempts, type AttemptSource } from "./attempts.ts";
+import type { AttemptSource } from "./attempts.ts";
 import { readWhole } from "./commit.ts";
 import type { ClientSide, ExchangeDeps } from "./exchange.ts";
-import { timeoutsOf } from "./relay_request.ts";
+import { failureReport, requestAttempts, timeoutsOf } from "./relay_request.ts";
 import { answerLimitsOf } from "./send.ts";
 import { Settlement } from "./settle.ts";
 
@@ -68,15 +68,8 @@ export async function embed(
     entry: chat,
     body: request.body,
   });
-  const attempts = new Attempts({
-    clock: deps.clock,
-    signals: { client: client.signal, shutdown: deps.shutdown },
-    failover: config.failover,
-    deadline: deps.clock.now() + config.timeouts.total,
-    now: deps.now,
-    random: deps.random,
-    timeoutsOf: (attempt) => timeoutsOf(config, attempt),
-    overloadedStatus: chat.overloadedStatus,
+  const attempts = requestAttempts(deps, config, client.signal, chat.overloadedStatus, {
+    onFailed: failureReport(deps, requestId),
   });
   const embedding: AttemptSource = {
     next() {

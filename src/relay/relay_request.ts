@@ -17,7 +17,8 @@ import type { Translator } from "../translate/translator.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
 import type { Send } from "../upstream/call.ts";
 import { answersIn, upstreamProtocol } from "../routing/transport.ts";
-import type { Attempts } from "./attempts.ts";
+import { Attempts, type AttemptsDeps } from "./attempts.ts";
+import type { ShutdownWatch } from "../clock/shutdown_watch.ts";
 import type { Settlement } from "./settle.ts";
 
 /** An admitted, held request on its way upstream. */
@@ -56,6 +57,54 @@ export function timeoutsOf(
   const firstContent = timeouts.first_content ??
     (reasoning ? timeouts.total : DEFAULT_FIRST_CONTENT_MS);
   return { ...timeouts, first_content: firstContent };
+}
+
+/**
+ * A request's attempts under its config (failover, each attempt's timeouts, `total` from
+ * now), stopped by the client going away or the shutdown; `more` adds what only an answer
+ * has (a move on when too long, the report of a failure).
+ */
+export function requestAttempts(
+  deps: {
+    clock: AlarmClock;
+    shutdown?: ShutdownWatch;
+    now: () => number;
+    random: () => number;
+  },
+  config: Config,
+  signal: AbortSignal,
+  overloadedStatus: 503 | 529,
+  more: Pick<AttemptsDeps, "tooLong" | "onFailed"> = {},
+): Attempts {
+  return new Attempts({
+    clock: deps.clock,
+    signals: { client: signal, shutdown: deps.shutdown },
+    failover: config.failover,
+    deadline: deps.clock.now() + config.timeouts.total,
+    now: deps.now,
+    random: deps.random,
+    timeoutsOf: (attempt) => timeoutsOf(config, attempt),
+    overloadedStatus,
+    ...more,
+  });
+}
+
+/** Reports a failed attempt: the channel's failure metric and a warning in the log. */
+export function failureReport(
+  deps: { metrics: Metrics; log: Logger },
+  requestId: string,
+): NonNullable<AttemptsDeps["onFailed"]> {
+  return (attempt, failure) => {
+    deps.metrics.attemptFailed(attempt.channel.name, failure.kind, failure.message);
+    deps.log.warn("upstream attempt failed", {
+      request_id: requestId,
+      channel: attempt.channel.name,
+      model: attempt.model,
+      kind: failure.kind,
+      status: failure.status,
+      message: failure.message,
+    });
+  };
 }
 
 /** The protocol an attempt's upstream answers `relay`'s request in. */
