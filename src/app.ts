@@ -124,6 +124,7 @@ export function createApp(deps: AppDeps): App {
   app.use(hostHeader());
   app.use(headerLimits());
   app.use("/v1/*", browserCors());
+  app.use("/v1beta/*", browserCors());
   app.onError((error, c) => failed(c, error));
   // Answered, not thrown: `methodNotAllowed` turns it into a 405 where the path takes others.
   app.notFound((c) => errorOf(c, pathNotFound(c.req.path, c.req.method)));

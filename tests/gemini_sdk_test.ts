@@ -355,3 +355,35 @@ Deno.test("gemini: a silent stream gets no keep-alive, and a failure mid-stream 
     assert.equal(last.error.status, "UNAVAILABLE");
     assert.equal(broken.at(-1)!.event, undefined);
   }));
+
+Deno.test("gemini: limits and unknown paths answer in Google's shape, a 429 with its RetryInfo", () =>
+  withScope(async (s) => {
+    const fake = await s.fake({ name: "up" });
+    const gateway = await s.gateway(
+      `[groups.default]\nmodels = ["*"]\nrpm = 1\n` +
+        channel({ name: "c", protocol: "chat", baseUrl: fake.url, models: ["m"] }),
+    );
+    const { secret } = await gateway.createKey();
+    const ai = genaiClient(gateway, secret, "v1beta");
+    assert.equal(
+      (await ai.models.generateContent({ model: "m", contents: "hi" })).text,
+      fakeSays("up", "hi"),
+    );
+    await assert.rejects(
+      ai.models.generateContent({ model: "m", contents: "hi" }),
+      (error: unknown) => {
+        assert.ok(error instanceof ApiError);
+        assert.equal(error.status, 429);
+        const body = JSON.parse(error.message).error;
+        assert.equal(body.status, "RESOURCE_EXHAUSTED");
+        assert.equal(body.details[0].reason, "rate_limit_exceeded");
+        assert.match(body.details[1]["@type"], /RetryInfo/);
+        return true;
+      },
+    );
+    const unknown = await fetch(`${gateway.url}/v1beta/tunedModels`, {
+      headers: { "x-goog-api-key": secret },
+    });
+    assert.equal(unknown.status, 404);
+    assert.equal((await unknown.json()).error.status, "NOT_FOUND");
+  }));
