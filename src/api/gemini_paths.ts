@@ -6,8 +6,7 @@
  */
 import type { Config } from "../config/schema.ts";
 
-/** The API versions Google's clients put before `/models`. */
-export const GEMINI_VERSIONS = ["/v1beta", "/v1"] as const;
+const GEMINI_METHOD = /^\/v1\/models\/[^/]+:(generateContent|streamGenerateContent|countTokens)$/;
 
 /** Whether a request authenticates Google's way: `x-goog-api-key`, or `?key=` in its URL. */
 export function googleAuthenticated(request: Request): boolean {
@@ -24,7 +23,8 @@ export function googleAuthenticated(request: Request): boolean {
 export function speaksGemini(path: string, googleAuth: boolean, config: Config): boolean {
   if (path === "/v1beta" || path.startsWith("/v1beta/")) return true;
   if (!path.startsWith("/v1/models/") && path !== "/v1/models") return false;
-  if (path.slice("/v1/models/".length).includes(":")) return true;
+  // A model's method; not any colon: OpenAI-style ids may hold one (Ollama's `qwen2.5:7b`).
+  if (GEMINI_METHOD.test(path)) return true;
   return googleAuth && googleListing(config);
 }
 
