@@ -299,3 +299,40 @@ Deno.test("gemini channel: Gemini's thought signature goes to an Anthropic clien
     const callPart = model.parts.find((part) => part.functionCall);
     assert.equal(callPart?.thoughtSignature, "R2VtaW5pU2ln", JSON.stringify(model));
   }));
+
+Deno.test("gemini channel: every turn of a Gemini client's conversation goes to one channel and key", () =>
+  withScope(async (s) => {
+    const a = await s.fake({ name: "a" });
+    const b = await s.fake({ name: "b" });
+    const gateway = await s.gateway(configWith(
+      channel({
+        name: "a",
+        protocol: "gemini",
+        baseUrl: a.url,
+        models: ["m"],
+        keys: ["a0", "a1"],
+      }) +
+        channel({
+          name: "b",
+          protocol: "gemini",
+          baseUrl: b.url,
+          models: ["m"],
+          keys: ["b0", "b1"],
+        }),
+    ));
+    const { secret } = await gateway.createKey();
+    const ai = genaiClient(gateway, secret);
+    const contents: { role: string; parts: { text: string }[] }[] = [];
+    for (const question of ["Plan a trip.", "To Lisbon.", "In May.", "For two."]) {
+      contents.push({ role: "user", parts: [{ text: question }] });
+      const answer = await ai.models.generateContent({
+        model: "m",
+        contents,
+        config: { systemInstruction: "You plan trips." },
+      });
+      contents.push({ role: "model", parts: [{ text: answer.text ?? "" }] });
+    }
+    const keys = [...a.requests, ...b.requests].map((request) => request.headers["x-goog-api-key"]);
+    assert.equal(keys.length, 4);
+    assert.equal(new Set(keys).size, 1, keys.join(", "));
+  }));
