@@ -15,6 +15,7 @@ import { authenticated } from "./api/authenticated.ts";
 import { bodyLimit } from "./api/body.ts";
 import { browserCors } from "./api/cors.ts";
 import { countTokensHandler } from "./api/count_tokens.ts";
+import { embeddingsHandler } from "./api/embeddings.ts";
 import { exposed } from "./api/exposed.ts";
 import { forwardedHeaders } from "./api/forwarded_headers.ts";
 import { headerLimits } from "./api/header_limits.ts";
@@ -22,7 +23,13 @@ import { lazyRoutes } from "./api/lazy_routes.ts";
 import { healthz, readyz } from "./api/health.ts";
 import { hostHeader } from "./api/host_header.ts";
 import { metricsRoute } from "./api/metrics.ts";
-import { listModels, retrieveModel } from "./api/models.ts";
+import {
+  geminiMethod,
+  listAnyModels,
+  listGeminiModels,
+  retrieveAnyModel,
+  retrieveGeminiModel,
+} from "./api/gemini.ts";
 import { baseUrlMistake, methodNotAllowed as wrongMethod, pathNotFound } from "./api/not_found.ts";
 import { noteRefusal } from "./api/refusal_note.ts";
 import { relayHandler } from "./api/relay.ts";
@@ -109,6 +116,8 @@ export function createApp(deps: AppDeps): App {
   };
   const auth = authenticate({ lookup: cacheKeyLookup(deps.lookupKey, now), now });
   const authed = authenticated(auth);
+  // Gemini's paths (and /v1/models, which Google's clients list) take the key as `?key=` too.
+  const googleAuthed = authenticated(auth, { queryKey: true });
 
   const app = new Hono<GatewayEnv>();
   const telemetry = deps.telemetry;
@@ -127,6 +136,7 @@ export function createApp(deps: AppDeps): App {
   app.use(hostHeader());
   app.use(headerLimits());
   app.use("/v1/*", browserCors());
+  app.use("/v1beta/*", browserCors());
   app.onError((error, c) => failed(c, error));
   // Answered, not thrown: `methodNotAllowed` turns it into a 405 where the path takes others.
   app.notFound((c) => errorOf(c, pathNotFound(c.req.path, c.req.method)));
@@ -135,8 +145,8 @@ export function createApp(deps: AppDeps): App {
   app.get("/healthz", healthz());
   app.get("/readyz", readyz({ router, databaseReady: deps.databaseReady }));
   app.get("/metrics", metricsRoute(observer.metrics));
-  app.get("/v1/models", authed, listModels(router));
-  app.get("/v1/models/:id", authed, retrieveModel(router));
+  app.get("/v1/models", googleAuthed, listAnyModels(router));
+  app.get("/v1/models/:id", googleAuthed, retrieveAnyModel(router));
 
   // Each entry point: exposure, the body limit and the forwarded-header check before the
   // key (design.md's flow), then its handler.
@@ -172,6 +182,29 @@ export function createApp(deps: AppDeps): App {
     ...entryPoint(messages),
     countTokensHandler(messages, relayDeps),
   );
+  app.post(
+    "/v1/embeddings",
+    bodyLimit(),
+    forwardedHeaders(),
+    authed,
+    embeddingsHandler(relayDeps),
+  );
+  // Gemini: a model's methods under both API versions its clients use, the list under v1beta
+  // (under /v1 it is the list above, in Google's shape for a Google client).
+  const gemini = protocolOf("gemini");
+  const geminiCall = geminiMethod(relayDeps);
+  for (const version of ["/v1beta", "/v1"]) {
+    app.post(
+      `${version}/models/:call`,
+      exposed(gemini),
+      bodyLimit(),
+      forwardedHeaders(),
+      googleAuthed,
+      geminiCall,
+    );
+  }
+  app.get("/v1beta/models", exposed(gemini), googleAuthed, listGeminiModels(router));
+  app.get("/v1beta/models/:id", exposed(gemini), googleAuthed, retrieveGeminiModel(router));
   if (deps.admin) {
     app.route(
       "/admin",

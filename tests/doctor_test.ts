@@ -8,6 +8,7 @@ import { runCli } from "../src/cli/main.ts";
 import type { DoctorReport } from "../src/doctor/run_doctor.ts";
 import type { EntryPoint } from "../src/doctor/entry_points.ts";
 import { chatBody, chatFrames } from "./fakes/chat_wire.ts";
+import { geminiBody, geminiStream } from "./fakes/gemini_wire.ts";
 import { messagesBody, messagesFrames } from "./fakes/messages_wire.ts";
 import type { FakeReply, WireContext } from "./fakes/reply.ts";
 import { responsesBody, responsesFrames } from "./fakes/responses_wire.ts";
@@ -69,9 +70,9 @@ Deno.test("doctor: tollgate with the echo channel works for every client kind", 
     assert.equal(report.base_url.probed_root, gateway.url);
     assert.equal(report.base_url.ok, true);
     assert.deepEqual(report.findings, []);
-    // The model list, then whole answer and stream on chat and responses (Bearer) and on
-    // messages with x-api-key and with Bearer.
-    assert.equal(report.probes.length, 9);
+    // The model list, then whole answer and stream on chat and responses (Bearer), on
+    // messages with x-api-key and with Bearer, and on Gemini's with x-goog-api-key.
+    assert.equal(report.probes.length, 11);
     for (const probe of report.probes) {
       assert.equal(probe.ok, true, JSON.stringify(probe));
       assert.ok(probe.request_id, "tollgate sends x-request-id");
@@ -81,6 +82,7 @@ Deno.test("doctor: tollgate with the echo channel works for every client kind", 
     assert.equal(client(report, "responses_only_agent").base_url, gateway.baseUrl);
     assert.equal(client(report, "messages_only_agent").base_url, gateway.url);
     assert.equal(client(report, "multi_protocol_agent").base_url, gateway.baseUrl);
+    assert.equal(client(report, "gemini_agent").base_url, gateway.url);
     assert.equal(report.key, `sk-…${secret.slice(-4)}`);
     assert.match(run.stderr, /doctor: \[1\] GET \/v1\/models/);
   } finally {
@@ -142,6 +144,8 @@ const PATHS: Record<string, EntryPoint> = {
   "/v1/chat/completions": "chat",
   "/v1/responses": "responses",
   "/v1/messages": "messages",
+  [`/v1beta/models/${FAKE_MODEL}:generateContent`]: "gemini",
+  [`/v1beta/models/${FAKE_MODEL}:streamGenerateContent`]: "gemini",
 };
 
 /** A gateway of all three protocols on 127.0.0.1 that misbehaves as asked. */
@@ -175,7 +179,7 @@ function startFakeGateway(misbehaviour: Misbehaviour = {}): Promise<FakeGateway>
       if (path !== "/v1/models" && entryPoint === undefined) {
         return error(404, "not_found", `Unknown path ${path}`);
       }
-      const apiKey = request.headers.get("x-api-key");
+      const apiKey = request.headers.get("x-api-key") ?? request.headers.get("x-goog-api-key");
       const bearer = request.headers.get("authorization");
       if (apiKey !== null && misbehaviour.rejectApiKeyHeader) {
         return error(401, "authentication_error", "Send the key as Authorization: Bearer.");
@@ -194,20 +198,31 @@ function startFakeGateway(misbehaviour: Misbehaviour = {}): Promise<FakeGateway>
       }
       const body = await request.json() as Record<string, unknown>;
       const context: WireContext = {
-        model: String(body.model),
+        model: String(body.model ?? FAKE_MODEL),
         id: requestId,
         created: 0,
         usage: { input: 5, output: 1, cached: 0, cacheWrite: 0, reasoning: 0 },
         request: body,
       };
       const reply: FakeReply = { text: "ok" };
-      if (body.stream !== true) {
-        const whole = { chat: chatBody, responses: responsesBody, messages: messagesBody };
+      if (body.stream !== true && !path.endsWith(":streamGenerateContent")) {
+        const whole = {
+          chat: chatBody,
+          responses: responsesBody,
+          messages: messagesBody,
+          gemini: geminiBody,
+        };
         return Response.json(whole[entryPoint](reply, context), {
           headers: { "x-request-id": requestId },
         });
       }
-      const frames = { chat: chatFrames, responses: responsesFrames, messages: messagesFrames };
+      const frames = {
+        chat: chatFrames,
+        responses: responsesFrames,
+        messages: messagesFrames,
+        gemini: (reply: FakeReply, context: WireContext) =>
+          geminiStream(reply, context).map((frame) => frame.text),
+      };
       const all = frames[entryPoint](reply, context);
       const endless = entryPoint === misbehaviour.endlessStream;
       const sent = endless ? all.slice(0, -1) : all;

@@ -10,6 +10,7 @@ const ENDPOINTS = [
   "/responses",
   "/messages/count_tokens",
   "/messages",
+  "/embeddings",
   "/models",
 ];
 
@@ -41,7 +42,7 @@ export function diagnosePath(path: string, method: string): string {
   if (ENDPOINTS.some((e) => path === `/v1${e}`)) {
     return `${unknown} ${path} takes ${path === "/v1/models" ? "GET" : "POST"}, not ${method}.`;
   }
-  return `${unknown} tollgate serves GET /v1/models and POST /v1/chat/completions, /v1/responses and /v1/messages.`;
+  return `${unknown} tollgate serves GET /v1/models and POST /v1/chat/completions, /v1/responses, /v1/messages and /v1/embeddings (and Gemini's /v1beta/models/{model}:generateContent).`;
 }
 
 /** The 404 for an unmatched path, naming the likely base-URL mistake. */

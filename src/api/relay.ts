@@ -8,6 +8,7 @@
 import type { Context } from "hono";
 import type { Limiter } from "../limits/limiter.ts";
 import type { Protocol } from "../protocols/protocol.ts";
+import type { RequestRoute } from "../translate/codec.ts";
 import { exchange, type ExchangeDeps } from "../relay/exchange.ts";
 import type { Router } from "../routing/router.ts";
 import { conversationName } from "../routing/conversation.ts";
@@ -27,15 +28,27 @@ export interface RelayDeps extends ExchangeDeps {
 
 const ENCODER = new TextEncoder();
 
-/** The handler of an entry point of protocol `entry` (its path names no model: no route). */
-export function relayHandler(entry: Protocol, deps: RelayDeps) {
+/**
+ * What an entry point's path says of its requests: its route (Gemini's model and streaming),
+ * and whether its query may go to a channel that keeps the client's query (messages'
+ * `?beta=true`); Gemini's holds the client's key, and never goes.
+ */
+export interface EntryPath {
+  route(c: Context<GatewayEnv>): RequestRoute;
+  forwardsQuery: boolean;
+}
+
+const BODY_ROUTED: EntryPath = { route: () => ({}), forwardsQuery: true };
+
+/** The handler of an entry point of protocol `entry`, whose path says `path`. */
+export function relayHandler(entry: Protocol, deps: RelayDeps, path: EntryPath = BODY_ROUTED) {
   return async function relay(c: Context<GatewayEnv>): Promise<Response> {
     const { config } = c.get("snapshot");
     const record = c.get("record");
     const principal = c.get("principal");
     record.entry = entry.name;
     const body = await readJsonBody(c.req.raw, bodyLimits(config), deps.clock);
-    const parsed = entry.parseRequest(body.value, {});
+    const parsed = entry.parseRequest(body.value, path.route(c));
     record.model = parsed.model;
     if (capturingContent()) record.input = messagesOf(parsed.body);
     const turn = await deps.responses?.begin(config, principal, parsed.body);
@@ -61,7 +74,7 @@ export function relayHandler(entry: Protocol, deps: RelayDeps) {
         config,
         record,
         headers: c.req.raw.headers,
-        search: queryOf(c),
+        search: path.forwardsQuery ? queryOf(c) : "",
         signal: c.req.raw.signal,
         finished: c.get("finished"),
       }, {

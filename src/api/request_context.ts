@@ -15,6 +15,7 @@ import { type ErrorShape, OPENAI_SHAPE } from "../errors.ts";
 import { orderedId } from "../ids.ts";
 import { newRecord, type RequestRecord } from "../observability/record.ts";
 import { protocolOf } from "../protocols/index.ts";
+import { googleAuthenticated, speaksGemini } from "./gemini_paths.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -44,8 +45,12 @@ export interface GatewayEnv {
   Variables: GatewayVariables;
 }
 
-/** The error shape for a path: the messages protocol owns everything under /messages. */
-export function shapeOf(path: string): ErrorShape {
+/**
+ * The error shape for a path: the messages protocol owns everything under /messages, Gemini
+ * its paths (api/gemini_paths.ts; `gemini` true for one of them).
+ */
+export function shapeOf(path: string, gemini = false): ErrorShape {
+  if (gemini) return protocolOf("gemini").errorShape;
   return /\/messages(\/|$)/.test(path) ? protocolOf("messages").errorShape : OPENAI_SHAPE;
 }
 
@@ -97,7 +102,8 @@ export function requestContext(options: ContextOptions): MiddlewareHandler<Gatew
     options.started?.(record);
     let reported = false;
     c.set("requestId", requestId);
-    c.set("errorShape", shapeOf(path));
+    const gemini = speaksGemini(path, googleAuthenticated(request), snapshot.config);
+    c.set("errorShape", shapeOf(path, gemini));
     c.set("snapshot", snapshot);
     c.set("record", record);
     c.set("finished", () => {

@@ -27,6 +27,8 @@ export interface AuthRequest {
   remoteAddr: string;
   /** The config the request started with. */
   config: Config;
+  /** A key the URL's query gave (Gemini's `?key=`), taken when no header carries one. */
+  queryKey?: string;
 }
 
 /**
@@ -56,12 +58,13 @@ export function authenticate(options: {
     if (admin?.keyHash !== undefined) {
       return principalOf(request, await options.lookup(admin.keyHash), admin);
     }
-    const secret = extractApiKey(request.headers);
+    const secret = extractApiKey(request.headers) ?? (request.queryKey?.trim() || undefined);
     if (!secret) {
       throw new GatewayError(
         401,
         "invalid_request",
-        "Missing API key: send it as `Authorization: Bearer <key>` or as `x-api-key: <key>`.",
+        "Missing API key: send it as `Authorization: Bearer <key>` or as `x-api-key: <key>` " +
+          "(Gemini clients: `x-goog-api-key: <key>`).",
       );
     }
     return principalOf(request, await options.lookup(hashOf(secret)), admin);

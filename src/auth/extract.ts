@@ -1,8 +1,11 @@
-/** Reads the API key a client sent, as `x-api-key` or `Authorization: Bearer`. */
+/** Reads the API key a client sent, as `x-api-key`, `x-goog-api-key` or `Authorization: Bearer`. */
 
-/** The key from `x-api-key` or a Bearer `Authorization` header; undefined if neither. */
+/**
+ * The key from `x-api-key`, `x-goog-api-key` (Google's clients) or a Bearer `Authorization`
+ * header; undefined if none.
+ */
 export function extractApiKey(headers: Pick<Headers, "get">): string | undefined {
-  const apiKey = headers.get("x-api-key")?.trim();
+  const apiKey = headers.get("x-api-key")?.trim() || headers.get("x-goog-api-key")?.trim();
   if (apiKey) return apiKey;
   const authorization = headers.get("authorization")?.trim();
   if (!authorization) return undefined;

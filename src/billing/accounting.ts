@@ -1,7 +1,7 @@
 /** The accounting seam of the request flow: hold before the upstream call, settle after. */
 import type { Principal } from "../auth/principal.ts";
 import type { Config } from "../config/schema.ts";
-import type { ProtocolName } from "../protocols/index.ts";
+import type { EntryName } from "../protocols/types.ts";
 import type { AttemptRecord } from "./attempt_record.ts";
 import type { GatewayError } from "../errors.ts";
 
@@ -10,7 +10,7 @@ export interface Admission {
   requestId: string;
   principal: Principal;
   config: Config;
-  entry: ProtocolName;
+  entry: EntryName;
   model: string;
   /** The model of the first attempt, whose worst case the hold covers: an alias's first. */
   pricedModel?: string;

@@ -29,9 +29,9 @@ import { AlertsSchema, BudgetSchema, BudgetsSchema, checkAlerts } from "./budget
 
 export type { Problem } from "./problems.ts";
 
-/** The three wire protocols tollgate serves as entry points. */
-export const ENTRY_PROTOCOLS = ["chat", "responses", "messages"] as const;
-/** An entry-point protocol: chat completions, responses or messages. */
+/** The wire protocols tollgate serves as entry points. */
+export const ENTRY_PROTOCOLS = ["chat", "responses", "messages", "gemini"] as const;
+/** An entry-point protocol: chat completions, responses, messages or Gemini's generateContent. */
 export type EntryProtocol = typeof ENTRY_PROTOCOLS[number];
 /** What a channel's upstream speaks: an entry protocol or the built-in echo. */
 export type ChannelProtocol = EntryProtocol | "echo";
@@ -314,12 +314,13 @@ const HEADER_VALUE = /^[^\r\n\0]*$/;
 export const ChannelSchema = table({
   name: nonEmptyText(),
   protocol: described(
-    oneOf(["chat", "responses", "messages", "echo"]),
+    oneOf([...ENTRY_PROTOCOLS, "echo"]),
     "What the upstream speaks; echo is built in and needs no upstream.",
   ),
   base_url: optional(
     httpUrl(),
-    "With /v1; tollgate appends /chat/completions, /responses or /messages.",
+    "With /v1 (Gemini's: with /v1beta); tollgate appends /chat/completions, /responses, " +
+      "/messages or /models/{model}:generateContent.",
   ),
   keys: withDefault(
     list(text()),

@@ -131,7 +131,7 @@ Deno.test("validateConfig: an empty config takes every default", () => {
   assert.deepEqual(parseConfig({}), {
     server: {
       listen: "127.0.0.1:8080",
-      entry_points: ["chat", "responses", "messages"],
+      entry_points: ["chat", "responses", "messages", "gemini"],
       max_body_bytes: 8_388_608,
       max_answer_bytes: 67_108_864,
       max_header_bytes: 65_536,
@@ -237,7 +237,7 @@ Deno.test("validateConfig: every config gets fresh defaults, so changing one cha
   channel.headers["X-A"] = "a";
   channel.timeouts.idle = 1;
   const second = parseConfig(withChannel({}));
-  assert.deepEqual(second.server.entry_points, ["chat", "responses", "messages"]);
+  assert.deepEqual(second.server.entry_points, ["chat", "responses", "messages", "gemini"]);
   assert.deepEqual(second.groups.default?.models, ["*"]);
   assert.deepEqual(second.channels[0]?.groups, ["default"]);
   assert.deepEqual(second.channels[0]?.headers, {});
@@ -277,7 +277,7 @@ Deno.test("validateConfig: each kind of problem is reported at its path", () => 
     [
       "an array item",
       { server: { entry_points: ["chat", "grpc"] } },
-      'server.entry_points[1]: must be one of "chat", "responses", "messages"',
+      'server.entry_points[1]: must be one of "chat", "responses", "messages", "gemini"',
     ],
     [
       "a choice of another kind",
@@ -613,7 +613,7 @@ Deno.test("validateConfig: every field at fault is reported, not only the first"
       "groups.default.price_multiplier: must be a non-negative number, got a negative number",
       "groups.default.rpm: must be a positive integer, got a negative number",
       "channels[0].name: must not be empty",
-      'channels[0].protocol: must be one of "chat", "responses", "messages", "echo"',
+      'channels[0].protocol: must be one of "chat", "responses", "messages", "gemini", "echo"',
       "channels[0].models[0]: must not be empty",
       "channels[0].weight: must be a positive integer, got a fraction",
     ],

@@ -12,7 +12,8 @@ export type ClientKind =
   | "responses_only_agent"
   | "messages_only_agent"
   | "multi_protocol_agent"
-  | "openai_compatible_assistant";
+  | "openai_compatible_assistant"
+  | "gemini_agent";
 
 /** Whether one entry point works, and with which ways of sending the key. */
 export interface EntryPointVerdict {
@@ -59,6 +60,7 @@ export function judgeClients(root: string, results: readonly ProbeResult[]): Cli
   const responses = works(results, "responses", "bearer");
   const messagesApiKey = works(results, "messages", "x-api-key");
   const messagesBearer = works(results, "messages", "bearer");
+  const gemini = works(results, "gemini", "x-goog-api-key");
   const failed = (...pairs: [EntryPoint, Auth][]) =>
     results
       .filter((result) =>
@@ -120,6 +122,17 @@ export function judgeClients(root: string, results: readonly ProbeResult[]): Cli
         ? "set the wire API to responses; completions (the default) fails"
         : "needs /v1/chat/completions or /v1/responses; both fail here",
       failed_probes: failed(["chat", "bearer"], ["responses", "bearer"]),
+    },
+    {
+      kind: "gemini_agent",
+      label: "Gemini API client (Gemini CLI, @google/genai)",
+      works: gemini,
+      base_url: baseUrlFor(root, false),
+      appends: "/v1beta/models/{model}:streamGenerateContent (the SDK: /v1/...)",
+      note: gemini
+        ? "Gemini CLI: GOOGLE_GEMINI_BASE_URL (no /v1beta) and GEMINI_API_KEY"
+        : "needs /v1beta/models/{model}:generateContent, which fails here",
+      failed_probes: failed(["gemini", "x-goog-api-key"]),
     },
   ];
 }

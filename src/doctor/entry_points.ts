@@ -1,19 +1,20 @@
 /**
- * The three entry points as doctor probes them: path, a minimal request body, the headers
- * of each way to send the key, what a whole answer looks like, and the event that ends a
- * stream. Event names follow the OpenAI chat-completions and responses streaming references
- * and Anthropic's messages streaming reference.
+ * The entry points as doctor probes them: path, a minimal request body, the headers of each
+ * way to send the key, what a whole answer looks like, and the event that ends a stream.
+ * Event names follow the OpenAI chat-completions and responses streaming references,
+ * Anthropic's messages streaming reference and the Gemini API's `streamGenerateContent`
+ * (its last chunk carries the candidate's `finishReason`).
  */
 import type { SseEvent } from "../translate/sse.ts";
 
-/** One of the three POST entry points. */
-export type EntryPoint = "chat" | "responses" | "messages";
+/** One of the POST entry points. */
+export type EntryPoint = "chat" | "responses" | "messages" | "gemini";
 
-/** How the key is sent: `Authorization: Bearer` or `x-api-key`. */
-export type Auth = "bearer" | "x-api-key";
+/** How the key is sent: `Authorization: Bearer`, `x-api-key` or (Google's) `x-goog-api-key`. */
+export type Auth = "bearer" | "x-api-key" | "x-goog-api-key";
 
 /** The entry points in the order they are probed and reported. */
-export const ENTRY_POINTS: readonly EntryPoint[] = ["chat", "responses", "messages"];
+export const ENTRY_POINTS: readonly EntryPoint[] = ["chat", "responses", "messages", "gemini"];
 
 // Small enough to cost next to nothing; 16 is the least the responses API accepts.
 const MAX_TOKENS = 16;
@@ -24,7 +25,10 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 
 /** What doctor knows about one entry point. */
 export interface EntryPointShape {
+  /** Its path as people read it (Gemini's with `{model}` in it). */
   path: string;
+  /** The path (and query) a request for `model` goes to, when the path names the model. */
+  urlPath?(model: string, stream: boolean): string;
   /** The ways clients send the key here (spec: Authentication). */
   auths: readonly Auth[];
   /** A minimal request for `model`. */
@@ -85,6 +89,25 @@ export const ENTRY_POINT_SHAPES: Readonly<Record<EntryPoint, EntryPointShape>> =
     isFinal: (event) => eventType(event) === "message_stop",
     isError: (event) => eventType(event) === "error",
   },
+  gemini: {
+    path: "/v1beta/models/{model}:generateContent",
+    urlPath: (model, stream) =>
+      `/v1beta/models/${encodeURIComponent(model)}:${
+        stream ? "streamGenerateContent?alt=sse" : "generateContent"
+      }`,
+    auths: ["x-goog-api-key"],
+    body: (_model, _stream) => ({
+      contents: [{ role: "user", parts: [{ text: PROMPT }] }],
+      generationConfig: { maxOutputTokens: MAX_TOKENS },
+    }),
+    isAnswer: (body) => Array.isArray(field(body, "candidates")),
+    finalEvent: "finishReason",
+    isFinal: (event) => {
+      const candidates = field(parseData(event), "candidates");
+      return Array.isArray(candidates) && field(candidates[0], "finishReason") != null;
+    },
+    isError: (event) => field(parseData(event), "error") != null,
+  },
 };
 
 /** The request headers of a probe: JSON, the key sent as `auth`, and the messages version. */
@@ -95,6 +118,8 @@ export function probeHeaders(
 ): Record<string, string> {
   const headers: Record<string, string> = auth === "bearer"
     ? { authorization: `Bearer ${key}` }
+    : auth === "x-goog-api-key"
+    ? { "x-goog-api-key": key }
     : { "x-api-key": key };
   if (entryPoint !== "models") headers["content-type"] = "application/json";
   if (entryPoint === "messages") headers["anthropic-version"] = ANTHROPIC_VERSION;

@@ -74,15 +74,22 @@ export interface ProbeAnswer {
   json: unknown;
 }
 
-/** The URL a probe calls. */
-export function probeUrl(root: string, endpoint: ProbeEndpoint): string {
-  return `${root}${endpoint === "models" ? "/v1/models" : ENTRY_POINT_SHAPES[endpoint].path}`;
+/** The URL a probe calls (Gemini's names the model, and streams with `?alt=sse`). */
+export function probeUrl(
+  root: string,
+  endpoint: ProbeEndpoint,
+  model: string | null = null,
+  stream = false,
+): string {
+  if (endpoint === "models") return `${root}/v1/models`;
+  const shape = ENTRY_POINT_SHAPES[endpoint];
+  return `${root}${shape.urlPath && model !== null ? shape.urlPath(model, stream) : shape.path}`;
 }
 
 /** Makes one request and reads its answer within the deadline; never throws. */
 export async function runProbe(request: ProbeRequest, deps: ProbeDeps): Promise<ProbeAnswer> {
   const method = request.endpoint === "models" ? "GET" : "POST";
-  const url = probeUrl(request.root, request.endpoint);
+  const url = probeUrl(request.root, request.endpoint, request.model, request.stream);
   const startedAt = deps.now();
   const started = performance.now();
   const base = {

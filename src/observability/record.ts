@@ -2,7 +2,7 @@
  * What one request did, filled in as it goes (auth, routing, relay, settlement) and
  * reported once when it is over: to the request log and the metrics.
  */
-import type { ProtocolName } from "../protocols/index.ts";
+import type { EntryName } from "../protocols/types.ts";
 import type { AffinityResult } from "../routing/plan.ts";
 import type { Usage } from "../usage.ts";
 import type { AttemptRecord } from "../billing/attempt_record.ts";
@@ -19,7 +19,7 @@ export interface RequestRecord {
   readonly startedAt: number;
   readonly method: string;
   readonly path: string;
-  entry?: ProtocolName;
+  entry?: EntryName;
   keyId?: string;
   account?: string;
   model?: string;

@@ -21,6 +21,8 @@ export interface UpstreamWire {
   path(model: string, stream: boolean): string;
   /** Appended for a token count, where the protocol has that endpoint. */
   countTokensPath?(model: string): string;
+  /** Appended for embeddings (`POST /v1/embeddings`), where the protocol's upstreams serve them. */
+  readonly embeddingsPath?: string;
   /** Whether those paths name the model: a channel's requests then differ by model. */
   readonly modelInPath: boolean;
   /**

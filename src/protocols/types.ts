@@ -8,6 +8,9 @@ import type { Usage } from "../usage.ts";
 /** The protocols tollgate speaks (config's `entry_points` and channels name some of them). */
 export type ProtocolName = "chat" | "responses" | "messages" | "gemini";
 
+/** An entry point as the ledger and the request log name it: a protocol's, or embeddings. */
+export type EntryName = ProtocolName | "embeddings";
+
 /** What the gateway reads from an entry-point request, beside the body it relays. */
 export interface EntryRequest extends ClientRequest {
   protocol: ProtocolName;

@@ -13,10 +13,10 @@ import type { RoutePlan } from "../routing/router.ts";
 import { answersIn, upstreamProtocol } from "../routing/transport.ts";
 import { loadTokenCounter } from "../tokens/token_count.ts";
 import { createTranslator } from "../translate/translator.ts";
-import { Attempts, type AttemptSource } from "./attempts.ts";
+import type { AttemptSource } from "./attempts.ts";
 import { readWhole } from "./commit.ts";
 import type { ClientSide, ExchangeDeps } from "./exchange.ts";
-import { attemptsDepsOf, timeoutsOf } from "./relay_request.ts";
+import { requestAttempts, timeoutsOf } from "./relay_request.ts";
 import { answerLimitsOf } from "./send.ts";
 
 /** A count to make: the entry protocol's request, and the plan of its model. */
@@ -53,9 +53,7 @@ export async function countTokens(
     succeed: plan.succeed,
     release: plan.release,
   };
-  const attempts = new Attempts({
-    ...attemptsDepsOf(deps, config, entry, client.signal),
-  });
+  const attempts = requestAttempts(deps, config, client.signal, entry.overloadedStatus);
   const result = await attempts.run(counting, {
     send: (attempt) =>
       deps.sender({

@@ -27,8 +27,13 @@ import type { Send } from "../upstream/call.ts";
 import type { ClientHeaders } from "../upstream/request.ts";
 import { answerStream } from "./answer_stream.ts";
 import { answerWhole } from "./answer_whole.ts";
-import { Attempts } from "./attempts.ts";
-import { attemptsDepsOf, type RelayRequest, timeoutsOf, upstreamOf } from "./relay_request.ts";
+import {
+  failureReport,
+  type RelayRequest,
+  requestAttempts,
+  timeoutsOf,
+  upstreamOf,
+} from "./relay_request.ts";
 import { answerLimitsOf, type SendOptions } from "./send.ts";
 import { Settlement } from "./settle.ts";
 
@@ -116,24 +121,13 @@ export async function exchange(
     body: request.body,
     inputTokens: admitted.inputTokens,
   });
-  const attempts = new Attempts({
-    ...attemptsDepsOf(deps, config, entry, client.signal),
+  const attempts = requestAttempts(deps, config, client.signal, entry.overloadedStatus, {
     // The upstream found the request too long: on to a model with a larger window.
     tooLong: (attempt) =>
       Promise.resolve(
         plan.keepModels((model) => takesLonger(config, admitted.fits, attempt.model, model)),
       ),
-    onFailed: (attempt, failure) => {
-      metrics.attemptFailed(attempt.channel.name, failure.kind, failure.message);
-      deps.log.warn("upstream attempt failed", {
-        request_id: requestId,
-        channel: attempt.channel.name,
-        model: attempt.model,
-        kind: failure.kind,
-        status: failure.status,
-        message: failure.message,
-      });
-    },
+    onFailed: failureReport(deps, requestId),
   });
   const relay: RelayRequest = {
     entry,

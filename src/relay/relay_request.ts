@@ -17,7 +17,7 @@ import type { Translator } from "../translate/translator.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
 import type { Send } from "../upstream/call.ts";
 import { answersIn, upstreamProtocol } from "../routing/transport.ts";
-import type { Attempts, AttemptsDeps } from "./attempts.ts";
+import { Attempts, type AttemptsDeps } from "./attempts.ts";
 import type { ShutdownWatch } from "../clock/shutdown_watch.ts";
 import type { StopSignal } from "../clock/stop_signal.ts";
 import { redactorOf } from "../config/redact.ts";
@@ -59,6 +59,55 @@ export function timeoutsOf(
   const firstContent = timeouts.first_content ??
     (reasoning ? timeouts.total : DEFAULT_FIRST_CONTENT_MS);
   return { ...timeouts, first_content: firstContent };
+}
+
+/**
+ * A request's attempts under its config (failover, each attempt's timeouts, `total` from
+ * now), stopped by the client going away or the shutdown; `more` adds what only an answer
+ * has (a move on when too long, the report of a failure).
+ */
+export function requestAttempts(
+  deps: {
+    clock: AlarmClock;
+    shutdown?: ShutdownWatch;
+    now: () => number;
+    random: () => number;
+  },
+  config: Config,
+  signal: StopSignal,
+  overloadedStatus: 503 | 529,
+  more: Pick<AttemptsDeps, "tooLong" | "onFailed"> = {},
+): Attempts {
+  return new Attempts({
+    clock: deps.clock,
+    signals: { client: signal, shutdown: deps.shutdown },
+    failover: config.failover,
+    deadline: deps.clock.now() + config.timeouts.total,
+    now: deps.now,
+    random: deps.random,
+    timeoutsOf: (attempt) => timeoutsOf(config, attempt),
+    overloadedStatus,
+    redact: redactorOf(config),
+    ...more,
+  });
+}
+
+/** Reports a failed attempt: the channel's failure metric and a warning in the log. */
+export function failureReport(
+  deps: { metrics: Metrics; log: Logger },
+  requestId: string,
+): NonNullable<AttemptsDeps["onFailed"]> {
+  return (attempt, failure) => {
+    deps.metrics.attemptFailed(attempt.channel.name, failure.kind, failure.message);
+    deps.log.warn("upstream attempt failed", {
+      request_id: requestId,
+      channel: attempt.channel.name,
+      model: attempt.model,
+      kind: failure.kind,
+      status: failure.status,
+      message: failure.message,
+    });
+  };
 }
 
 /** The protocol an attempt's upstream answers `relay`'s request in. */
@@ -107,32 +156,4 @@ export async function coverAttempt(
         "cost so far. Top up the account or lower max_tokens.",
     );
   }
-}
-
-/**
- * What every request's attempts are made with (an answer's, a token count's): its config's
- * failover, deadline, timeouts and secrets, the client's signal and the shutdown's.
- */
-export function attemptsDepsOf(
-  deps: {
-    clock: AlarmClock;
-    shutdown?: ShutdownWatch;
-    now: () => number;
-    random: () => number;
-  },
-  config: Config,
-  entry: Protocol,
-  client: StopSignal,
-): AttemptsDeps {
-  return {
-    clock: deps.clock,
-    signals: { client, shutdown: deps.shutdown },
-    failover: config.failover,
-    deadline: deps.clock.now() + config.timeouts.total,
-    now: deps.now,
-    random: deps.random,
-    timeoutsOf: (attempt) => timeoutsOf(config, attempt),
-    overloadedStatus: entry.overloadedStatus,
-    redact: redactorOf(config),
-  };
 }

@@ -5,6 +5,7 @@ import { type AnswerLimits, answerLimits } from "../upstream/http1/limits.ts";
 import type { Attempt } from "../routing/router.ts";
 import type { Send } from "../upstream/call.ts";
 import { echoResponse } from "../upstream/echo.ts";
+import { echoEmbeddings } from "../upstream/echo_embeddings.ts";
 import { isEcho } from "../routing/transport.ts";
 import type { HttpClient } from "../upstream/http1/client.ts";
 import { loadTokenCounter } from "../tokens/token_count.ts";
@@ -55,6 +56,13 @@ export function createSender(
   const templateOf = requestTemplates();
   return function sender(options) {
     const { attempt } = options;
+    if (isEcho(attempt.channel) && options.operation === "embeddings") {
+      return async () =>
+        fromFetchResponse(echoEmbeddings(options.body, {
+          model: attempt.upstreamModel,
+          count: await loadTokenCounter(),
+        }));
+    }
     if (isEcho(attempt.channel)) {
       return async (signal) =>
         fromFetchResponse(echoResponse(options.entry, options.body, {

@@ -116,8 +116,9 @@ class RelayStream implements UnderlyingDefaultSource<Uint8Array>, Ringing {
 
   start(controller: ReadableStreamDefaultController<Uint8Array>): void {
     this.#controller = controller;
-    const { ms, clock } = this.#relay.keepalive;
-    if (ms > 0) {
+    const { ms, clock, bytes } = this.#relay.keepalive;
+    // A protocol without a keep-alive (Gemini's: its clients stall on a comment) sends nothing.
+    if (ms > 0 && bytes.byteLength > 0) {
       this.#alarm = clock.alarm(this);
       this.#alarm.set(this.#sentAt + ms);
     }

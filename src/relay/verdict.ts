@@ -84,9 +84,9 @@ export function isContextLength(failure: UpstreamFailure): boolean {
   return CONTEXT_LENGTH.test(failure.upstreamMessage ?? "");
 }
 
-/** How providers word a request over the context window (OpenAI, Anthropic, vLLM, ...). */
+/** How providers word a request over the context window (OpenAI, Anthropic, vLLM, Gemini, ...). */
 const CONTEXT_LENGTH =
-  /context length|context window|prompt is too long|maximum context|too many tokens|exceeds the max(imum)? (input|context)/i;
+  /context length|context window|prompt is too long|maximum context|too many tokens|exceeds the max(imum)? (input|context|number of tokens)/i;
 
 /** The client's error after the last failure (or when there was nothing to try). */
 export function finalError(

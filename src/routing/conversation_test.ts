@@ -21,7 +21,10 @@ function name(
 }
 
 /** The first turn and the next of one conversation, in each protocol. */
-const TURNS: Record<EntryProtocol, [Record<string, unknown>, Record<string, unknown>]> = {
+const TURNS: Record<
+  Exclude<EntryProtocol, "gemini">,
+  [Record<string, unknown>, Record<string, unknown>]
+> = {
   chat: [
     { messages: [{ role: "system", content: SYSTEM }, { role: "user", content: "Plan a trip." }] },
     {

@@ -68,12 +68,13 @@ export interface IrToolResult {
 
 /**
  * Opaque reasoning state an upstream needs back to continue: Anthropic's thinking
- * `signature` or `redacted_thinking` data, OpenAI's `encrypted_content`. Each encoder
+ * `signature` or `redacted_thinking` data, OpenAI's `encrypted_content`, Gemini's
+ * `thoughtSignature` (which Gemini 3 requires back on a function call). Each encoder
  * puts the kind it speaks natively in its own field and any other kind in its own
  * opaque field wrapped (see opaque.ts), so a client sending history back returns it.
  */
 export interface IrOpaque {
-  kind: "anthropic_signature" | "anthropic_redacted" | "openai_encrypted";
+  kind: "anthropic_signature" | "anthropic_redacted" | "openai_encrypted" | "gemini_signature";
   value: string;
 }
 

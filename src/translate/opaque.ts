@@ -11,6 +11,7 @@ const KINDS: readonly IrOpaque["kind"][] = [
   "anthropic_signature",
   "anthropic_redacted",
   "openai_encrypted",
+  "gemini_signature",
 ];
 
 /** The value to put in a field whose native kind is `native`: raw if it is that kind, else wrapped. */

@@ -239,8 +239,11 @@ const UPSTREAM_TEXT_CHARS = 300;
 function statusFailure(response: UpstreamResponse, text: string): UpstreamFailure {
   const { message, param, code } = upstreamErrorMessage(text);
   const bare = text.trim();
+  // Google answers a bad key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID: the
+  // channel key's fault (401), not the client's.
+  const keyInvalid = response.status === 400 && text.includes('"API_KEY_INVALID"');
   return new UpstreamFailure("status", `The upstream answered HTTP ${response.status}.`, {
-    status: response.status,
+    status: keyInvalid ? 401 : response.status,
     retryAfter: response.header("retry-after"),
     upstreamMessage: message,
     upstreamParam: param,

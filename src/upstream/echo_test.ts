@@ -15,7 +15,7 @@ const LAST = "Hello there, echo channel!";
 // Input counts every prompt text joined by newlines; output counts the reply.
 const INPUT_TOKENS = countTokens([SYSTEM, FIRST, "ok", LAST].join("\n"));
 
-const BODIES: Record<EntryProtocol, Record<string, unknown>> = {
+const BODIES: Record<Exclude<EntryProtocol, "gemini">, Record<string, unknown>> = {
   chat: {
     model: "echo",
     messages: [

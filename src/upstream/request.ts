@@ -10,8 +10,8 @@ import { PROTOCOL_LIST, type ProtocolName, protocolOf } from "../protocols/index
 import { FIELD_VALUE } from "./http1/fields.ts";
 import type { Http1Request } from "./http1/request.ts";
 
-/** What an upstream call asks of a channel: an answer, or (messages) a token count. */
-export type UpstreamOperation = "answer" | "count_tokens";
+/** What an upstream call asks of a channel: an answer, a token count, or embeddings. */
+export type UpstreamOperation = "answer" | "count_tokens" | "embeddings";
 
 /** The client's request headers, as far as forwarding reads them. */
 export interface ClientHeaders {
@@ -70,8 +70,10 @@ export function requestTemplate(
   const fallback = wire.defaultHeader;
   const path = operation === "count_tokens"
     ? wire.countTokensPath?.(model)
+    : operation === "embeddings"
+    ? wire.embeddingsPath
     : wire.path(model, stream);
-  if (path === undefined) throw new Error(`${channel.protocol} channels have no token count`);
+  if (path === undefined) throw new Error(`${channel.protocol} channels have no ${operation}`);
   return {
     url: base + path,
     headers: Object.freeze(headers),

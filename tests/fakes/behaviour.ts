@@ -23,7 +23,7 @@ export interface FakeError {
   times?: number;
   headers?: Record<string, string>;
   /** Bodies sent verbatim instead, per protocol (Anthropic's `request_id` is filled in). */
-  body?: Partial<Record<WireProtocol, Record<string, unknown>>>;
+  body?: Partial<Record<WireProtocol | "gemini", Record<string, unknown>>>;
 }
 
 /**

@@ -16,6 +16,10 @@ import { requestText, turnText } from "./reply.ts";
 
 /** The text of a request's trailing assistant turn; undefined when the last turn is not one. */
 export function trailingAssistantText(request: Record<string, unknown>): string | undefined {
+  if (Array.isArray(request.contents)) {
+    const last = request.contents.at(-1) as Record<string, unknown> | undefined;
+    return last?.role === "model" ? turnText(last.parts, "") : undefined;
+  }
   const turns = request.messages ?? request.input;
   if (!Array.isArray(turns)) return undefined;
   const last = turns.at(-1) as Record<string, unknown> | undefined;
@@ -43,7 +47,7 @@ export function continuation(answer: string, prefill: string | undefined): strin
  * prefill Anthropic refuses: one ending in whitespace, or a text prefill with `thinking` on.
  */
 export function promptRefusal(
-  protocol: WireProtocol,
+  protocol: WireProtocol | "gemini",
   request: Record<string, unknown>,
   behaviour: Behaviour,
 ): FakeError | undefined {

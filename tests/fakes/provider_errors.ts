@@ -5,6 +5,7 @@
  * for messages. The sentences are the ones the providers send.
  */
 import type { FakeError, WireProtocol } from "./behaviour.ts";
+import { geminiErrorBody } from "./gemini_wire.ts";
 
 const OPENAI_TYPE: Record<number, string> = {
   400: "invalid_request_error",
@@ -42,11 +43,14 @@ const ANTHROPIC_MESSAGE: Record<number, string> = {
 
 /** The body of `error` as the protocol's provider sends it. */
 export function errorBody(
-  protocol: WireProtocol,
+  protocol: WireProtocol | "gemini",
   error: FakeError,
   requestId: string,
 ): Record<string, unknown> {
   const verbatim = error.body?.[protocol];
+  if (protocol === "gemini") {
+    return verbatim ?? geminiErrorBody(error.status, error.message, error.type);
+  }
   if (verbatim) return protocol === "messages" ? { ...verbatim, request_id: requestId } : verbatim;
   const generic = `The fake upstream answered ${error.status}.`;
   if (protocol === "messages") {

@@ -70,9 +70,21 @@ export function usageOf(
   };
 }
 
-const TEXT_KEYS = ["system", "instructions", "messages", "input", "content", "text", "output"];
+const TEXT_KEYS = [
+  "system",
+  "instructions",
+  "messages",
+  "input",
+  "content",
+  "text",
+  "output",
+  // Gemini's
+  "systemInstruction",
+  "contents",
+  "parts",
+];
 
-/** Every prompt string of a request of any of the three protocols, joined by newlines. */
+/** Every prompt string of a request of any of the protocols, joined by newlines. */
 export function requestText(request: Record<string, unknown>): string {
   const parts: string[] = [];
   const walk = (value: unknown, depth: number) => {
@@ -91,11 +103,23 @@ export function requestText(request: Record<string, unknown>): string {
 /** The text of the last user turn of a request of any protocol ("" when there is none). */
 export function lastUserText(request: Record<string, unknown>): string {
   if (typeof request.input === "string") return request.input;
+  if (Array.isArray(request.contents)) return lastGeminiUserText(request.contents);
   const turns = request.messages ?? request.input;
   if (!Array.isArray(turns)) return "";
   for (let i = turns.length - 1; i >= 0; i--) {
     const turn = turns[i] as Record<string, unknown> | null;
     if (turn?.role === "user") return turnText(turn.content, " ");
+  }
+  return "";
+}
+
+/** The text of Gemini's last user content (`role` "user" or none) that holds text. */
+function lastGeminiUserText(contents: unknown[]): string {
+  for (let i = contents.length - 1; i >= 0; i--) {
+    const content = contents[i] as Record<string, unknown> | null;
+    if (content?.role !== undefined && content?.role !== "user") continue;
+    const text = turnText(content?.parts, " ");
+    if (text) return text;
   }
   return "";
 }

@@ -1,6 +1,6 @@
 /**
  * A fake upstream provider for integration tests: a real HTTP server on 127.0.0.1 that
- * speaks the chat, responses and messages wire formats as the providers' API references
+ * speaks the chat, responses, messages and Gemini wire formats as the providers' API references
  * describe them (written in ./*_wire.ts, sharing no code with tollgate) and misbehaves
  * on request, one behaviour per request (./behaviour.ts; named faults in ./faults.ts).
  * A raw TCP front (./tcp_front.ts) lets it close a connection unanswered.
@@ -9,6 +9,7 @@ import { countTokens } from "gpt-tokenizer";
 import type { Behaviour, FakeError, Plan, WireProtocol } from "./behaviour.ts";
 import { scriptOf } from "./faults.ts";
 import { continuation, promptRefusal, trailingAssistantText } from "./prefill.ts";
+import { embeddingsAnswer } from "./embeddings_wire.ts";
 import { errorBody } from "./provider_errors.ts";
 import {
   type FakeReply,
@@ -22,7 +23,7 @@ import {
 import { type PlanContext, planStream, planWhole, playBeats } from "./stream_plan.ts";
 import { type FakeEvent, Tally } from "./tally.ts";
 import { FRONT_CONTROL, startTcpFront } from "./tcp_front.ts";
-import { streamErrorFrame, WIRES } from "./wires.ts";
+import { type FakeWire, streamErrorFrame, WIRES } from "./wires.ts";
 
 export type { FakeReply, FakeToolCall } from "./reply.ts";
 export type {
@@ -48,7 +49,7 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** The parsed JSON body; the raw text when it is not JSON; undefined when empty. */
   body: unknown;
-  /** The key it carried: a bearer token, else `x-api-key`; undefined when neither. */
+  /** The key it carried: a bearer token, else `x-api-key`, else `x-goog-api-key`. */
   key?: string;
 }
 
@@ -91,6 +92,15 @@ const PROTOCOL_BY_PATH: Record<string, WireProtocol> = {
   "/v1/messages": "messages",
 };
 
+/** Gemini's methods: `…/models/{model}:{method}` under any API version. */
+const GEMINI_PATH = /\/models\/([^/]+):(generateContent|streamGenerateContent|countTokens)$/;
+
+/** What a Gemini path says: the model, and whether the answer streams. */
+interface PathRoute {
+  model: string;
+  stream: boolean;
+}
+
 /** Starts a fake upstream on 127.0.0.1 with a free port. */
 export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
   const name = options.name ?? "upstream";
@@ -117,7 +127,13 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     return { text: `fake:${name} says ${lastUserText(body)}`, ...current.reply };
   };
 
-  const relayed = (protocol: WireProtocol, body: Record<string, unknown>, current: Behaviour) => {
+  const relayed = (
+    protocol: FakeWire,
+    body: Record<string, unknown>,
+    current: Behaviour,
+    route?: PathRoute,
+  ) => {
+    const stream = route ? route.stream : body.stream === true;
     const reply = replyTo(body, current);
     const wire = WIRES[protocol];
     const usage = current.omitUsage ? undefined : usageOf(body, reply, {
@@ -125,7 +141,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       cacheWrite: current.cacheWriteTokens,
     });
     const context: WireContext = {
-      model: typeof body.model === "string" ? body.model : models[0] ?? "fake-model",
+      model: route?.model ??
+        (typeof body.model === "string" ? body.model : models[0] ?? "fake-model"),
       id: providerId(wire.prefix),
       created: Math.floor(now() / 1000),
       usage,
@@ -136,7 +153,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       errorFrame: (sequence) => streamErrorFrame(protocol, current, sequence, context),
       released: () => release.promise,
     };
-    if (body.stream !== true) {
+    if (!stream) {
       const text = JSON.stringify(wire.body(reply, context));
       if (current.malformed) return json(text.slice(0, Math.ceil(text.length / 2)));
       const beats = planWhole(text, current, plan);
@@ -174,6 +191,12 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       }
       return json(JSON.stringify({ input_tokens: countTokens(requestText(object)) }));
     }
+    if (url.pathname === "/v1/embeddings") {
+      const answer = embeddingsAnswer(object);
+      return json(JSON.stringify(answer.body), answer.status);
+    }
+    const gemini = GEMINI_PATH.exec(url.pathname);
+    if (gemini) return await answerGemini(url, object, current, gemini);
     const protocol = PROTOCOL_BY_PATH[url.pathname];
     if (!protocol) return notFound(url.pathname);
     if (typeof object.model !== "string") {
@@ -192,6 +215,39 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     return relayed(protocol, object, current);
   };
 
+  /** A Gemini method: the model and streaming from the path, never a `model` in the body. */
+  const answerGemini = async (
+    url: URL,
+    object: Record<string, unknown>,
+    current: Behaviour,
+    [, model, method]: RegExpExecArray,
+  ) => {
+    if (!Array.isArray(object.contents) || object.contents.length === 0) {
+      return errorResponse(url.pathname, {
+        status: 400,
+        message: "* GenerateContentRequest.contents: contents is not specified",
+      });
+    }
+    if (method === "countTokens") {
+      return json(JSON.stringify({ totalTokens: countTokens(requestText(object)) }));
+    }
+    if (method === "streamGenerateContent" && url.searchParams.get("alt") !== "sse") {
+      return errorResponse(url.pathname, { status: 400, message: "The fake streams SSE only." });
+    }
+    const stream = method === "streamGenerateContent";
+    const refusal = promptRefusal("gemini", object, current);
+    if (refusal) return errorResponse(url.pathname, refusal);
+    if (current.gate && !stream) {
+      tally.add("stall");
+      await Promise.race([current.gate, closing.promise]);
+    }
+    const transcript = current.transcript?.body;
+    if (transcript !== undefined && !stream) {
+      return json(transcript instanceof Uint8Array ? transcript : JSON.stringify(transcript));
+    }
+    return relayed("gemini", object, current, { model: decodeURIComponent(model!), stream });
+  };
+
   // onListen also silences Deno's "Listening on" line.
   const listening = Promise.withResolvers<Deno.NetAddr>();
   const onListen = (addr: Deno.NetAddr) => listening.resolve(addr);
@@ -200,7 +256,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const url = new URL(request.url);
     const body = await readBody(request);
     const headers = Object.fromEntries(request.headers);
-    const key = /^Bearer (.+)$/i.exec(headers.authorization ?? "")?.[1] ?? headers["x-api-key"];
+    const key = /^Bearer (.+)$/i.exec(headers.authorization ?? "")?.[1] ?? headers["x-api-key"] ??
+      headers["x-goog-api-key"];
     const { method } = request;
     requests.push({ method, path: url.pathname, search: url.search, headers, body, key });
     tally.add("request");
@@ -276,7 +333,11 @@ function notFound(path: string): Response {
 
 /** An error as the provider of the path would send it. */
 function errorResponse(path: string, error: FakeError): Response {
-  const protocol = path.startsWith("/v1/messages") ? "messages" : PROTOCOL_BY_PATH[path] ?? "chat";
+  const protocol = path.startsWith("/v1/messages")
+    ? "messages"
+    : GEMINI_PATH.test(path)
+    ? "gemini"
+    : PROTOCOL_BY_PATH[path] ?? "chat";
   const requestIds = ids();
   const body = errorBody(protocol, error, requestIds["request-id"]!);
   return json(JSON.stringify(body), error.status, error.headers, requestIds);

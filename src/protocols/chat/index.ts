@@ -20,6 +20,7 @@ export const chat: Protocol = {
   name: "chat",
   upstream: {
     path: () => "/chat/completions",
+    embeddingsPath: "/embeddings",
     modelInPath: false,
     credential: { header: "authorization", scheme: "Bearer" },
     forwardedHeaders: ["openai-beta"],

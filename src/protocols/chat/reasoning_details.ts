@@ -11,9 +11,10 @@
  * | `reasoning.encrypted` {data}, anthropic        | opaque `anthropic_redacted`         |
  * | `reasoning.summary` {summary}, openai          | text                                |
  * | `reasoning.encrypted` {data, id}, openai       | opaque `openai_encrypted`, itemId   |
+ * | `reasoning.encrypted` {data}, google-gemini    | opaque `gemini_signature`           |
  *
  * Entries with the same `index` (or `id`) are one reasoning part. Opaque state of other
- * origins (Gemini, xAI) has no IR kind and is left out; its text is kept.
+ * origins (xAI) has no IR kind and is left out; its text is kept.
  */
 import { asRecord, listOf, stringOr } from "../json_read.ts";
 import type { IrOpaque, IrReasoning } from "../../translate/ir.ts";
@@ -21,6 +22,7 @@ import { unwrapOpaque } from "../../translate/opaque.ts";
 
 const ANTHROPIC = "anthropic-claude-v1";
 const OPENAI = "openai-responses-v1";
+const GEMINI = "google-gemini-v1";
 
 /** One `reasoning_details` entry as read. */
 export interface ReasoningDetail {
@@ -35,6 +37,7 @@ export interface ReasoningDetail {
 // A signature is Anthropic's; encrypted data is OpenAI's unless tagged Anthropic. An
 // entry tagged with another origin is not ours to send anywhere.
 function opaqueKind(format: string, field: "signature" | "data"): IrOpaque["kind"] | undefined {
+  if (format === GEMINI) return field === "data" ? "gemini_signature" : undefined;
   const known = format === "" || format === "unknown" || format === ANTHROPIC ||
     format === OPENAI;
   if (!known) return undefined;
@@ -117,6 +120,14 @@ export function detailsOfReasoning(part: IrReasoning, index: number): Record<str
   }
   if (opaque?.kind === "anthropic_redacted") {
     return [{ type: "reasoning.encrypted", data: opaque.value, id, format: ANTHROPIC, index }];
+  }
+  if (opaque?.kind === "gemini_signature") {
+    const details: Record<string, unknown>[] = [];
+    if (part.text) {
+      details.push({ type: "reasoning.text", text: part.text, id, format: GEMINI, index });
+    }
+    details.push({ type: "reasoning.encrypted", data: opaque.value, id, format: GEMINI, index });
+    return details;
   }
   const detail: Record<string, unknown> = {
     type: "reasoning.text",

@@ -194,7 +194,7 @@ const DIALECTS: [string, unknown, Partial<IrResponse>][] = [
     },
   ],
   [
-    "Gemini reasoning entries keep their text, not their foreign state",
+    "Gemini reasoning entries keep their text and their signature",
     {
       choices: [{
         index: 0,
@@ -208,7 +208,12 @@ const DIALECTS: [string, unknown, Partial<IrResponse>][] = [
         finish_reason: "stop",
       }],
     },
-    { parts: [{ type: "reasoning", text: "t" }, { type: "text", text: "y" }] },
+    {
+      parts: [
+        { type: "reasoning", text: "t", opaque: { kind: "gemini_signature", value: "zz" } },
+        { type: "text", text: "y" },
+      ],
+    },
   ],
   [
     "a tool call answered with finish_reason stop, an id-less call, object arguments",

@@ -138,8 +138,8 @@ Deno.test("gemini codec: a request round-trips IR -> Gemini -> IR", () => {
 
 // Answers of the other protocols' upstreams, streamed to a Gemini client: what it reads
 // back is what the upstream streamed, in the terms Gemini has. Refusals are text; opaque
-// reasoning state rides in `thoughtSignature`, which a Gemini stream decoder leaves out
-// (so reasoning with no text of its own is not seen); Gemini has no count of cache writes.
+// reasoning state rides in `thoughtSignature` and comes back whole; Gemini has no count of
+// cache writes.
 for (const protocol of ["chat", "responses", "messages"] as const) {
   const { fixtureStream: upstreamStream } = transcripts(protocol);
   for (const name of CASES) {
@@ -173,9 +173,17 @@ function inGeminiTerms(parts: IrAssistantPart[]): IrAssistantPart[] {
     const last = out[out.length - 1];
     if (part.type === "tool_call") out.push(part);
     else if (part.type === "reasoning") {
-      if (!part.text) continue;
-      if (last?.type === "reasoning") last.text += part.text;
-      else out.push({ type: "reasoning", text: part.text });
+      if (!part.text && !part.opaque) continue;
+      if (last?.type === "reasoning" && !last.opaque) {
+        last.text += part.text;
+        if (part.opaque) last.opaque = part.opaque;
+      } else {
+        out.push({
+          type: "reasoning",
+          text: part.text,
+          ...(part.opaque ? { opaque: part.opaque } : {}),
+        });
+      }
     } else if (last?.type === "text") last.text += part.text;
     else if (part.text) out.push({ type: "text", text: part.text });
   }

@@ -115,26 +115,19 @@ export function responseOfResult(
 }
 
 /**
- * The `thoughtSignature` that carries opaque state of another provider to a Gemini client.
- * Gemini has no kind of its own in the IR, so every state is wrapped (translate/opaque.ts): a
- * native kind other than the state's own makes `wrapOpaque` wrap it.
+ * The `thoughtSignature` that carries opaque state to a Gemini client: Gemini's own as it
+ * is, another provider's wrapped (translate/opaque.ts).
  */
 export function signatureOf(opaque: IrOpaque): string {
-  return wrapOpaque(
-    opaque,
-    opaque.kind === "openai_encrypted" ? "anthropic_signature" : "openai_encrypted",
-  );
+  return wrapOpaque(opaque, "gemini_signature");
 }
 
 /**
- * The opaque state a `thoughtSignature` sent back carries, when tollgate wrapped it there;
- * undefined for Gemini's own signatures (and Gemini CLI's placeholder), which the IR cannot
- * carry. `unwrapOpaque` returns a value it cannot unwrap as it was.
+ * The opaque state a `thoughtSignature` carries: another provider's that tollgate wrapped
+ * there, else Gemini's own (Gemini CLI's placeholder is no state: see contents_decode.ts).
  */
-export function opaqueOfSignature(signature: string): IrOpaque | undefined {
-  if (!signature.startsWith("tollgate:")) return undefined;
-  const opaque = unwrapOpaque(signature, "openai_encrypted");
-  return opaque.value === signature ? undefined : opaque;
+export function opaqueOfSignature(signature: string): IrOpaque {
+  return unwrapOpaque(signature, "gemini_signature");
 }
 
 /** The arguments JSON text of a `functionCall.args` object (`{}` when absent). */

@@ -14,7 +14,7 @@
  * | `functionCall` (`id`, else `call_<content>_<part>`) | tool_call                            |
  * | `functionResponse` (its call's `id`, else the earliest unanswered call of its name) | tool_result |
  * | `thoughtSignature` wrapped by tollgate         | the opaque state of the reasoning before it (content.ts) |
- * | `thoughtSignature` of Gemini's own             | dropped: the IR has no Gemini kind        |
+ * | `thoughtSignature` of Gemini's own             | the same, of kind `gemini_signature`      |
  * | `executableCode`, `codeExecutionResult`        | dropped: Gemini ran the code; its outcome is in the text that follows |
  *
  * Gemini 2.5 leaves call ids out: a call gets one from its place in the history, the same
@@ -200,18 +200,14 @@ class ContentsDecoder {
   }
 
   /**
-   * A part's `thoughtSignature`: state tollgate wrapped goes on the reasoning just before
-   * the part, or on an empty reasoning part of its own; Gemini's own is dropped.
+   * A part's `thoughtSignature` (Gemini's own, or state tollgate wrapped there) goes on the
+   * reasoning just before the part, or on an empty reasoning part of its own.
    */
   #signature(parts: IrAssistantPart[], part: Part, where: string): void {
     const signature = stringField(part, "thoughtSignature");
     // Gemini CLI's placeholder (and tollgate's own) carries nothing.
     if (!signature || signature === PLACEHOLDER_SIGNATURE) return;
     const opaque = opaqueOfSignature(signature);
-    if (!opaque) {
-      this.#drop("thoughtSignature (Gemini's own)");
-      return;
-    }
     const last = parts[parts.length - 1];
     const open: IrReasoning | undefined = last?.type === "reasoning" && !last.opaque
       ? last

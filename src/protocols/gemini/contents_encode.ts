@@ -10,12 +10,12 @@
  * | image, document         | `inlineData` (base64), `fileData` (URL), text (content.ts)    |
  * | tool_call               | `functionCall` {id, name, args}                                |
  * | tool_result             | `functionResponse` {id, name (its call's), response: {output} or {error}}, first in its content; its images and documents follow as parts |
- * | reasoning               | dropped: Gemini takes back only its own signed thoughts, which the IR cannot carry |
+ * | reasoning               | its text dropped (Gemini takes no thoughts back); Gemini's own signature (opaque `gemini_signature`) on the next part, as Gemini placed it |
  *
  * Gemini 3 refuses a function call of the current turn without a `thoughtSignature` (the
- * signature of the thought before it). The IR carries no Gemini signature, so the first
- * call of each model content since the last user text gets the placeholder Google
- * documents for a history it did not make, as Gemini CLI does
+ * signature of the thought before it). A history Gemini made carries its signatures back
+ * (above); else the first call of each model content since the last user text gets the
+ * placeholder Google documents for a history it did not make, as Gemini CLI does
  * (`ensureActiveLoopHasThoughtSignatures`).
  */
 import type { IrAssistantPart, IrTurn, IrUserPart } from "../../translate/ir.ts";
@@ -105,11 +105,23 @@ function userParts(parts: IrUserPart[], names: Map<string, string>, drop: Drop):
 
 function modelParts(parts: IrAssistantPart[], drop: Drop): Json[] {
   const out: Json[] = [];
+  // Gemini's signature of the thoughts before, for the next part.
+  let signature: string | undefined;
+  const signed = (part: Json): Json => {
+    if (signature === undefined) return part;
+    const carried = { ...part, thoughtSignature: signature };
+    signature = undefined;
+    return carried;
+  };
   for (const part of parts) {
     if (part.type === "text" || part.type === "refusal") {
-      if (part.text) out.push({ text: part.text });
+      if (part.text) out.push(signed({ text: part.text }));
     } else if (part.type === "tool_call") {
-      out.push({ functionCall: { id: part.id, name: part.name, args: inputOf(part.arguments) } });
+      out.push(
+        signed({ functionCall: { id: part.id, name: part.name, args: inputOf(part.arguments) } }),
+      );
+    } else if (part.opaque?.kind === "gemini_signature") {
+      signature = part.opaque.value;
     } else drop("reasoning", "Gemini takes back only its own signed thoughts");
   }
   return out;

@@ -430,7 +430,7 @@ const CASES: Case[] = [
     expect: { reasoning: { enabled: false }, output: { type: "json_object" }, audio: true },
   },
   {
-    name: "code Gemini ran, and Gemini's own signatures, are dropped",
+    name: "code Gemini ran is dropped; Gemini's own signature is kept as its opaque state",
     body: {
       contents: [
         ask("compute"),
@@ -447,12 +447,21 @@ const CASES: Case[] = [
     expect: {
       turns: [
         { role: "user", parts: [{ type: "text", text: "compute" }] },
-        { role: "assistant", parts: [{ type: "text", text: "It is 1." }] },
+        {
+          role: "assistant",
+          parts: [
+            {
+              type: "reasoning",
+              text: "",
+              opaque: { kind: "gemini_signature", value: "CiQB0e2Kb3mVfJ6J9y4cGfZ0" },
+            },
+            { type: "text", text: "It is 1." },
+          ],
+        },
       ],
       dropped: [
         "contents[1].parts[0] (code execution)",
         "contents[1].parts[1] (code execution)",
-        "thoughtSignature (Gemini's own)",
       ],
     },
   },

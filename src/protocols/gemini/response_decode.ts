@@ -8,10 +8,11 @@
  * | `text`                            | text (adjacent ones joined)                          |
  * | `text` with `thought: true`       | reasoning (adjacent ones joined)                     |
  * | `functionCall`                    | tool_call: its `id`, else `call_<responseId>_<n>` (Gemini 2.5 gives none) |
- * | `thoughtSignature`                | left out: the IR has no Gemini kind                  |
+ * | `thoughtSignature`                | opaque `gemini_signature` of the reasoning before its part (an empty reasoning part when the thoughts were not sent) |
  * | `inlineData`, `executableCode`, ... | left out (no IR part holds them)                   |
  */
 import type { IrAssistantPart, IrResponse } from "../../translate/ir.ts";
+import { opaqueOfSignature } from "./content.ts";
 import { asRecord, fields, listOf, stringOr } from "../json_read.ts";
 import { argumentsOf } from "./content.ts";
 import { finishOfReason } from "./finish.ts";
@@ -26,6 +27,7 @@ export function decodeGeminiResponse(json: unknown): IrResponse {
   let calls = 0;
   for (const value of listOf(fields(candidate.content).parts)) {
     const part = fields(value);
+    if (part.thought !== true) signReasoning(parts, part.thoughtSignature);
     const last = parts[parts.length - 1];
     const call = asRecord(part.functionCall);
     if (call) {
@@ -37,9 +39,11 @@ export function decodeGeminiResponse(json: unknown): IrResponse {
       });
     } else if (typeof part.text === "string" && part.text) {
       const kind = part.thought === true ? "reasoning" : "text";
-      if (last?.type === kind) last.text += part.text;
+      const signed = last?.type === "reasoning" && last.opaque !== undefined;
+      if (last?.type === kind && !signed) last.text += part.text;
       else parts.push({ type: kind, text: part.text });
     }
+    if (part.thought === true) signReasoning(parts, part.thoughtSignature);
   }
   // A prompt blocked before any candidate says why in `promptFeedback`.
   const blocked = listOf(body.candidates).length === 0 &&
@@ -55,6 +59,18 @@ export function decodeGeminiResponse(json: unknown): IrResponse {
   const usage = usageFromResponse(json);
   if (usage) response.usage = usage;
   return response;
+}
+
+/**
+ * Puts a part's `thoughtSignature` on the reasoning just before it (Gemini signs the first
+ * part after its thoughts), or on an empty reasoning part when no thought was sent.
+ */
+export function signReasoning(parts: IrAssistantPart[], signature: unknown): void {
+  if (typeof signature !== "string" || !signature) return;
+  const last = parts[parts.length - 1];
+  const opaque = opaqueOfSignature(signature);
+  if (last?.type === "reasoning" && !last.opaque) last.opaque = opaque;
+  else parts.push({ type: "reasoning", text: "", opaque });
 }
 
 /**

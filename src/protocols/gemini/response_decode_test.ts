@@ -16,6 +16,15 @@ Deno.test("gemini response decode: thoughts, text and a call without an id, with
             "I should read the file before I answer.",
         },
         { type: "text", text: "I'll read `main.ts` first, then answer." },
+        // The call's signature: the state Gemini wants back with it.
+        {
+          type: "reasoning",
+          text: "",
+          opaque: {
+            kind: "gemini_signature",
+            value: "CiQB0e2Kb3mVfJ6J9y4cGfZ0sB4S0m3ZbEx7oEhnwuyvXoqW9ZwKdgHR7YpvkH0=",
+          },
+        },
         {
           type: "tool_call",
           id: "call_Xb7kaOHdBOqqz7IP4cKt4Ag_0",

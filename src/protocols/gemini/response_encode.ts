@@ -9,7 +9,7 @@
  * |-------------------------|--------------------------------------------------------|
  * | text, refusal           | `text`                                                 |
  * | reasoning               | `text` with `thought: true`                            |
- * | reasoning's opaque state| `thoughtSignature` (wrapped: content.ts) on the next part that is not a thought, as Gemini places its own; an empty text part carries it when none follows |
+ * | reasoning's opaque state| `thoughtSignature` (Gemini's own as it is, another's wrapped: content.ts) on the next part that is not a thought, as Gemini places its own; an empty text part carries it when none follows |
  * | tool_call               | `functionCall` {id, name, args}                         |
  *
  * Gemini CLI keeps no thought parts in its history, only the others: the signature rides

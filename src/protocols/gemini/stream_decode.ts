@@ -5,8 +5,9 @@
  * kind, and ends when another kind comes, at `finishReason`, or when the stream ends. A
  * `functionCall` comes whole, so it is a part of its own, its arguments one delta. Each
  * chunk's `usageMetadata` holds the counts so far (usage.ts); a chunk carrying `error`
- * (errors.ts) is the IR error, after which nothing. Gemini's `thoughtSignature`s have no
- * IR kind and are left out (response_decode.ts has the part table).
+ * (errors.ts) is the IR error, after which nothing. A `thoughtSignature` is the opaque
+ * state (`gemini_signature`) of the thoughts before its part, or of an empty reasoning part
+ * when none were sent (response_decode.ts has the part table).
  */
 import type { StreamDecoder } from "../../translate/codec.ts";
 import type { IrEvent } from "../../translate/ir.ts";
@@ -15,6 +16,7 @@ import type { SseEvent } from "../../translate/sse.ts";
 import { argumentsOf } from "./content.ts";
 import { streamError } from "./errors.ts";
 import { finishOfReason } from "./finish.ts";
+import { opaqueOfSignature } from "./content.ts";
 import { callId } from "./response_decode.ts";
 import { readUsageMetadata } from "./usage.ts";
 
@@ -82,6 +84,31 @@ class GeminiStreamDecoder implements StreamDecoder {
   }
 
   #part(part: Record<string, unknown>, out: IrEvent[]): void {
+    if (part.thought === true) {
+      this.#content(part, out);
+      this.#sign(part.thoughtSignature, out);
+      return;
+    }
+    this.#sign(part.thoughtSignature, out);
+    this.#content(part, out);
+  }
+
+  /** A signature on the open reasoning part, or on an empty one of its own. */
+  #sign(signature: unknown, out: IrEvent[]): void {
+    if (typeof signature !== "string" || !signature) return;
+    const opaque = opaqueOfSignature(signature);
+    if (this.#open?.kind === "reasoning") {
+      out.push({ type: "reasoning_opaque", index: this.#open.index, opaque });
+      return;
+    }
+    this.#close(out);
+    const index = this.#next++;
+    out.push({ type: "part_start", index, part: { type: "reasoning" } });
+    out.push({ type: "reasoning_opaque", index, opaque });
+    out.push({ type: "part_end", index });
+  }
+
+  #content(part: Record<string, unknown>, out: IrEvent[]): void {
     const call = asRecord(part.functionCall);
     if (call) {
       this.#close(out);

@@ -12,7 +12,8 @@ Deno.test("gemini stream decode: the tool-call transcript streams what its whole
   assert.deepEqual(folded.parts, whole.parts);
   assert.equal(folded.finish, "tool_calls");
   assert.deepEqual(folded.usage, whole.usage);
-  // Part by part: the two thought chunks are one reasoning part, the call comes whole.
+  // Part by part: the two thought chunks are one reasoning part, the call comes whole after
+  // an empty reasoning part holding its signature.
   assert.deepEqual(
     events.filter((event) => event.type !== "usage").map((event) => event.type),
     [
@@ -24,6 +25,9 @@ Deno.test("gemini stream decode: the tool-call transcript streams what its whole
       "part_start",
       "text_delta",
       "text_delta",
+      "part_end",
+      "part_start",
+      "reasoning_opaque",
       "part_end",
       "part_start",
       "arguments_delta",
@@ -71,7 +75,7 @@ Deno.test("gemini stream decode: an error before any output is the error alone",
   }]);
 });
 
-Deno.test("gemini stream decode: parts switch kinds; parallel calls in one chunk; signatures left out", () => {
+Deno.test("gemini stream decode: parts switch kinds; parallel calls in one chunk; signatures kept", () => {
   const events = decodeAll(sse(
     chunkOf([{ text: "Plan.", thought: true }]),
     chunkOf([{ text: "", thought: true, thoughtSignature: "c2ln" }]),
@@ -86,10 +90,12 @@ Deno.test("gemini stream decode: parts switch kinds; parallel calls in one chunk
     }),
   ));
   const folded = foldEvents(events);
+  const signature = { kind: "gemini_signature", value: "c2ln" } as const;
   assert.deepEqual(folded.parts, [
-    { type: "reasoning", text: "Plan." },
+    { type: "reasoning", text: "Plan.", opaque: signature },
     { type: "text", text: "Two lookups." },
     { type: "tool_call", id: "call_resp-1_0", name: "a", arguments: '{"x":1}' },
+    { type: "reasoning", text: "", opaque: signature },
     { type: "tool_call", id: "own", name: "b", arguments: "{}" },
     { type: "text", text: "Then more text." },
   ]);

@@ -96,7 +96,12 @@ Deno.test("gemini stream encode: what it sends decodes back to the same answer",
   const sent = parseSse(encodeAll(STREAM).map(encodeSse).join(""));
   const folded = foldEvents(decodeAll(sent));
   assert.deepEqual(folded.parts, [
-    { type: "reasoning", text: "Read it first." },
+    // The signature rode in thoughtSignature and came back as the state it was.
+    {
+      type: "reasoning",
+      text: "Read it first.",
+      opaque: { kind: "anthropic_signature", value: "sig" },
+    },
     { type: "text", text: "I'll read `main.ts`." },
     { type: "tool_call", id: "toolu_1", name: "read_file", arguments: '{"file_path":"main.ts"}' },
   ]);
