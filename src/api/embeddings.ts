@@ -20,7 +20,9 @@ import type { GatewayEnv } from "./request_context.ts";
 export function embeddingsHandler(deps: RelayDeps) {
   const chat = protocolOf("chat");
   return async function embeddings(c: Context<GatewayEnv>): Promise<Response> {
-    const { snapshot: { config }, record, principal } = c.var;
+    const config = c.get("snapshot").config;
+    const record = c.get("record");
+    const principal = c.get("principal");
     record.entry = "embeddings";
     const body = await readJsonBody(c.req.raw, bodyLimits(config), deps.clock);
     const request = parseEmbeddingsRequest(body.value);
@@ -39,13 +41,13 @@ export function embeddingsHandler(deps: RelayDeps) {
     try {
       return await embed(deps, {
         principal,
-        requestId: c.var.requestId,
+        requestId: c.get("requestId"),
         config,
         record,
         headers: c.req.raw.headers,
         search: "",
         signal: c.req.raw.signal,
-        finished: c.var.finished,
+        finished: c.get("finished"),
       }, { request, raw: body.raw, plan, admission });
     } catch (error) {
       await admission.release();

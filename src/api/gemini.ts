@@ -103,8 +103,8 @@ function queryCount(c: Context<GatewayEnv>, name: string, fallback: number): num
 /** `GET …/models` in Google's shape: `{models, nextPageToken}`, `pageSize` at a time. */
 export function listGeminiModels(router: Router) {
   return function listGeminiModels(c: Context<GatewayEnv>): Response {
-    const { config } = c.var.snapshot;
-    const ids = router.modelsFor(config, c.var.principal);
+    const { config } = c.get("snapshot");
+    const ids = router.modelsFor(config, c.get("principal"));
     const asked = queryCount(c, "pageSize", DEFAULT_PAGE_SIZE);
     const size = Math.min(asked === 0 ? DEFAULT_PAGE_SIZE : asked, MAX_PAGE_SIZE);
     // The page token is the offset of the page's first model.
@@ -119,9 +119,9 @@ export function listGeminiModels(router: Router) {
 /** `GET …/models/{model}` in Google's shape; 404 when the key may not use it. */
 export function retrieveGeminiModel(router: Router) {
   return function retrieveGeminiModel(c: Context<GatewayEnv>): Response {
-    const { config } = c.var.snapshot;
+    const { config } = c.get("snapshot");
     const id = (c.req.param("id") ?? "").replace(/^models\//, "");
-    if (!router.modelsFor(config, c.var.principal).includes(id)) {
+    if (!router.modelsFor(config, c.get("principal")).includes(id)) {
       throw new GatewayError(
         404,
         "model_not_found",
@@ -154,5 +154,5 @@ export function retrieveAnyModel(router: Router) {
 }
 
 function googleAsked(c: Context<GatewayEnv>): boolean {
-  return googleAuthenticated(c.req.raw) && googleListing(c.var.snapshot.config);
+  return googleAuthenticated(c.req.raw) && googleListing(c.get("snapshot").config);
 }

@@ -10,12 +10,8 @@ import type { BudgetConfig } from "../config/budgets_schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { HoldBudgets, SettleBudgets } from "../db/store.ts";
 import { type BudgetLimit, thresholdLevels } from "../db/budget_thresholds.ts";
-import {
-  type BudgetPeriod,
-  type PeriodBounds,
-  periodCalendar,
-  timeZone,
-} from "../clock/budget_period.ts";
+import { type BudgetPeriod, type PeriodBounds, periodCalendar } from "../clock/budget_period.ts";
+import { timeZone } from "../clock/time_zone.ts";
 import { formatUsd, usdToMicros } from "./money.ts";
 
 /** A key's or an account's own budget setting: null mode follows the config's default. */

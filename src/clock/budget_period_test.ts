@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { periodBounds, periodCalendar, timeZone } from "./budget_period.ts";
+import { periodBounds, periodCalendar } from "./budget_period.ts";
+import { timeZone } from "./time_zone.ts";
 
 const at = (iso: string) => Date.parse(iso);
 const bounds = (period: "day" | "week" | "month" | "total", when: string, zone: string) => {

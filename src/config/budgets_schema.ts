@@ -3,7 +3,7 @@
  * `[alerts]` and `[[alerts.webhooks]]`, with the checks across their fields.
  */
 import * as z from "zod/mini";
-import { timeZone } from "../clock/budget_period.ts";
+import { timeZone } from "../clock/time_zone.ts";
 import {
   flag,
   httpUrl,

@@ -2,9 +2,9 @@
  * The viewer's time zone, in which the dashboard writes times and cuts days, weeks and
  * months: its IANA name comes from the `tollgate_tz` cookie, which the page's script sets
  * from the browser (assets/dashboard.js); UTC without it, or for a name the runtime does
- * not know. Local times become instants through the zone's offset at that instant, asked
- * again once, which finds the right side of a daylight-saving change.
+ * not know. Its offsets and local times are clock/time_zone.ts's, as budget periods' are.
  */
+import { instantOf, type TimeZone as Offsets, timeZone } from "../clock/time_zone.ts";
 
 /** The cookie the page's script writes the browser's time zone into. */
 export const ZONE_COOKIE = "tollgate_tz";
@@ -24,19 +24,10 @@ const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "
 
 /** A time zone's calendar: local times of instants, and the instants local days start at. */
 export class TimeZone {
-  readonly #format: Intl.DateTimeFormat;
+  readonly #offsets: Offsets;
 
   private constructor(readonly name: string) {
-    this.#format = new Intl.DateTimeFormat("en-US", {
-      timeZone: name,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      weekday: "short",
-    });
+    this.#offsets = timeZone(name);
   }
 
   /** The zone of that IANA name; UTC for none or for a name the runtime does not know. */
@@ -58,30 +49,25 @@ export class TimeZone {
 
   /** The local date and time at `ms`. */
   local(ms: number): LocalTime {
-    const parts: Record<string, string> = {};
-    for (const part of this.#format.formatToParts(ms)) parts[part.type] = part.value;
+    const wall = new Date(ms + this.offsetMs(ms));
     return {
-      year: Number(parts.year),
-      month: Number(parts.month),
-      day: Number(parts.day),
-      hour: Number(parts.hour),
-      minute: Number(parts.minute),
-      weekday: WEEKDAYS.indexOf(parts.weekday ?? ""),
+      year: wall.getUTCFullYear(),
+      month: wall.getUTCMonth() + 1,
+      day: wall.getUTCDate(),
+      hour: wall.getUTCHours(),
+      minute: wall.getUTCMinutes(),
+      weekday: wall.getUTCDay(),
     };
   }
 
   /** How far its clocks are ahead of UTC at `ms`, in ms (whole minutes). */
   offsetMs(ms: number): number {
-    const t = this.local(ms);
-    const wall = Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute);
-    return wall - (ms - (ms % 60_000));
+    return this.#offsets.offsetAt(ms) * 60_000;
   }
 
   /** The instant its clocks show that date at that hour (month 1-12; overflow rolls over). */
   instant(year: number, month: number, day: number, hour = 0): number {
-    const wall = Date.UTC(year, month - 1, day, hour);
-    const guess = wall - this.offsetMs(wall);
-    return wall - this.offsetMs(guess);
+    return instantOf(Date.UTC(year, month - 1, day, hour), this.#offsets);
   }
 
   /** The start of the local day that holds `ms`, and of the one `days` later. */
