@@ -29,7 +29,8 @@ export function tollgateRuntimeFlags(v8Flags?: string, root: URL = ROOT): string
 
 /**
  * Spawns `deno run -A [flags] bench/<script> args` and waits for its ready line; `root`
- * is the checkout whose script runs (this one unless given).
+ * is the checkout whose script runs (this one unless given), `env` variables it gets
+ * beside the bench's own (e.g. `BENCH_BUDGETS`).
  */
 export async function startChild(
   name: string,
@@ -37,6 +38,7 @@ export async function startChild(
   args: string[],
   flags: string[] = [],
   root: URL = ROOT,
+  env: Record<string, string> = {},
 ): Promise<ChildServer> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", ...flags, new URL(`bench/${script}`, root).pathname, ...args],
@@ -44,7 +46,7 @@ export async function startChild(
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
-    env: { NO_COLOR: "1" },
+    env: { ...env, NO_COLOR: "1" },
   }).spawn();
   // Raw bytes: only the ready line is decoded, the rest (tollgate's request log) is not.
   const reader = child.stdout.getReader();
