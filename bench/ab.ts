@@ -7,13 +7,17 @@
  * each one's median added p50, req/s and server CPU per request, and its ratios to the
  * bare proxy. Run by hand:
  * `deno run -A bench/ab.ts --base DIR [--rounds 5] [--seconds 3] [--concurrency 1]
- * [--v8-flags LIST] [--base-v8-flags LIST]`: each side runs with its checkout's deno.json
- * flags, or these V8 flags ("none": V8's defaults); `--base .` with V8 flags on one side
- * compares the same code run two ways.
+ * [--v8-flags LIST] [--base-v8-flags LIST] [--env NAME=VALUE] [--base-env NAME=VALUE]`:
+ * each side runs with its checkout's deno.json flags, or these V8 flags ("none": V8's
+ * defaults), and with these environment variables (each flag may be repeated); `--base .`
+ * with V8 flags or variables on one side compares the same code run two ways, e.g.
+ * `--base . --env BENCH_BUDGETS=1` what budgets cost (`--base .` alone: an A/A control).
+ * Last, this side over the base, each the median of the rounds' ratios ± twice their
+ * standard error.
  */
 import { parseArgs } from "node:util";
 import { runLoad } from "./load.ts";
-import { combineSlices, measure, median } from "./measure.ts";
+import { combineSlices, measure, median, pairedRatio } from "./measure.ts";
 import { type ChildServer, startChild, tollgateRuntimeFlags } from "./processes.ts";
 import { type ClientRequest, clientRequest } from "./protocols.ts";
 import type { PhaseResult } from "./results.ts";
@@ -26,6 +30,8 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "1" },
     "v8-flags": { type: "string" },
     "base-v8-flags": { type: "string" },
+    env: { type: "string", multiple: true, default: [] },
+    "base-env": { type: "string", multiple: true, default: [] },
   },
 });
 if (!values.base) {
@@ -37,15 +43,38 @@ const base = new URL(`file://${Deno.realPathSync(values.base)}/`);
 const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
 
+/** `NAME=VALUE` flags as an environment. */
+function environment(pairs: string[]): Record<string, string> {
+  return Object.fromEntries(pairs.map((pair) => {
+    const at = pair.indexOf("=");
+    if (at < 1) throw new Error(`--env and --base-env take NAME=VALUE, not "${pair}".`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }));
+}
+const env = environment(values.env);
+const baseEnv = environment(values["base-env"]);
+
 const fake = await startChild("fake upstream", "fake_upstream.ts", []);
 const children: ChildServer[] = [fake];
 try {
   const upstream = fake.ready.url;
-  const tollgate = (name: string, v8Flags: string | undefined, root?: URL) =>
-    startChild(name, "tollgate_server.ts", [upstream], tollgateRuntimeFlags(v8Flags, root), root);
+  const tollgate = (
+    name: string,
+    v8Flags: string | undefined,
+    root: URL | undefined,
+    variables: Record<string, string>,
+  ) =>
+    startChild(
+      name,
+      "tollgate_server.ts",
+      [upstream],
+      tollgateRuntimeFlags(v8Flags, root),
+      root,
+      variables,
+    );
   const bare = await startChild("bare proxy", "bare_proxy.ts", [upstream]);
-  const mine = await tollgate("tollgate", values["v8-flags"]);
-  const theirs = await tollgate("tollgate base", values["base-v8-flags"], base);
+  const mine = await tollgate("tollgate", values["v8-flags"], undefined, env);
+  const theirs = await tollgate("tollgate base", values["base-v8-flags"], base, baseEnv);
   children.push(bare, mine, theirs);
   const priced = (child: ChildServer) =>
     clientRequest("chat", {
@@ -89,7 +118,11 @@ try {
   }
   const bareAdded = median(added[0]!);
   const bareRate = combineSlices(slices[0]!).requestsPerSecond;
-  console.log(`concurrency ${concurrency}, ${rounds} rounds of ${values.seconds} s (medians)`);
+  const sides = (variables: string[]) => variables.length ? ` (${variables.join(" ")})` : "";
+  console.log(
+    `concurrency ${concurrency}, ${rounds} rounds of ${values.seconds} s (medians); ` +
+      `tollgate${sides(values.env)}, tollgate base ${values.base}${sides(values["base-env"])}`,
+  );
   for (const [index, target] of targets.entries()) {
     const result = combineSlices(slices[index]!);
     console.log(
@@ -100,6 +133,16 @@ try {
         `${result.cpuMicrosPerRequest?.toFixed(0) ?? "n/a"} µs CPU/request`,
     );
   }
+  const ratio = (figure: (index: number) => number[]) => {
+    const { value, spread } = pairedRatio(figure(2), figure(1));
+    return `${value.toFixed(3)} ± ${spread.toFixed(3)}`;
+  };
+  const cpu = (index: number) => slices[index]!.map((slice) => slice.cpuMicrosPerRequest ?? NaN);
+  console.log(
+    `tollgate / base  added p50 ${ratio((index) => added[index]!)}  ` +
+      `req/s ${ratio((index) => slices[index]!.map((slice) => slice.requestsPerSecond))}  ` +
+      `CPU/request ${ratio(cpu)}`,
+  );
 } finally {
   for (const child of children.reverse()) await child.stop();
 }

@@ -29,7 +29,8 @@ export function tollgateRuntimeFlags(v8Flags?: string, root: URL = ROOT): string
 
 /**
  * Spawns `deno run -A [flags] bench/<script> args` and waits for its ready line; `root`
- * is the checkout whose script runs (this one unless given), `env` adds to its environment.
+ * is the checkout whose script runs (this one unless given), `env` variables it gets
+ * beside the bench's own (e.g. `BENCH_BUDGETS`).
  */
 export async function startChild(
   name: string,
@@ -45,7 +46,7 @@ export async function startChild(
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
-    env: { NO_COLOR: "1", ...env },
+    env: { ...env, NO_COLOR: "1" },
   }).spawn();
   // Raw bytes: only the ready line is decoded, the rest (tollgate's request log) is not.
   const reader = child.stdout.getReader();

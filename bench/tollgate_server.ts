@@ -39,9 +39,11 @@ export interface BenchConfigOptions {
   /** `[server] keepalive_ms`; the default (15 s) unless given. */
   keepaliveMs?: number;
   /**
-   * Budgets on every key and account, far above what the bench spends, and the alerts'
-   * thresholds: what budgets and alert checks cost a request that passes them
-   * (`BENCH_BUDGETS=1`, which bench/ab.ts's other side, an older checkout, ignores).
+   * Budgets on every key and account, far above what the bench spends, the alerts'
+   * thresholds and two balance floors under the funded account's balance: what budgets and
+   * alert checks cost a request that passes them (`BENCH_BUDGETS=1`, which bench/ab.ts's
+   * other side, an older checkout, ignores; `ab.ts --base . --env BENCH_BUDGETS=1` sets it
+   * on one side only).
    */
   budgets?: boolean;
 }
@@ -74,16 +76,18 @@ export function benchConfig(options: BenchConfigOptions): string {
     ...(options.observability ? [] : ["metrics = false", "request_log = false"]),
   ];
   const limits = NEVER_REFUSING_LIMITS;
+  const budgets = options.budgets ?? Deno.env.get("BENCH_BUDGETS") === "1";
   return [
     `[server]\n${server.join("\n")}\n`,
     `[database]\nurl = "file:${options.dbPath}"\n`,
-    ...(options.budgets ?? Deno.env.get("BENCH_BUDGETS") === "1"
-      ? [`[budgets]\naccount = { usd = 1000000000, period = "month" }\n`]
+    ...(budgets
+      ? [
+        `[budgets]\naccount = { usd = 1000000000, period = "month" }\n`,
+        `[alerts]\nthresholds = [0.5, 0.8, 0.95, 1.0]\nbalance_below_usd = [10, 1]\n`,
+      ]
       : []),
     `[groups.default]\nmodels = ["*"]\n${
-      options.budgets ?? Deno.env.get("BENCH_BUDGETS") === "1"
-        ? 'key_budget = { usd = 1000000000, period = "month" }\n'
-        : ""
+      budgets ? 'key_budget = { usd = 1000000000, period = "month" }\n' : ""
     }`,
     `[groups.limited]\nmodels = ["*"]\nrpm = ${limits.rpm}\ntpm = ${limits.tpm}\n` +
     `concurrency = ${limits.concurrency}\n`,

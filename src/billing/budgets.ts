@@ -33,20 +33,38 @@ export function budgetInForce(
   own: OwnBudget | undefined,
   fallback: BudgetConfig | undefined,
 ): BudgetInForce | null {
+  return ownOrDefault(own, defaultBudget(fallback));
+}
+
+/** A default of the config as a budget in force. */
+function defaultBudget(fallback: BudgetConfig | undefined): BudgetInForce | undefined {
+  return fallback &&
+    { micros: usdToMicros(fallback.usd), period: fallback.period, source: "default" };
+}
+
+/** A scope's own budget, else `fallback` (not copied); null: none. */
+function ownOrDefault(
+  own: OwnBudget | undefined,
+  fallback: Readonly<BudgetInForce> | undefined,
+): BudgetInForce | null {
   if (own?.mode === "none") return null;
   if (own?.mode === "own" && own.micros !== null) {
     return { micros: own.micros, period: (own.period ?? "month") as BudgetPeriod, source: "own" };
   }
-  if (!fallback) return null;
-  return { micros: usdToMicros(fallback.usd), period: fallback.period, source: "default" };
+  return fallback ?? null;
 }
 
-/** What a config says of budgets, derived once per config object. */
+/**
+ * What a config says of budgets, derived once per config object: the defaults already in
+ * micro-USD (parsing the config's decimal was ~40% of what budgets cost a request at c32,
+ * bench/README.md "Budgets and alerts on the request path").
+ */
 interface BudgetSettings {
   periodOf: (period: BudgetPeriod, at: number) => PeriodBounds;
   levels: readonly number[];
   floors: readonly number[];
-  keyDefaults: Map<string, BudgetConfig | undefined>;
+  keyDefaults: Map<string, Readonly<BudgetInForce> | undefined>;
+  accountDefault: Readonly<BudgetInForce> | undefined;
 }
 
 const settingsByConfig = new WeakMap<Config, BudgetSettings>();
@@ -60,8 +78,12 @@ export function budgetSettings(config: Config): BudgetSettings {
       levels: thresholdLevels(config.alerts.thresholds),
       floors: config.alerts.balance_below_usd.map((usd) => usdToMicros(usd)),
       keyDefaults: new Map(
-        Object.entries(config.groups).map(([name, group]) => [name, group.key_budget]),
+        Object.entries(config.groups).map(([name, { key_budget }]) => [
+          name,
+          defaultBudget(key_budget),
+        ]),
       ),
+      accountDefault: defaultBudget(config.budgets.account),
     };
     settingsByConfig.set(config, settings);
   }
@@ -81,8 +103,8 @@ export function limitAt(
 /** The key's and its account's budgets in force, as limits at `at`. */
 export function budgetLimits(config: Config, principal: Principal, at: number) {
   const settings = budgetSettings(config);
-  const key = budgetInForce(principal.budget, settings.keyDefaults.get(principal.group));
-  const account = budgetInForce(principal.accountBudget, config.budgets.account);
+  const key = ownOrDefault(principal.budget, settings.keyDefaults.get(principal.group));
+  const account = ownOrDefault(principal.accountBudget, settings.accountDefault);
   return {
     settings,
     key: key ? limitAt(key, settings, at) : undefined,
