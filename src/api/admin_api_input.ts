@@ -11,7 +11,7 @@ import { REQUEST_STATUSES } from "../admin/requests.ts";
 import type { AlarmClock } from "../clock/alarm_clock.ts";
 import { GatewayError } from "../errors.ts";
 import { readEnvelope } from "../protocols/request.ts";
-import { bodyLimits, readJsonBody } from "./body.ts";
+import { bodyLimits, parseJsonBody, readBody } from "./body.ts";
 import { text, wholeNumber } from "./query.ts";
 import type { GatewayEnv } from "./request_context.ts";
 
@@ -131,12 +131,12 @@ export function validBody<S extends z.ZodMiniObject>(
 > {
   const known = Object.keys(schema.def.shape);
   return async function validBody(c, next) {
-    if (optional && hasNoBody(c.req.raw.headers)) {
+    const bytes = await readBody(c.req.raw, bodyLimits(c.get("snapshot").config), clock);
+    if (optional && bytes.length === 0) {
       c.req.addValidatedData("json", {});
       return await next();
     }
-    const config = c.get("snapshot").config;
-    const { value } = await readJsonBody(c.req.raw, bodyLimits(config), clock);
+    const { value } = parseJsonBody(bytes);
     if (typeof value === "object" && value !== null && !Array.isArray(value)) {
       const unknown = Object.keys(value).find((name) => !known.includes(name));
       if (unknown !== undefined) {
@@ -151,12 +151,6 @@ export function validBody<S extends z.ZodMiniObject>(
     c.req.addValidatedData("json", readEnvelope(schema, value).fields as z.output<S>);
     await next();
   };
-}
-
-/** Whether a request says it carries no body (no length or a zero one, not chunked). */
-function hasNoBody(headers: Headers): boolean {
-  const length = headers.get("content-length");
-  return !headers.has("transfer-encoding") && (length === null || length === "0");
 }
 
 /** A parameter's value; undefined when absent or empty (an empty form field). */

@@ -9,8 +9,8 @@
  * Hono's `bodyLimit` and the runtime's `arrayBuffer()` do not do this job on Deno.serve:
  * the first leaves the body's stream locked and unfinished when it refuses (the runtime then
  * holds the connection for it), the second has no size limit and cannot be stopped by a
- * deadline, and both read a chunked body through 64 KiB reads, which a trailer section
- * larger than that stalls (below).
+ * deadline, and both read a chunked body through reads of the runtime's default size, which
+ * a trailer section larger than one read stalls (below).
  */
 import type { MiddlewareHandler } from "hono";
 import type { AlarmClock, Ringing } from "../clock/alarm_clock.ts";
@@ -99,14 +99,13 @@ function declaredLength(value: string | null): number {
 
 /**
  * The most each read asks of the runtime, and the room each read of a chunked body offers
- * it. Deno's HTTP/1.1 server (its own parser, not hyper, since Deno 2.8.3) decodes at most a
- * read's length of the wire at a time: a read shorter than the next chunk's size line (a
- * few bytes; up to 4 KiB with extensions) never resolves, and its 64 KiB bound on a trailer
- * section is checked only within one read, so trailers longer than every read are neither
- * finished nor refused while the runtime buffers all of them. 72 KiB holds any size line,
- * and the first 64 KiB of trailers plus the end of the line that passes them (unless that
- * line is longer than 8 KiB). Larger reads measured slower for a body of many tiny chunks
- * (bench/README.md): the runtime's reader moves what it buffered once a chunk.
+ * it. Deno's HTTP/1.1 server (its own parser, not hyper) decodes at most a read's length of
+ * the wire at a time: a read shorter than the next chunk's size line never resolves, and its
+ * bound on a trailer section is checked only within one read, so trailers longer than every
+ * read are neither finished nor refused while the runtime buffers all of them. So a read
+ * holds the longest size line the runtime accepts, and the runtime's whole trailer bound
+ * with room for the line that passes it. Larger reads were slower for a body of many tiny
+ * chunks (bench/README.md): the runtime's reader moves what it buffered once a chunk.
  */
 const READ_BYTES = 72 * 1024;
 
@@ -219,7 +218,8 @@ class BodyReader implements Ringing {
   }
 }
 
-function parseJsonBody(bytes: Uint8Array): JsonBody {
+/** A whole body's bytes as JSON: 400 for anything not UTF-8 JSON (an empty body included). */
+export function parseJsonBody(bytes: Uint8Array): JsonBody {
   let text = UTF8.decode(bytes);
   if (text.includes("\uFFFD")) {
     try {

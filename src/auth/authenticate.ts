@@ -1,15 +1,11 @@
 /** Authentication: the key from the headers, then every state check of the catalogue. */
 import type { Config } from "../config/schema.ts";
 import { GatewayError } from "../errors.ts";
-import { anyCidrContains, type Cidr, parseCidr } from "./cidr.ts";
-import { clientIp } from "./client_ip.ts";
+import { anyCidrContains, type Cidr } from "./cidr.ts";
+import { clientIp, parseCidrs, trustedProxiesOf } from "./client_ip.ts";
 import { extractApiKey } from "./extract.ts";
 import { rememberSecretHashes } from "./secret_hashes.ts";
 import type { KeyLookup, KeyRecord, Principal } from "./principal.ts";
-import { perConfig } from "../config/per_config.ts";
-
-const parseCidrs = (texts: readonly string[]): Cidr[] =>
-  texts.map(parseCidr).filter((cidr): cidr is Cidr => cidr !== undefined);
 
 /** How the admin API and the dashboard have a key checked. */
 export interface AuthenticateOptions {
@@ -46,7 +42,6 @@ export function authenticate(options: {
   now: () => number;
 }): Authenticate {
   const hashOf = rememberSecretHashes();
-  const trustedProxiesOf = perConfig((config: Config) => parseCidrs(config.server.trusted_proxies));
   // Key records are cached (key_cache.ts), so each allowlist is parsed once per lookup.
   const allowlists = new WeakMap<readonly string[], Cidr[]>();
   const allowlistOf = (texts: readonly string[]) => {

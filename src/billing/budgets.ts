@@ -56,8 +56,8 @@ function ownOrDefault(
 
 /**
  * What a config says of budgets, derived once per config object: the defaults already in
- * micro-USD (parsing the config's decimal was ~40% of what budgets cost a request at c32,
- * bench/README.md "Budgets and alerts on the request path").
+ * micro-USD, since parsing the config's decimal on each request was nearly half of what budgets
+ * cost a request (bench/README.md "Budgets and alerts on the request path").
  */
 interface BudgetSettings {
   periodOf: (period: BudgetPeriod, at: number) => PeriodBounds;
